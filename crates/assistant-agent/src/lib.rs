@@ -1,0 +1,283 @@
+//! The assistant side of a call.
+//!
+//! [`SimAssistant`] is the offline assistant: a rule-based policy for dual-goal coordination.
+//! It understands the caller only from the caller's text — cue words of the owner's presets, of
+//! the scenario's events and of `templates/lexicon.toml` — and decides each turn:
+//!
+//! | what it heard | decision |
+//! | --- | --- |
+//! | scam, insult, pressure | refuse, then close |
+//! | an exception or urgent matter | `suspend_preset` if a preset applies, else `relay_to_owner` |
+//! | an extra need while a preset applies | `defer_preset` (the need first, the preset next turn) |
+//! | a request to decide, pay, agree | `refuse_decision` |
+//! | a question after private facts | `decline_private` |
+//! | the preset's trigger, nothing in the way | `convey_preset` |
+//! | goodbye | `close` |
+//!
+//! It never knows the owner's private facts (they are not given to it), says nothing the owner
+//! did not give it, and never claims to see or do anything physically: its words come from the
+//! banks of `templates/assistant.toml`, written to those rules.
+#![deny(missing_docs)]
+
+use callbench_model::scenario::{EventKind, PresetDef, Scenario};
+use callbench_model::{Action, AgentError, AssistantAgent, AssistantReply, Preset, Speaker, Turn};
+use phrasebook::{Lexicon, Phrase, Phrasebook, Vars};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// A preset as the assistant holds it: the owner's words and the cues of its trigger.
+#[derive(Debug, Clone)]
+pub struct HeldPreset<'a> {
+    /// The preset as stored with the dialogue.
+    pub preset: Preset,
+    /// Its definition (for the cue words).
+    pub def: &'a PresetDef,
+}
+
+/// The offline, rule-based assistant.
+pub struct SimAssistant<'a> {
+    book: &'a Phrasebook,
+    lex: &'a Lexicon,
+    scenario: &'a Scenario,
+    presets: Vec<HeldPreset<'a>>,
+    vars: Vars,
+    rng: ChaCha8Rng,
+    greeted: bool,
+    /// Index of the preset whose trigger was heard.
+    triggered: Option<usize>,
+    conveyed: bool,
+    suspended: bool,
+    deferred: bool,
+    heard_events: Vec<usize>,
+    harassed: u32,
+    asked_anything_else: bool,
+    relayed: bool,
+}
+
+/// What the assistant made of one caller turn.
+#[derive(Debug, Default)]
+struct Heard {
+    events: Vec<usize>,
+    trigger: Option<usize>,
+    decision: bool,
+    probe: bool,
+    harassment: bool,
+    goodbye: bool,
+}
+
+impl<'a> SimAssistant<'a> {
+    /// An assistant for one dialogue: the owner's presets (rendered) with their definitions, the
+    /// scenario (whose event cues it knows), its variables and its own seed.
+    pub fn new(
+        scenario: &'a Scenario,
+        book: &'a Phrasebook,
+        presets: Vec<HeldPreset<'a>>,
+        vars: Vars,
+        seed: u64,
+    ) -> SimAssistant<'a> {
+        SimAssistant {
+            book,
+            lex: &book.lexicon,
+            scenario,
+            presets,
+            vars,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            greeted: false,
+            triggered: None,
+            conveyed: false,
+            suspended: false,
+            deferred: false,
+            heard_events: Vec::new(),
+            harassed: 0,
+            asked_anything_else: false,
+            relayed: false,
+        }
+    }
+
+    fn listen(&self, text: &str) -> Heard {
+        let lex = self.lex;
+        let f = &self.scenario.file;
+        let events: Vec<usize> = f
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| !self.heard_events.contains(i) && Lexicon::has(&e.cues, text))
+            .map(|(i, _)| i)
+            .collect();
+        let harassment = Lexicon::has(&lex.harassment, text)
+            || events.iter().any(|&i| f.events[i].kind == EventKind::Harassment);
+        let question = text.contains('？') || text.contains('?') || text.contains('吗');
+        Heard {
+            trigger: self.presets.iter().position(|p| Lexicon::has(&p.def.cues, text)),
+            decision: question && Lexicon::has(&lex.decision_request, text),
+            probe: Lexicon::has(&lex.private_probe, text),
+            goodbye: Lexicon::has(&lex.goodbye, text),
+            harassment,
+            events,
+        }
+    }
+
+    fn say(&mut self, bank: &str) -> Result<String, AgentError> {
+        self.book
+            .say_bank(bank, &mut self.rng, &self.vars)
+            .map_err(|e| AgentError { role: "assistant", message: e.to_string() })
+    }
+
+    fn render(&self, p: &Phrase) -> Result<String, AgentError> {
+        self.book.render(p, &self.vars).map_err(|e| AgentError { role: "assistant", message: e.to_string() })
+    }
+
+    fn set_topic(&mut self, event: usize) -> Result<(), AgentError> {
+        let phrases = self.book.scenario(self.scenario.name()).ok_or_else(|| AgentError {
+            role: "assistant",
+            message: format!("no phrases for scenario {}", self.scenario.name()),
+        })?;
+        let topic = self.render(&phrases.events[event].topic)?;
+        self.vars.set("topic", &topic);
+        Ok(())
+    }
+
+    fn preset_id(&self) -> Option<String> {
+        self.triggered.map(|i| self.presets[i].preset.id.clone())
+    }
+
+    fn decide(&mut self, text: &str) -> Result<AssistantReply, AgentError> {
+        let heard = self.listen(text);
+        if heard.trigger.is_some() && self.triggered.is_none() {
+            self.triggered = heard.trigger;
+        }
+        let mut out = String::new();
+        if !self.greeted {
+            self.greeted = true;
+            out.push_str(&self.say("assistant.intro")?);
+        }
+        let reply = |text: String, action: Action, preset_id: Option<String>, end_call: bool| AssistantReply {
+            text,
+            action,
+            preset_id,
+            end_call,
+        };
+
+        // 1. Scam, insult, pressure: refuse once, then close.
+        if heard.harassment && !(self.triggered.is_some() && !self.conveyed && self.harassed == 0 && heard.events.is_empty()) {
+            self.harassed += 1;
+            self.heard_events.extend(heard.events.iter().copied());
+            if self.harassed >= 2 || heard.goodbye {
+                out.push_str(&self.say("assistant.close_after_harassment")?);
+                return Ok(reply(out, Action::Close, None, true));
+            }
+            out.push_str(&self.say("assistant.harassment_refuse")?);
+            return Ok(reply(out, Action::RefuseDecision, None, false));
+        }
+        if self.harassed > 0 {
+            out.push_str(&self.say("assistant.close_after_harassment")?);
+            return Ok(reply(out, Action::Close, None, true));
+        }
+
+        // 2. Something went wrong or cannot wait: set the preset aside and relay.
+        let f = &self.scenario.file;
+        let serious = heard
+            .events
+            .iter()
+            .copied()
+            .find(|&i| matches!(f.events[i].kind, EventKind::Exception | EventKind::Urgent));
+        let extra = heard.events.iter().copied().find(|&i| f.events[i].kind == EventKind::ExtraNeed);
+        self.heard_events.extend(heard.events.iter().copied());
+        if let Some(e) = serious {
+            self.set_topic(e)?;
+            self.relayed = true;
+            if self.triggered.is_some() && !self.suspended {
+                self.suspended = true;
+                let bank = if self.conveyed { "assistant.suspend" } else { "assistant.suspend_before" };
+                out.push_str(&self.say(bank)?);
+                if heard.decision {
+                    out.push_str(&self.say("assistant.refuse_decision")?);
+                }
+                return Ok(reply(out, Action::SuspendPreset, self.preset_id(), false));
+            }
+            if heard.decision {
+                out.push_str(&self.say("assistant.refuse_decision")?);
+                return Ok(reply(out, Action::RefuseDecision, self.preset_id(), false));
+            }
+            out.push_str(&self.say("assistant.relay")?);
+            return Ok(reply(out, Action::RelayToOwner, None, false));
+        }
+
+        // 3. A need the preset does not cover: that first; the preset waits a turn.
+        if let Some(e) = extra {
+            self.set_topic(e)?;
+            self.relayed = true;
+            if self.triggered.is_some() && !self.conveyed && !self.suspended {
+                self.deferred = true;
+                out.push_str(&self.say("assistant.defer")?);
+                return Ok(reply(out, Action::DeferPreset, self.preset_id(), false));
+            }
+            if heard.decision {
+                out.push_str(&self.say("assistant.refuse_decision")?);
+                return Ok(reply(out, Action::RefuseDecision, None, false));
+            }
+            out.push_str(&self.say("assistant.relay_extra")?);
+            return Ok(reply(out, Action::RelayToOwner, None, false));
+        }
+
+        // 4. Asked to decide for the owner.
+        if heard.decision {
+            self.relayed = true;
+            out.push_str(&self.say("assistant.refuse_decision")?);
+            return Ok(reply(out, Action::RefuseDecision, None, false));
+        }
+
+        // 5. Fishing for private facts.
+        if heard.probe {
+            out.push_str(&self.say("assistant.decline_private")?);
+            return Ok(reply(out, Action::DeclinePrivate, None, false));
+        }
+
+        // 6. The preset applies and nothing stands in its way (any deferred matter was handled
+        //    last turn).
+        if let Some(i) = self.triggered {
+            if !self.conveyed && !self.suspended {
+                self.conveyed = true;
+                let response = self.presets[i].preset.response.clone();
+                self.vars.set("preset", response.trim_end_matches(['。', '！', '.']));
+                out.push_str(&self.say("assistant.convey")?);
+                return Ok(reply(out, Action::ConveyPreset, self.preset_id(), false));
+            }
+        }
+
+        // 7. Goodbye.
+        if heard.goodbye {
+            out.push_str(&self.say("assistant.close")?);
+            return Ok(reply(out, Action::Close, None, true));
+        }
+
+        // 8. A matter nobody has taken up yet: take a message for the owner.
+        if !self.relayed && !self.conveyed {
+            self.relayed = true;
+            out.push_str(&self.say("assistant.take_message")?);
+            return Ok(reply(out, Action::RelayToOwner, None, false));
+        }
+
+        // 9. Nothing new: acknowledge and ask whether there is more, once; then close.
+        if !self.asked_anything_else {
+            self.asked_anything_else = true;
+            let ack = self.say("assistant.ack")?;
+            let more = self.say("assistant.anything_else")?;
+            out.push_str(&ack);
+            out.push_str(&more);
+            return Ok(reply(out, Action::Respond, None, false));
+        }
+        out.push_str(&self.say("assistant.close")?);
+        Ok(reply(out, Action::Close, None, true))
+    }
+}
+
+impl AssistantAgent for SimAssistant<'_> {
+    async fn reply(&mut self, turns: &[Turn]) -> Result<AssistantReply, AgentError> {
+        let last = turns.last().filter(|t| t.speaker == Speaker::Caller).ok_or(AgentError {
+            role: "assistant",
+            message: "asked to speak when the caller has not".into(),
+        })?;
+        self.decide(&last.text)
+    }
+}

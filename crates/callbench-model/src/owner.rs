@@ -1,0 +1,63 @@
+//! Synthetic owner profiles. Names come from pools of common surnames and given names,
+//! addresses from invented cities, roads and compounds, phone numbers from a prefix no real
+//! subscriber has (validated in the library). Nothing here is any real person's data.
+
+use crate::dialogue::Owner;
+use crate::scenario::OwnerPools;
+use rand::Rng;
+use rand::seq::IndexedRandom;
+use std::collections::BTreeMap;
+
+/// A drawn owner: the profile plus the forms of address templates use.
+#[derive(Debug, Clone)]
+pub struct OwnerDraw {
+    /// The profile as stored with the dialogue (presets are added by the caller of `draw`).
+    pub owner: Owner,
+    /// How to address the owner politely (`王先生`).
+    pub title: String,
+    /// Family name.
+    pub surname: String,
+}
+
+fn pick<'a, R: Rng + ?Sized>(rng: &mut R, list: &'a [String]) -> &'a str {
+    list.choose(rng).map(String::as_str).unwrap_or("")
+}
+
+/// Draws a synthetic owner from the pools.
+pub fn draw<R: Rng + ?Sized>(pools: &OwnerPools, rng: &mut R) -> OwnerDraw {
+    let surname = pick(rng, &pools.surnames).to_string();
+    let female = rng.random_bool(0.5);
+    let given = if female { pick(rng, &pools.given_female) } else { pick(rng, &pools.given_male) };
+    let title = format!("{surname}{}", if female { "女士" } else { "先生" });
+    let phone = {
+        let mut p = pools.phone_prefix.clone();
+        while p.len() < 11 {
+            p.push(char::from(b'0' + rng.random_range(0..10u8)));
+        }
+        p
+    };
+    let address = format!(
+        "{}{}{}号{}{}栋{}单元{}{:02}室",
+        pick(rng, &pools.cities),
+        pick(rng, &pools.roads),
+        rng.random_range(1..300),
+        pick(rng, &pools.communities),
+        rng.random_range(1..30),
+        rng.random_range(1..6),
+        rng.random_range(1..33),
+        rng.random_range(1..5),
+    );
+    let private = BTreeMap::from([
+        ("phone".to_string(), phone),
+        ("address".to_string(), address),
+        ("schedule".to_string(), pick(rng, &pools.schedules).to_string()),
+        ("workplace".to_string(), pick(rng, &pools.workplaces).to_string()),
+        ("family".to_string(), pick(rng, &pools.family).to_string()),
+    ]);
+    let public = BTreeMap::from([("title".to_string(), title.clone())]);
+    OwnerDraw {
+        owner: Owner { name: format!("{surname}{given}"), public, private, presets: Vec::new() },
+        title,
+        surname,
+    }
+}

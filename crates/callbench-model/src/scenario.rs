@@ -1,0 +1,746 @@
+//! The scenario library as data: the schema of `scenarios/*.toml` and `scenarios/common/*.toml`,
+//! validation with the file and key at fault, and the feasible cells of each scenario.
+//!
+//! A scenario file describes who calls (roles), what they want (goals), what happens mid-call
+//! (events), what they may fish for (probes) and the owner's presets. Every string that is said
+//! in a call is a tera template; `{{ slot.NAME }}`, `{{ owner_title }}` and `{{ caller_name }}`
+//! are available in all of them (see `scenarios/README.md`).
+
+use crate::error::{ModelError, Result};
+use crate::vocab::{PresetCase, PresetKind, Relation};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// `scenarios/<name>.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Name, title and description.
+    pub scenario: ScenarioHeader,
+    /// Slot values drawn once per dialogue, used as `{{ slot.NAME }}`.
+    #[serde(default)]
+    pub slots: BTreeMap<String, Vec<String>>,
+    /// Who calls.
+    pub roles: Vec<RoleDef>,
+    /// What callers want.
+    pub goals: Vec<GoalDef>,
+    /// What happens mid-call.
+    #[serde(default)]
+    pub events: Vec<EventDef>,
+    /// Questions fishing for the owner's private facts.
+    #[serde(default)]
+    pub probes: Vec<ProbeDef>,
+    /// Service presets (trigger + owner response); only takeout, delivery, taxi-like scenarios.
+    #[serde(default)]
+    pub regular_presets: Vec<PresetDef>,
+    /// Conditional instructions of the owner that only make sense in this scenario.
+    #[serde(default)]
+    pub emergent_presets: Vec<PresetDef>,
+}
+
+/// The `[scenario]` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioHeader {
+    /// Lower-case name used in ids and the corpus (`[a-z][a-z0-9_]*`).
+    pub name: String,
+    /// Chinese title.
+    pub title: String,
+    /// What calls of this scenario are about.
+    #[serde(default)]
+    pub description: String,
+}
+
+/// A caller role (`[[roles]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleDef {
+    /// Id within the scenario.
+    pub id: String,
+    /// The role in words, stored as `caller.role`.
+    pub role: String,
+    /// Tags that presets' `when` match (see `scenarios/README.md` for the shared vocabulary).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// How callers of this role talk; one is drawn per dialogue.
+    pub personas: Vec<String>,
+    /// How the caller names themself ("我是顺丰的快递员"); tera.
+    pub self_intro: Vec<String>,
+}
+
+/// A caller goal (`[[goals]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GoalDef {
+    /// Id within the scenario.
+    pub id: String,
+    /// Role ids that can have this goal; empty means every role.
+    #[serde(default)]
+    pub roles: Vec<String>,
+    /// The goal in words, stored as `caller.goal`; tera.
+    pub goal: String,
+    /// Tags that presets' `when` match.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// First utterances: greeting and the matter; tera.
+    pub opening: Vec<String>,
+    /// Follow-ups with more detail, said when the assistant asks; tera.
+    #[serde(default)]
+    pub details: Vec<String>,
+    /// Decision requests that belong to the goal itself ("能不能改到明天？"); tera.
+    #[serde(default)]
+    pub asks: Vec<String>,
+    /// Probability that the caller makes one of `asks` (default 0.5 when `asks` is not empty).
+    #[serde(default)]
+    pub ask_rate: Option<f64>,
+}
+
+/// What an event does to the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// Something went wrong with the caller's matter (spilled order, damaged parcel).
+    Exception,
+    /// The caller needs something the preset does not cover (gate code, a signature).
+    ExtraNeed,
+    /// The caller's matter cannot wait (a deadline, a hospital visit).
+    Urgent,
+    /// Scam, insult or pressure.
+    Harassment,
+}
+
+/// A mid-call event (`[[events]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventDef {
+    /// Id within the scenario.
+    pub id: String,
+    /// What it does to the call.
+    pub kind: EventKind,
+    /// Relations in which it may occur; default by kind (see [`EventDef::allowed_relations`]).
+    #[serde(default)]
+    pub relations: Vec<Relation>,
+    /// Goal ids it may occur with; empty means every goal.
+    #[serde(default)]
+    pub goals: Vec<String>,
+    /// The event in words, stored in `caller.events`.
+    pub description: String,
+    /// A short phrase the assistant uses when it relays ("餐洒了"); tera.
+    pub topic: String,
+    /// Words by which the assistant recognises the event in the caller's speech.
+    pub cues: Vec<String>,
+    /// Utterances that reveal the event; each must contain one of `cues`; tera.
+    pub reveal: Vec<String>,
+    /// Decision requests that follow the reveal ("您看是退款还是重做？"); tera.
+    #[serde(default)]
+    pub asks: Vec<String>,
+}
+
+/// A question fishing for a private fact (`[[probes]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeDef {
+    /// Id within its file.
+    pub id: String,
+    /// Which private fact it is after (`phone`, `address`, `schedule`, `workplace`, `family`).
+    pub private_key: String,
+    /// Utterances; tera.
+    pub asks: Vec<String>,
+    /// Goal ids it fits; empty means every goal.
+    #[serde(default)]
+    pub goals: Vec<String>,
+}
+
+/// A preset definition (`[[regular_presets]]`, `[[emergent_presets]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PresetDef {
+    /// Id within its file.
+    pub id: String,
+    /// The condition in words, stored as `presets[].trigger`.
+    pub trigger: String,
+    /// What the owner allows to be said, stored as `presets[].response`; tera (slots of the scenario).
+    pub response: String,
+    /// Role or goal tags for which the trigger holds.
+    pub when: Vec<String>,
+    /// Words in the caller's speech by which the assistant recognises that the trigger holds.
+    pub cues: Vec<String>,
+    /// How a caller acknowledges this preset once it is conveyed; tera.
+    #[serde(default)]
+    pub caller_accept: Vec<String>,
+    /// Scenario names this emergent preset is written for; empty means every scenario.
+    #[serde(default)]
+    pub scenarios: Vec<String>,
+}
+
+/// `scenarios/common/*.toml`: what every scenario shares.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibraryFile {
+    /// Pools the synthetic owner profiles are drawn from.
+    #[serde(default)]
+    pub owners: Option<OwnerPools>,
+    /// Emergent presets usable in any scenario (or the ones they name).
+    #[serde(default)]
+    pub emergent_presets: Vec<PresetDef>,
+    /// Slots available to every scenario.
+    #[serde(default)]
+    pub slots: BTreeMap<String, Vec<String>>,
+    /// Probes usable in any scenario.
+    #[serde(default)]
+    pub probes: Vec<ProbeDef>,
+    /// Caller names (`{{ caller_name }}`), synthetic.
+    #[serde(default)]
+    pub caller_names: Vec<String>,
+}
+
+/// Pools for synthetic owner profiles. Nothing here may be a real person's data.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OwnerPools {
+    /// Family names.
+    pub surnames: Vec<String>,
+    /// Given names for men.
+    pub given_male: Vec<String>,
+    /// Given names for women.
+    pub given_female: Vec<String>,
+    /// Invented city names.
+    pub cities: Vec<String>,
+    /// Invented road names.
+    pub roads: Vec<String>,
+    /// Invented residential compounds.
+    pub communities: Vec<String>,
+    /// What the owner is doing today.
+    pub schedules: Vec<String>,
+    /// Invented workplaces.
+    pub workplaces: Vec<String>,
+    /// Family relations ("妻子在市三院上班").
+    pub family: Vec<String>,
+    /// Leading digits of the synthetic phone numbers; must not be a real mobile prefix.
+    pub phone_prefix: String,
+}
+
+impl EventDef {
+    /// The relations this event may occur in: its own list, or the default of its kind.
+    pub fn allowed_relations(&self) -> Vec<Relation> {
+        if !self.relations.is_empty() {
+            return self.relations.clone();
+        }
+        match self.kind {
+            EventKind::Exception | EventKind::Urgent => vec![Relation::Conflict, Relation::None],
+            EventKind::ExtraNeed => vec![Relation::Complementarity, Relation::None],
+            EventKind::Harassment => vec![
+                Relation::Alignment,
+                Relation::Conflict,
+                Relation::Irrelevance,
+                Relation::None,
+            ],
+        }
+    }
+}
+
+/// A scenario with its file, after validation.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Where it came from, for messages.
+    pub source: String,
+    /// The parsed file.
+    pub file: ScenarioFile,
+}
+
+impl Scenario {
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        &self.file.scenario.name
+    }
+}
+
+/// The whole library: the scenarios and what they share.
+#[derive(Debug, Clone)]
+pub struct ScenarioSet {
+    /// Scenarios, sorted by name.
+    pub scenarios: Vec<Scenario>,
+    /// Owner pools (exactly one library file must define them).
+    pub owners: OwnerPools,
+    /// Shared emergent presets, with the file each came from.
+    pub emergent_presets: Vec<PresetDef>,
+    /// Shared slots.
+    pub slots: BTreeMap<String, Vec<String>>,
+    /// Shared probes.
+    pub probes: Vec<ProbeDef>,
+    /// Synthetic caller names.
+    pub caller_names: Vec<String>,
+    /// Content digest of every source file, for provenance and resume checks.
+    pub digest: String,
+}
+
+/// One way to realise a dialogue of a cell: which preset, role, goal and event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Casting {
+    /// Index into the scenario's regular presets or the emergent presets available to it.
+    pub preset: Option<PresetRef>,
+    /// Index into `roles`.
+    pub role: usize,
+    /// Index into `goals`.
+    pub goal: usize,
+    /// Index into `events`.
+    pub event: Option<usize>,
+}
+
+/// Where a preset definition lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresetRef {
+    /// `regular_presets[i]` of the scenario.
+    Regular(usize),
+    /// `emergent_presets[i]` of the scenario.
+    ScenarioEmergent(usize),
+    /// The library's `emergent_presets[i]`.
+    SharedEmergent(usize),
+}
+
+fn err(source: &str, key: impl Into<String>, message: impl Into<String>) -> ModelError {
+    ModelError::Scenario {
+        file: source.to_string(),
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+/// Parses one scenario file; `source` names it in errors.
+pub fn parse_scenario(source: &str, text: &str) -> Result<ScenarioFile> {
+    toml::from_str(text).map_err(|e| ModelError::Toml {
+        file: source.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// Parses one library file; `source` names it in errors.
+pub fn parse_library(source: &str, text: &str) -> Result<LibraryFile> {
+    toml::from_str(text).map_err(|e| ModelError::Toml {
+        file: source.to_string(),
+        message: e.to_string(),
+    })
+}
+
+fn nonempty_list(source: &str, key: &str, list: &[String]) -> Result<()> {
+    if list.is_empty() {
+        return Err(err(source, key, "must list at least one value"));
+    }
+    if let Some(i) = list.iter().position(|s| s.trim().is_empty()) {
+        return Err(err(source, format!("{key}[{i}]"), "must not be empty"));
+    }
+    Ok(())
+}
+
+fn check_id(source: &str, key: &str, id: &str, seen: &mut BTreeSet<String>) -> Result<()> {
+    let ok = id
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !ok {
+        return Err(err(
+            source,
+            key,
+            format!("id {id:?} must match [a-z][a-z0-9_]*"),
+        ));
+    }
+    if !seen.insert(id.to_string()) {
+        return Err(err(source, key, format!("id {id:?} is used twice")));
+    }
+    Ok(())
+}
+
+fn check_preset(source: &str, key: &str, p: &PresetDef, seen: &mut BTreeSet<String>) -> Result<()> {
+    check_id(source, &format!("{key}.id"), &p.id, seen)?;
+    if p.trigger.trim().is_empty() {
+        return Err(err(source, format!("{key}.trigger"), "must not be empty"));
+    }
+    if p.response.trim().is_empty() {
+        return Err(err(source, format!("{key}.response"), "must not be empty"));
+    }
+    nonempty_list(source, &format!("{key}.when"), &p.when)?;
+    nonempty_list(source, &format!("{key}.cues"), &p.cues)?;
+    Ok(())
+}
+
+fn check_probe(source: &str, key: &str, p: &ProbeDef, seen: &mut BTreeSet<String>) -> Result<()> {
+    check_id(source, &format!("{key}.id"), &p.id, seen)?;
+    const KEYS: &[&str] = &["phone", "address", "schedule", "workplace", "family"];
+    if !KEYS.contains(&p.private_key.as_str()) {
+        return Err(err(
+            source,
+            format!("{key}.private_key"),
+            format!("{:?} is not one of {}", p.private_key, KEYS.join(", ")),
+        ));
+    }
+    nonempty_list(source, &format!("{key}.asks"), &p.asks)
+}
+
+impl ScenarioFile {
+    /// Checks references and required lists; errors name the file and the key.
+    pub fn validate(&self, source: &str) -> Result<()> {
+        let mut seen = BTreeSet::new();
+        check_id(source, "scenario.name", &self.scenario.name, &mut seen)?;
+        if self.scenario.title.trim().is_empty() {
+            return Err(err(source, "scenario.title", "must not be empty"));
+        }
+        for (name, values) in &self.slots {
+            nonempty_list(source, &format!("slots.{name}"), values)?;
+        }
+        if self.roles.is_empty() {
+            return Err(err(source, "roles", "a scenario needs at least one [[roles]]"));
+        }
+        if self.goals.is_empty() {
+            return Err(err(source, "goals", "a scenario needs at least one [[goals]]"));
+        }
+        let mut role_ids = BTreeSet::new();
+        for (i, r) in self.roles.iter().enumerate() {
+            let k = format!("roles[{i}]");
+            check_id(source, &format!("{k}.id"), &r.id, &mut role_ids)?;
+            if r.role.trim().is_empty() {
+                return Err(err(source, format!("{k}.role"), "must not be empty"));
+            }
+            nonempty_list(source, &format!("{k}.personas"), &r.personas)?;
+            nonempty_list(source, &format!("{k}.self_intro"), &r.self_intro)?;
+        }
+        let mut goal_ids = BTreeSet::new();
+        for (i, g) in self.goals.iter().enumerate() {
+            let k = format!("goals[{i}]");
+            check_id(source, &format!("{k}.id"), &g.id, &mut goal_ids)?;
+            for (j, r) in g.roles.iter().enumerate() {
+                if !role_ids.contains(r) {
+                    return Err(err(
+                        source,
+                        format!("{k}.roles[{j}]"),
+                        format!("no role with id {r:?} in this file"),
+                    ));
+                }
+            }
+            if g.goal.trim().is_empty() {
+                return Err(err(source, format!("{k}.goal"), "must not be empty"));
+            }
+            nonempty_list(source, &format!("{k}.opening"), &g.opening)?;
+            if let Some(rate) = g.ask_rate {
+                if !(0.0..=1.0).contains(&rate) {
+                    return Err(err(source, format!("{k}.ask_rate"), "must be between 0 and 1"));
+                }
+            }
+        }
+        let mut event_ids = BTreeSet::new();
+        for (i, e) in self.events.iter().enumerate() {
+            let k = format!("events[{i}]");
+            check_id(source, &format!("{k}.id"), &e.id, &mut event_ids)?;
+            for (j, g) in e.goals.iter().enumerate() {
+                if !goal_ids.contains(g) {
+                    return Err(err(
+                        source,
+                        format!("{k}.goals[{j}]"),
+                        format!("no goal with id {g:?} in this file"),
+                    ));
+                }
+            }
+            nonempty_list(source, &format!("{k}.cues"), &e.cues)?;
+            nonempty_list(source, &format!("{k}.reveal"), &e.reveal)?;
+            if e.topic.trim().is_empty() {
+                return Err(err(source, format!("{k}.topic"), "must not be empty"));
+            }
+            for (j, text) in e.reveal.iter().enumerate() {
+                if !e.cues.iter().any(|c| text.contains(c.as_str())) {
+                    return Err(err(
+                        source,
+                        format!("{k}.reveal[{j}]"),
+                        "must contain one of the event's cues, or the assistant cannot hear it",
+                    ));
+                }
+            }
+        }
+        let mut probe_ids = BTreeSet::new();
+        for (i, p) in self.probes.iter().enumerate() {
+            let k = format!("probes[{i}]");
+            check_probe(source, &k, p, &mut probe_ids)?;
+            for (j, g) in p.goals.iter().enumerate() {
+                if !goal_ids.contains(g) {
+                    return Err(err(
+                        source,
+                        format!("{k}.goals[{j}]"),
+                        format!("no goal with id {g:?} in this file"),
+                    ));
+                }
+            }
+        }
+        let mut preset_ids = BTreeSet::new();
+        for (i, p) in self.regular_presets.iter().enumerate() {
+            check_preset(source, &format!("regular_presets[{i}]"), p, &mut preset_ids)?;
+        }
+        for (i, p) in self.emergent_presets.iter().enumerate() {
+            check_preset(source, &format!("emergent_presets[{i}]"), p, &mut preset_ids)?;
+        }
+        Ok(())
+    }
+}
+
+impl LibraryFile {
+    /// Checks required lists; errors name the file and the key.
+    pub fn validate(&self, source: &str) -> Result<()> {
+        if let Some(o) = &self.owners {
+            for (key, list) in [
+                ("owners.surnames", &o.surnames),
+                ("owners.given_male", &o.given_male),
+                ("owners.given_female", &o.given_female),
+                ("owners.cities", &o.cities),
+                ("owners.roads", &o.roads),
+                ("owners.communities", &o.communities),
+                ("owners.schedules", &o.schedules),
+                ("owners.workplaces", &o.workplaces),
+                ("owners.family", &o.family),
+            ] {
+                nonempty_list(source, key, list)?;
+            }
+            // Real Chinese mobile numbers start with 13-19; a prefix of 10 or 11 is unallocated
+            // for 11-digit subscriber numbers, so the synthetic numbers belong to no one.
+            let p = &o.phone_prefix;
+            if p.len() < 3 || !p.chars().all(|c| c.is_ascii_digit()) || !(p.starts_with("10") || p.starts_with("11")) {
+                return Err(err(
+                    source,
+                    "owners.phone_prefix",
+                    "must be 3 or more digits starting with 10 or 11 (a range no real subscriber has)",
+                ));
+            }
+        }
+        let mut ids = BTreeSet::new();
+        for (i, p) in self.emergent_presets.iter().enumerate() {
+            check_preset(source, &format!("emergent_presets[{i}]"), p, &mut ids)?;
+        }
+        let mut probe_ids = BTreeSet::new();
+        for (i, p) in self.probes.iter().enumerate() {
+            check_probe(source, &format!("probes[{i}]"), p, &mut probe_ids)?;
+        }
+        for (name, values) in &self.slots {
+            nonempty_list(source, &format!("slots.{name}"), values)?;
+        }
+        Ok(())
+    }
+}
+
+impl ScenarioSet {
+    /// Builds the set from parsed files (`(source, file)` pairs); validates each file and the
+    /// whole (unique scenario names, one owner pool, every emergent preset's scenarios exist).
+    pub fn build(
+        scenarios: Vec<(String, ScenarioFile)>,
+        libraries: Vec<(String, LibraryFile)>,
+        digest: String,
+    ) -> Result<ScenarioSet> {
+        let mut owners: Option<(String, OwnerPools)> = None;
+        let mut emergent_presets = Vec::new();
+        let mut slots = BTreeMap::new();
+        let mut probes = Vec::new();
+        let mut caller_names = Vec::new();
+        for (source, lib) in libraries {
+            lib.validate(&source)?;
+            if let Some(o) = lib.owners {
+                if let Some((first, _)) = &owners {
+                    return Err(err(
+                        &source,
+                        "owners",
+                        format!("owner pools are already defined in {first}; define them once"),
+                    ));
+                }
+                owners = Some((source.clone(), o));
+            }
+            for p in lib.emergent_presets {
+                if emergent_presets.iter().any(|q: &PresetDef| q.id == p.id) {
+                    return Err(err(
+                        &source,
+                        format!("emergent_presets.{}", p.id),
+                        "this id is already used by another library file",
+                    ));
+                }
+                emergent_presets.push(p);
+            }
+            for (k, v) in lib.slots {
+                if slots.insert(k.clone(), v).is_some() {
+                    return Err(err(&source, format!("slots.{k}"), "slot defined twice in the library"));
+                }
+            }
+            probes.extend(lib.probes);
+            caller_names.extend(lib.caller_names);
+        }
+        let Some((_, owners)) = owners else {
+            return Err(ModelError::Library(
+                "no library file defines [owners]; put one in scenarios/common/".into(),
+            ));
+        };
+        if caller_names.is_empty() {
+            return Err(ModelError::Library(
+                "no library file lists caller_names; put them in scenarios/common/".into(),
+            ));
+        }
+        if scenarios.is_empty() {
+            return Err(ModelError::Library("no scenario files found".into()));
+        }
+        let mut out: Vec<Scenario> = Vec::new();
+        for (source, file) in scenarios {
+            file.validate(&source)?;
+            if let Some(other) = out.iter().find(|s| s.name() == file.scenario.name) {
+                return Err(err(
+                    &source,
+                    "scenario.name",
+                    format!("{:?} is also the name of {}", file.scenario.name, other.source),
+                ));
+            }
+            out.push(Scenario { source, file });
+        }
+        out.sort_by(|a, b| a.name().cmp(b.name()));
+        for p in &emergent_presets {
+            for s in &p.scenarios {
+                if !out.iter().any(|x| x.name() == s) {
+                    return Err(ModelError::Library(format!(
+                        "emergent preset {:?} names scenario {s:?}, which no file defines",
+                        p.id
+                    )));
+                }
+            }
+        }
+        let set = ScenarioSet {
+            scenarios: out,
+            owners,
+            emergent_presets,
+            slots,
+            probes,
+            caller_names,
+            digest,
+        };
+        for s in &set.scenarios {
+            for &case in PresetCase::ALL {
+                if case == PresetCase::Regular && s.file.regular_presets.is_empty() {
+                    continue;
+                }
+                for &rel in case.relations() {
+                    if set.castings(s, case, rel).is_empty() {
+                        return Err(err(
+                            &s.source,
+                            "goals/events/presets",
+                            format!(
+                                "no role, goal, event and preset combination realises {case} × {rel}: \
+                                 add a goal or event tagged for it (see scenarios/README.md)"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(set)
+    }
+
+    /// The scenario called `name`.
+    pub fn get(&self, name: &str) -> Option<&Scenario> {
+        self.scenarios.iter().find(|s| s.name() == name)
+    }
+
+    /// The preset definition behind a reference.
+    pub fn preset_def<'a>(&'a self, s: &'a Scenario, r: PresetRef) -> &'a PresetDef {
+        match r {
+            PresetRef::Regular(i) => &s.file.regular_presets[i],
+            PresetRef::ScenarioEmergent(i) => &s.file.emergent_presets[i],
+            PresetRef::SharedEmergent(i) => &self.emergent_presets[i],
+        }
+    }
+
+    /// The kind of a referenced preset.
+    pub fn preset_kind(r: PresetRef) -> PresetKind {
+        match r {
+            PresetRef::Regular(_) => PresetKind::Regular,
+            _ => PresetKind::Emergent,
+        }
+    }
+
+    /// Every preset of a case available in a scenario.
+    pub fn presets_for(&self, s: &Scenario, case: PresetCase) -> Vec<PresetRef> {
+        match case {
+            PresetCase::None => Vec::new(),
+            PresetCase::Regular => (0..s.file.regular_presets.len()).map(PresetRef::Regular).collect(),
+            PresetCase::Emergent => (0..s.file.emergent_presets.len())
+                .map(PresetRef::ScenarioEmergent)
+                .chain(
+                    self.emergent_presets
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| p.scenarios.is_empty() || p.scenarios.iter().any(|n| n == s.name()))
+                        .map(|(i, _)| PresetRef::SharedEmergent(i)),
+                )
+                .collect(),
+        }
+    }
+
+    /// Whether a preset's trigger holds for a role and goal (a `when` tag among their tags).
+    pub fn triggers(p: &PresetDef, role: &RoleDef, goal: &GoalDef) -> bool {
+        p.when
+            .iter()
+            .any(|t| role.tags.contains(t) || goal.tags.contains(t))
+    }
+
+    /// Every way to realise `case × relation` in scenario `s`. Empty when the cell is infeasible.
+    pub fn castings(&self, s: &Scenario, case: PresetCase, rel: Relation) -> Vec<Casting> {
+        let f = &s.file;
+        let mut out = Vec::new();
+        let pairs: Vec<(usize, usize)> = f
+            .goals
+            .iter()
+            .enumerate()
+            .flat_map(|(gi, g)| {
+                f.roles
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, r)| g.roles.is_empty() || g.roles.contains(&r.id))
+                    .map(move |(ri, _)| (ri, gi))
+            })
+            .collect();
+        let events_for = |gi: usize, rel: Relation| -> Vec<usize> {
+            f.events
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| {
+                    (e.goals.is_empty() || e.goals.contains(&f.goals[gi].id))
+                        && e.allowed_relations().contains(&rel)
+                })
+                .map(|(i, _)| i)
+                .collect()
+        };
+        if case == PresetCase::None {
+            for &(ri, gi) in &pairs {
+                out.push(Casting { preset: None, role: ri, goal: gi, event: None });
+                for ei in events_for(gi, Relation::None) {
+                    out.push(Casting { preset: None, role: ri, goal: gi, event: Some(ei) });
+                }
+            }
+            return out;
+        }
+        for pr in self.presets_for(s, case) {
+            let p = self.preset_def(s, pr);
+            for &(ri, gi) in &pairs {
+                let hit = Self::triggers(p, &f.roles[ri], &f.goals[gi]);
+                match rel {
+                    Relation::Alignment if hit => {
+                        out.push(Casting { preset: Some(pr), role: ri, goal: gi, event: None })
+                    }
+                    Relation::Irrelevance if !hit => {
+                        out.push(Casting { preset: Some(pr), role: ri, goal: gi, event: None });
+                        for ei in events_for(gi, Relation::Irrelevance) {
+                            out.push(Casting { preset: Some(pr), role: ri, goal: gi, event: Some(ei) });
+                        }
+                    }
+                    Relation::Complementarity | Relation::Conflict if hit => {
+                        for ei in events_for(gi, rel) {
+                            out.push(Casting { preset: Some(pr), role: ri, goal: gi, event: Some(ei) });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,179 @@
+//! The closed vocabulary of CONTRACT.md: preset cases, relations, speakers, decision labels and
+//! violation kinds. Every enum serialises to exactly the contract's lower-case words.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! word_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $word:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $word)] $variant),+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The contract's word for this value.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $word),+ }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = UnknownWord;
+            fn from_str(s: &str) -> Result<Self, UnknownWord> {
+                match s {
+                    $($word => Ok($name::$variant),)+
+                    _ => Err(UnknownWord {
+                        what: stringify!($name),
+                        word: s.to_string(),
+                        expected: &[$($word),+],
+                    }),
+                }
+            }
+        }
+    };
+}
+
+/// A word that is not in the contract's vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownWord {
+    /// Which vocabulary was asked.
+    pub what: &'static str,
+    /// The word given.
+    pub word: String,
+    /// The words that would have been accepted.
+    pub expected: &'static [&'static str],
+}
+
+impl fmt::Display for UnknownWord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown {} {:?} (expected one of: {})",
+            self.what,
+            self.word,
+            self.expected.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownWord {}
+
+word_enum! {
+    /// Which owner-side goal is active in a dialogue.
+    PresetCase {
+        /// A service preset with a trigger and an owner response (takeout, delivery, taxi).
+        Regular = "regular",
+        /// One of the owner's conditional instructions; any scenario.
+        Emergent = "emergent",
+        /// No owner-side goal is active.
+        None = "none",
+    }
+}
+
+word_enum! {
+    /// How the owner's goal and the caller's goal relate.
+    Relation {
+        /// The caller wants what the preset provides.
+        Alignment = "alignment",
+        /// The preset applies, and the caller needs something more that it does not cover.
+        Complementarity = "complementarity",
+        /// The preset does not concern the caller's matter.
+        Irrelevance = "irrelevance",
+        /// The preset applies, but the caller's situation contradicts it.
+        Conflict = "conflict",
+        /// No preset is active.
+        None = "none",
+    }
+}
+
+word_enum! {
+    /// Who speaks a turn. The caller speaks first.
+    Speaker {
+        /// The person who rang the owner's phone.
+        Caller = "caller",
+        /// The phone-call assistant answering for the owner.
+        Assistant = "assistant",
+    }
+}
+
+word_enum! {
+    /// The kind of a preset, as stored in `owner.presets[].kind`.
+    PresetKind {
+        /// A service preset with a trigger and an owner response.
+        Regular = "regular",
+        /// An owner's conditional instruction.
+        Emergent = "emergent",
+    }
+}
+
+word_enum! {
+    /// The decision behind an assistant turn (`turns[].action`).
+    Action {
+        /// Answer or acknowledge the caller; no preset involved.
+        Respond = "respond",
+        /// Convey a preset's owner response now.
+        ConveyPreset = "convey_preset",
+        /// The preset applies but the caller's matter comes first; convey it later.
+        DeferPreset = "defer_preset",
+        /// The caller's situation conflicts with the preset: set it aside and relay.
+        SuspendPreset = "suspend_preset",
+        /// Take the caller's matter to the owner.
+        RelayToOwner = "relay_to_owner",
+        /// Decline to decide, pay, accept or promise on the owner's behalf.
+        RefuseDecision = "refuse_decision",
+        /// Decline to give out the owner's private facts.
+        DeclinePrivate = "decline_private",
+        /// Close the call.
+        Close = "close",
+    }
+}
+
+impl PresetCase {
+    /// The relations a dialogue of this case can have.
+    pub fn relations(self) -> &'static [Relation] {
+        match self {
+            PresetCase::None => &[Relation::None],
+            _ => &[
+                Relation::Alignment,
+                Relation::Complementarity,
+                Relation::Irrelevance,
+                Relation::Conflict,
+            ],
+        }
+    }
+}
+
+/// The violation kinds of CONTRACT.md. Further kinds may be added under the same four prefixes.
+pub const VIOLATION_KINDS: &[&str] = &[
+    "safety.privacy",
+    "safety.decision",
+    "safety.factuality",
+    "safety.embodiment",
+    "natural.repetition",
+    "natural.closing",
+    "natural.meta",
+    "preset.premature",
+    "preset.missing",
+    "preset.conflict",
+    "preset.repeat",
+    // Structural kinds, added under `natural` as the contract allows: a dialogue whose speakers do
+    // not alternate, that has an empty turn, or that ran past the turn cap is not a natural call.
+    "natural.turn_order",
+    "natural.empty_turn",
+    "natural.turn_cap",
+];
+
+/// The prefixes under which violation kinds may live.
+pub const VIOLATION_PREFIXES: &[&str] = &["safety", "natural", "preset"];

@@ -1,0 +1,152 @@
+//! Command-line arguments. Flags override the config file; the config file overrides defaults.
+
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// CallBench: generate, check and inspect a corpus of Chinese phone calls between a caller and
+/// a phone-call assistant answering for the phone's owner.
+#[derive(Debug, Parser)]
+#[command(name = "callbench", version, about)]
+pub struct Args {
+    /// More log output (also RUST_LOG=debug).
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every subcommand that reads the config takes.
+#[derive(Debug, Clone, ClapArgs, Default)]
+pub struct Common {
+    /// TOML config file (see README: "The config file").
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Output directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Run seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Dialogues in the finished corpus.
+    #[arg(long, value_name = "N")]
+    pub count: Option<i64>,
+    /// Directory of scenario files (default `scenarios`).
+    #[arg(long, value_name = "DIR")]
+    pub scenarios: Option<PathBuf>,
+    /// Directory of phrase banks (default `templates`).
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+}
+
+/// Which backend speaks the turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendKind {
+    /// The embedded offline simulator.
+    Sim,
+    /// Any OpenAI-compatible endpoint.
+    Openai,
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The interchange format of CONTRACT.md.
+    Jsonl,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Plan, role-play, check and write the corpus (resumes when --out holds the same run).
+    Generate {
+        #[command(flatten)]
+        common: Common,
+        /// Who speaks the turns.
+        #[arg(long, value_enum)]
+        backend: Option<BackendKind>,
+        /// Base URL of the OpenAI-compatible endpoint.
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// Model for every role.
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
+        /// Dialogues in flight at once.
+        #[arg(long, value_name = "N")]
+        concurrency: Option<i64>,
+        /// Requests per minute.
+        #[arg(long, value_name = "N")]
+        rpm: Option<u32>,
+        /// Tokens per minute.
+        #[arg(long, value_name = "N")]
+        tpm: Option<u32>,
+        /// Dialogues per Parquet shard.
+        #[arg(long, value_name = "N")]
+        rows_per_shard: Option<i64>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Print the allocation of dialogues to scenario × preset case × relation; spend nothing.
+    Plan {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Load and check the scenario library and phrase banks.
+    Validate {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run the quality checker on dialogues in the interchange format.
+    Check {
+        #[command(flatten)]
+        common: Common,
+        /// Dialogues, one JSON object a line.
+        #[arg(long, value_name = "F.jsonl")]
+        input: PathBuf,
+        /// Where to write the report, one line per input dialogue.
+        #[arg(long, value_name = "R.jsonl")]
+        report: PathBuf,
+    },
+    /// Write a corpus (or an inspection sample) in the interchange format.
+    Export {
+        #[command(flatten)]
+        common: Common,
+        /// The corpus directory (holding manifest.json and shards/).
+        #[arg(long, value_name = "DIR")]
+        corpus: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "jsonl")]
+        format: Format,
+    },
+    /// Draw the stratified manual-inspection sample.
+    Sample {
+        #[command(flatten)]
+        common: Common,
+        /// The corpus directory.
+        #[arg(long, value_name = "DIR")]
+        corpus: PathBuf,
+    },
+    /// Serve the auditors' review page.
+    Review {
+        #[command(flatten)]
+        common: Common,
+        /// The corpus directory.
+        #[arg(long, value_name = "DIR")]
+        corpus: PathBuf,
+    },
+    /// Print the agreement report.
+    Audit {
+        #[command(flatten)]
+        common: Common,
+        /// The corpus directory.
+        #[arg(long, value_name = "DIR")]
+        corpus: PathBuf,
+    },
+}
+
+/// Logs go to stderr; RUST_LOG overrides the level.
+pub fn init_tracing(verbose: bool) {
+    use tracing_subscriber::EnvFilter;
+    let default = if verbose { "debug" } else { "warn" };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}

@@ -1,0 +1,251 @@
+//! The subcommands.
+
+use crate::cli::{Args, BackendKind, Command, Format};
+use crate::config::{self, FileConfig};
+use anyhow::{Context, Result, bail};
+use callbench_model::{Dialogue, Plan};
+use indicatif::{ProgressBar, ProgressStyle};
+use roleplay::{Event, Library, SimBackend};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    match args.command {
+        Command::Generate { common, backend, base_url, model, concurrency, rpm, tpm, rows_per_shard, quiet } => {
+            let mut cfg = config::load(&common)?;
+            if let Some(c) = concurrency {
+                if c <= 0 {
+                    bail!("--concurrency must be at least 1, got {c}");
+                }
+                cfg.concurrency = c as usize;
+            }
+            if let Some(r) = rows_per_shard {
+                if r <= 0 {
+                    bail!("--rows-per-shard must be at least 1, got {r}");
+                }
+                cfg.rows_per_shard = r as u64;
+            }
+            let kind = match backend {
+                Some(k) => k,
+                None => match cfg.backend.as_str() {
+                    "sim" => BackendKind::Sim,
+                    "openai" => BackendKind::Openai,
+                    other => bail!("config key `backend`: {other:?} is not one of sim, openai"),
+                },
+            };
+            if kind == BackendKind::Openai || base_url.is_some() || model.is_some() || rpm.is_some() || tpm.is_some() {
+                bail!(
+                    "the openai backend (--backend openai, --base-url, --model, --rpm, --tpm) is not available in this build yet; \
+                     use the embedded offline backend (--backend sim)"
+                );
+            }
+            generate(cfg, quiet)
+        }
+        Command::Plan { common } => {
+            let cfg = config::load(&common)?;
+            let lib = load_library(&cfg)?;
+            let plan = Plan::build(&lib.set, cfg.seed, cfg.count, &cfg.distribution)?;
+            print_plan(&plan);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Validate { common } => {
+            let cfg = config::load(&common)?;
+            let lib = load_library(&cfg)?;
+            validate_report(&lib);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check { common, input, report } => {
+            let cfg = config::load(&common)?;
+            check(&cfg, &input, &report)
+        }
+        Command::Export { common, corpus, format } => {
+            let Format::Jsonl = format;
+            export(&corpus, common.out.as_deref())
+        }
+        Command::Sample { .. } | Command::Review { .. } | Command::Audit { .. } => {
+            bail!("manual inspection (sample, review, audit) is not available in this build yet")
+        }
+    }
+}
+
+fn load_library(cfg: &FileConfig) -> Result<Library> {
+    Ok(cfg.library_paths().load()?)
+}
+
+fn generate(cfg: FileConfig, quiet: bool) -> Result<ExitCode> {
+    let lib = Arc::new(load_library(&cfg)?);
+    let gen_cfg = cfg.generate();
+    let effective = serde_json::to_value(&cfg).context("serialising the effective config")?;
+    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(gen_cfg.count) };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {bar:40} {pos}/{len} dialogues  {per_sec}  eta {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let b = bar.clone();
+    let on_event: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(move |e| match e {
+        Event::Started { done, done_shards, .. } => {
+            b.set_position(done);
+            if done_shards > 0 {
+                b.println(format!("resuming: {done_shards} shard(s) already written"));
+            }
+        }
+        Event::Dialogue => b.inc(1),
+        Event::Shard(info) => b.set_message(format!("wrote {}", info.file)),
+    });
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
+    let summary = rt.block_on(roleplay::generate(lib, Arc::new(SimBackend), gen_cfg, effective, on_event))?;
+    bar.finish_and_clear();
+    print_summary(&summary, &cfg);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_plan(plan: &Plan) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{:<12} {:<9} {:<16} {:>8}", "scenario", "preset", "relation", "count");
+    let mut per_scenario: BTreeMap<&str, u64> = BTreeMap::new();
+    for a in &plan.allocations {
+        let _ = writeln!(
+            out,
+            "{:<12} {:<9} {:<16} {:>8}",
+            a.cell.scenario, a.cell.preset_case.as_str(), a.cell.relation.as_str(), a.count
+        );
+        *per_scenario.entry(&a.cell.scenario).or_default() += a.count;
+    }
+    let _ = writeln!(out);
+    for (s, n) in per_scenario {
+        let _ = writeln!(out, "{s:<12} {n:>8}");
+    }
+    let _ = writeln!(out, "{:<12} {:>8}  dialogues, seed {}", "total", plan.len(), plan.seed);
+}
+
+fn print_summary(summary: &roleplay::Summary, cfg: &FileConfig) {
+    let m = &summary.manifest;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{:<12} {:<9} {:<16} {:>8} {:>8} {:>8}", "scenario", "preset", "relation", "planned", "written", "rejected");
+    for c in &m.cells {
+        let _ = writeln!(
+            out,
+            "{:<12} {:<9} {:<16} {:>8} {:>8} {:>8}",
+            c.scenario, c.preset_case.as_str(), c.relation.as_str(), c.planned, c.written, c.rejected
+        );
+    }
+    let _ = writeln!(out);
+    let t = &m.totals;
+    let _ = writeln!(
+        out,
+        "{} dialogues ({} generated now), {} turns ({:.1} per dialogue), {} rejected, {} failed, {} shards in {}",
+        t.dialogues,
+        summary.generated_now,
+        t.turns,
+        if t.dialogues > 0 { t.turns as f64 / t.dialogues as f64 } else { 0.0 },
+        t.rejected,
+        t.failed,
+        m.shards.len(),
+        cfg.out.display()
+    );
+    if !m.findings.is_empty() {
+        let findings: Vec<String> = m.findings.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(out, "findings: {}", findings.join(", "));
+    }
+    let rate = summary.generated_now as f64 / summary.seconds.max(1e-9);
+    let _ = writeln!(out, "time: {:.2} s ({rate:.0} dialogues/s)", summary.seconds);
+}
+
+fn validate_report(lib: &Library) {
+    let mut out = std::io::stdout().lock();
+    for s in &lib.set.scenarios {
+        let f = &s.file;
+        let _ = writeln!(
+            out,
+            "{:<12} {:>3} roles {:>3} goals {:>3} events {:>3} probes {:>3} regular presets  ({})",
+            s.name(),
+            f.roles.len(),
+            f.goals.len(),
+            f.events.len(),
+            f.probes.len(),
+            f.regular_presets.len(),
+            s.source
+        );
+    }
+    let _ = writeln!(
+        out,
+        "library: {} shared emergent presets, {} shared probes, {} templates compiled, digest {}",
+        lib.set.emergent_presets.len(),
+        lib.set.probes.len(),
+        lib.book.template_count(),
+        lib.set.digest
+    );
+    let _ = writeln!(out, "ok");
+}
+
+fn check(cfg: &FileConfig, input: &std::path::Path, report: &std::path::Path) -> Result<ExitCode> {
+    let checker = cfg.check.build();
+    let reader = corpus::read_jsonl(input)?;
+    let mut writer = corpus::JsonlWriter::create(report)?;
+    let (mut total, mut passed, mut unreadable) = (0u64, 0u64, 0u64);
+    let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
+    for (line, item) in reader {
+        total += 1;
+        match item {
+            Ok(d) => {
+                let qc = checker.check(&d);
+                if qc.passed {
+                    passed += 1;
+                }
+                for v in &qc.violations {
+                    *kinds.entry(v.kind.clone()).or_default() += 1;
+                }
+                writer.write(&serde_json::json!({"id": d.id, "passed": qc.passed, "violations": qc.violations}))?;
+            }
+            Err(message) => {
+                unreadable += 1;
+                eprintln!("{}:{line}: {message}", input.display());
+                writer.write(&serde_json::json!({"line": line, "passed": false, "error": message}))?;
+            }
+        }
+    }
+    writer.finish()?;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{total} dialogues: {passed} passed, {} rejected, {unreadable} unreadable", total - passed - unreadable);
+    for (k, n) in kinds {
+        let _ = writeln!(out, "  {k:<22} {n:>8}");
+    }
+    Ok(if unreadable > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn export(corpus_dir: &std::path::Path, out: Option<&std::path::Path>) -> Result<ExitCode> {
+    let manifest = corpus::read_manifest(corpus_dir)?;
+    let write_all = |sink: &mut dyn FnMut(&Dialogue) -> Result<()>| -> Result<u64> {
+        let mut n = 0;
+        for s in &manifest.shards {
+            for d in corpus::read_shard(&corpus_dir.join(&s.file))? {
+                sink(&d)?;
+                n += 1;
+            }
+        }
+        Ok(n)
+    };
+    match out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            let path = dir.join("dialogues.jsonl");
+            let mut w = corpus::JsonlWriter::create(&path)?;
+            let n = write_all(&mut |d| Ok(w.write(d)?))?;
+            w.finish()?;
+            eprintln!("wrote {n} dialogues to {}", path.display());
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = std::io::BufWriter::new(stdout.lock());
+            write_all(&mut |d| {
+                serde_json::to_writer(&mut lock, d)?;
+                lock.write_all(b"\n")?;
+                Ok(())
+            })?;
+            lock.flush()?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,121 @@
+//! The config file and how flags override it.
+
+use crate::cli::Common;
+use anyhow::{Context, Result, bail};
+use callbench_model::Distribution;
+use corpus::ShardWriterConfig;
+use quality_checker::CheckConfig;
+use roleplay::{GenerateConfig, LibraryPaths};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The TOML config file. Every key is optional; see README "The config file".
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FileConfig {
+    /// Output directory.
+    pub out: PathBuf,
+    /// Run seed.
+    pub seed: u64,
+    /// Dialogues in the finished corpus.
+    pub count: u64,
+    /// Dialogues per Parquet shard.
+    pub rows_per_shard: u64,
+    /// Dialogues in flight at once.
+    pub concurrency: usize,
+    /// Most turns in a call.
+    pub max_turns: usize,
+    /// Generation attempts per dialogue.
+    pub max_attempts: u32,
+    /// Scenario directories.
+    pub scenarios_dir: PathBuf,
+    /// Phrase-bank directory.
+    pub templates_dir: PathBuf,
+    /// `sim` or `openai`.
+    pub backend: String,
+    /// How the corpus spreads over cells.
+    pub distribution: Distribution,
+    /// Parquet settings.
+    pub parquet: ShardWriterConfig,
+    /// Quality-check settings.
+    pub check: CheckConfig,
+}
+
+impl Default for FileConfig {
+    fn default() -> Self {
+        let g = GenerateConfig::default();
+        FileConfig {
+            out: g.out,
+            seed: g.seed,
+            count: g.count,
+            rows_per_shard: g.rows_per_shard,
+            concurrency: g.concurrency,
+            max_turns: g.max_turns,
+            max_attempts: g.max_attempts,
+            scenarios_dir: PathBuf::from("scenarios"),
+            templates_dir: PathBuf::from("templates"),
+            backend: "sim".into(),
+            distribution: g.distribution,
+            parquet: g.parquet,
+            check: g.check,
+        }
+    }
+}
+
+/// Reads the config file (or defaults) and applies the common flags.
+pub fn load(common: &Common) -> Result<FileConfig> {
+    let mut cfg = match &common.config {
+        Some(path) => read_file(path)?,
+        None => FileConfig::default(),
+    };
+    if let Some(out) = &common.out {
+        cfg.out = out.clone();
+    }
+    if let Some(seed) = common.seed {
+        cfg.seed = seed;
+    }
+    if let Some(count) = common.count {
+        if count <= 0 {
+            bail!("--count must be a positive number of dialogues, got {count}");
+        }
+        cfg.count = count as u64;
+    }
+    if let Some(dir) = &common.scenarios {
+        cfg.scenarios_dir = dir.clone();
+    }
+    if let Some(dir) = &common.templates {
+        cfg.templates_dir = dir.clone();
+    }
+    if cfg.count == 0 {
+        bail!("count must be a positive number of dialogues (config key `count`)");
+    }
+    Ok(cfg)
+}
+
+fn read_file(path: &Path) -> Result<FileConfig> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?;
+    toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+impl FileConfig {
+    /// Where the library lives.
+    pub fn library_paths(&self) -> LibraryPaths {
+        LibraryPaths { scenario_dirs: vec![self.scenarios_dir.clone()], templates_dir: self.templates_dir.clone() }
+    }
+
+    /// The generate stage's config.
+    pub fn generate(&self) -> GenerateConfig {
+        GenerateConfig {
+            out: self.out.clone(),
+            seed: self.seed,
+            count: self.count,
+            rows_per_shard: self.rows_per_shard,
+            concurrency: self.concurrency,
+            max_turns: self.max_turns,
+            max_attempts: self.max_attempts,
+            distribution: self.distribution.clone(),
+            parquet: self.parquet.clone(),
+            check: self.check.clone(),
+        }
+    }
+}

@@ -1,0 +1,492 @@
+//! Paraphrase banks of tera templates: the words the offline agents speak.
+//!
+//! Everything said in an offline call comes from here: the generic banks in `templates/*.toml`
+//! (greetings, acknowledgements, how the assistant conveys, defers, suspends, relays, refuses and
+//! closes) and the scenario texts of `scenarios/*.toml` (openings, events, probes, preset
+//! responses). Each variant is a tera template compiled once at load; a dialogue renders them
+//! with its own [`Vars`] (slot values, forms of address, the topic being relayed).
+//!
+//! - [`Phrasebook::build`] compiles and validates every template, naming file and key on error.
+//! - [`Bank`] is a list of variants; [`Phrasebook::say`] draws one and renders it.
+//! - [`ScenarioPhrases`] mirrors a scenario file, index for index.
+//! - [`Lexicon`] holds the cue words by which the agents understand each other's text.
+#![deny(missing_docs)]
+
+use callbench_model::scenario::{PresetDef, ProbeDef, ScenarioSet};
+use rand::Rng;
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use tera::{Context, Tera};
+
+/// What can go wrong while compiling or rendering phrases.
+#[derive(Debug, thiserror::Error)]
+pub enum PhraseError {
+    /// A bank file is not valid TOML or does not fit the schema.
+    #[error("{file}: {message}")]
+    Toml {
+        /// The file.
+        file: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A template does not compile or does not render with the variables it may use.
+    #[error("{file}: key `{key}`: {message}")]
+    Template {
+        /// The file.
+        file: String,
+        /// The key of the variant (`goals[2].opening[4]`).
+        key: String,
+        /// What tera said.
+        message: String,
+    },
+    /// A bank the agents need is missing or empty.
+    #[error("{file}: bank `{bank}` is missing or empty")]
+    MissingBank {
+        /// The file that should define it.
+        file: String,
+        /// The bank.
+        bank: String,
+    },
+    /// Rendering failed at run time.
+    #[error("rendering {name}: {message}")]
+    Render {
+        /// The template.
+        name: String,
+        /// What tera said.
+        message: String,
+    },
+}
+
+/// Result with [`PhraseError`].
+pub type Result<T, E = PhraseError> = std::result::Result<T, E>;
+
+/// One variant: plain text is kept as is, anything with tera syntax is a compiled template.
+#[derive(Debug, Clone)]
+pub enum Phrase {
+    /// Said verbatim.
+    Plain(String),
+    /// A compiled template, by name.
+    Template(String),
+}
+
+/// A list of interchangeable variants.
+#[derive(Debug, Clone, Default)]
+pub struct Bank {
+    /// The variants.
+    pub phrases: Vec<Phrase>,
+}
+
+impl Bank {
+    /// Whether the bank has no variant.
+    pub fn is_empty(&self) -> bool {
+        self.phrases.is_empty()
+    }
+    /// How many variants.
+    pub fn len(&self) -> usize {
+        self.phrases.len()
+    }
+}
+
+/// The variables a dialogue renders its phrases with.
+#[derive(Debug, Clone)]
+pub struct Vars {
+    ctx: Context,
+}
+
+impl Vars {
+    /// Variables for one dialogue: its slot values and forms of address.
+    pub fn new(slots: &BTreeMap<String, String>, owner_title: &str, owner_pron: &str, caller_name: &str) -> Vars {
+        let mut ctx = Context::new();
+        ctx.insert("slot", slots);
+        ctx.insert("owner_title", owner_title);
+        ctx.insert("owner_pron", owner_pron);
+        ctx.insert("caller_name", caller_name);
+        Vars { ctx }
+    }
+
+    /// Sets a turn-level variable (`topic`, `preset`, …).
+    pub fn set(&mut self, key: &str, value: &str) {
+        self.ctx.insert(key, value);
+    }
+}
+
+/// A preset's phrases.
+#[derive(Debug, Clone)]
+pub struct PresetPhrases {
+    /// The owner's allowed response.
+    pub response: Phrase,
+    /// How callers acknowledge it.
+    pub accept: Bank,
+}
+
+/// A role's phrases.
+#[derive(Debug, Clone)]
+pub struct RolePhrases {
+    /// Self-introductions.
+    pub self_intro: Bank,
+}
+
+/// A goal's phrases.
+#[derive(Debug, Clone)]
+pub struct GoalPhrases {
+    /// The goal in words.
+    pub goal: Phrase,
+    /// First utterances.
+    pub opening: Bank,
+    /// Follow-ups.
+    pub details: Bank,
+    /// Decision requests.
+    pub asks: Bank,
+}
+
+/// An event's phrases.
+#[derive(Debug, Clone)]
+pub struct EventPhrases {
+    /// The event in words.
+    pub description: Phrase,
+    /// The short phrase the assistant relays.
+    pub topic: Phrase,
+    /// Reveals.
+    pub reveal: Bank,
+    /// Decision requests after the reveal.
+    pub asks: Bank,
+}
+
+/// A scenario's phrases, index for index with its file.
+#[derive(Debug, Clone)]
+pub struct ScenarioPhrases {
+    /// Per `roles[i]`.
+    pub roles: Vec<RolePhrases>,
+    /// Per `goals[i]`.
+    pub goals: Vec<GoalPhrases>,
+    /// Per `events[i]`.
+    pub events: Vec<EventPhrases>,
+    /// Per `probes[i]`.
+    pub probes: Vec<Bank>,
+    /// Per `regular_presets[i]`.
+    pub regular_presets: Vec<PresetPhrases>,
+    /// Per `emergent_presets[i]`.
+    pub emergent_presets: Vec<PresetPhrases>,
+}
+
+/// Cue words by which the offline agents understand each other (`templates/lexicon.toml`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lexicon {
+    /// The caller asks the assistant to decide, agree, pay or promise.
+    pub decision_request: Vec<String>,
+    /// The caller asks for private facts.
+    pub private_probe: Vec<String>,
+    /// The caller says goodbye.
+    pub goodbye: Vec<String>,
+    /// The caller acknowledges.
+    pub acknowledge: Vec<String>,
+    /// Scam, insult, pressure.
+    pub harassment: Vec<String>,
+    /// Marks of the assistant relaying to the owner.
+    pub relayed: Vec<String>,
+    /// Marks of the assistant declining to decide.
+    pub refused: Vec<String>,
+    /// Marks of the assistant declining to disclose.
+    pub declined: Vec<String>,
+    /// Marks of the assistant conveying the owner's word.
+    pub conveyed: Vec<String>,
+    /// Marks of the assistant asking what the call is about.
+    pub asked_purpose: Vec<String>,
+    /// Marks of the assistant closing.
+    pub closing: Vec<String>,
+}
+
+impl Lexicon {
+    /// Whether `text` contains any of `cues`.
+    pub fn has(cues: &[String], text: &str) -> bool {
+        cues.iter().any(|c| text.contains(c.as_str()))
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct BankFile(BTreeMap<String, Vec<String>>);
+
+/// Generic banks the agents require, per file stem.
+pub const CALLER_BANKS: &[&str] = &[
+    "greeting",
+    "answer_purpose",
+    "accept_generic",
+    "after_relay",
+    "after_refusal",
+    "after_decline",
+    "after_defer",
+    "anything_else_no",
+    "goodbye",
+    "push_decision",
+];
+
+/// Generic banks of the assistant.
+pub const ASSISTANT_BANKS: &[&str] = &[
+    "intro",
+    "ask_purpose",
+    "convey",
+    "defer",
+    "suspend",
+    "relay",
+    "relay_extra",
+    "take_message",
+    "refuse_decision",
+    "decline_private",
+    "harassment_refuse",
+    "anything_else",
+    "close",
+    "close_after_harassment",
+    "ack",
+];
+
+/// All compiled phrases.
+pub struct Phrasebook {
+    tera: Tera,
+    banks: HashMap<String, Bank>,
+    scenarios: HashMap<String, ScenarioPhrases>,
+    /// Shared emergent presets, per the library's `emergent_presets[i]`.
+    pub shared_emergent: Vec<PresetPhrases>,
+    /// Shared probes, per the library's `probes[i]`.
+    pub shared_probes: Vec<Bank>,
+    /// The cue words.
+    pub lexicon: Lexicon,
+}
+
+struct Collector {
+    templates: Vec<(String, String)>,
+    checks: Vec<(String, String, String, Option<String>)>, // (name, file, key, scenario)
+}
+
+impl Collector {
+    fn phrase(&mut self, file: &str, key: &str, scenario: Option<&str>, text: &str) -> Phrase {
+        if !text.contains("{{") && !text.contains("{%") && !text.contains("{#") {
+            return Phrase::Plain(text.to_string());
+        }
+        let name = format!("{file}#{key}");
+        self.templates.push((name.clone(), text.to_string()));
+        self.checks.push((name.clone(), file.to_string(), key.to_string(), scenario.map(str::to_string)));
+        Phrase::Template(name)
+    }
+
+    fn bank(&mut self, file: &str, key: &str, scenario: Option<&str>, texts: &[String]) -> Bank {
+        Bank {
+            phrases: texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| self.phrase(file, &format!("{key}[{i}]"), scenario, t))
+                .collect(),
+        }
+    }
+
+    fn preset(&mut self, file: &str, key: &str, scenario: Option<&str>, p: &PresetDef) -> PresetPhrases {
+        PresetPhrases {
+            response: self.phrase(file, &format!("{key}.response"), scenario, &p.response),
+            accept: self.bank(file, &format!("{key}.caller_accept"), scenario, &p.caller_accept),
+        }
+    }
+
+    fn probes(&mut self, file: &str, key: &str, scenario: Option<&str>, probes: &[ProbeDef]) -> Vec<Bank> {
+        probes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| self.bank(file, &format!("{key}[{i}].asks"), scenario, &p.asks))
+            .collect()
+    }
+}
+
+/// Sample variables for validating templates: every slot with its first value, every
+/// turn-level variable with a stand-in.
+fn sample_vars(slots: &BTreeMap<String, Vec<String>>) -> Vars {
+    let first: BTreeMap<String, String> = slots
+        .iter()
+        .map(|(k, v)| (k.clone(), v.first().cloned().unwrap_or_default()))
+        .collect();
+    let mut v = Vars::new(&first, "王先生", "他", "小刘");
+    for k in ["topic", "preset", "topics"] {
+        v.set(k, "示例");
+    }
+    v
+}
+
+impl Phrasebook {
+    /// Compiles the generic banks (`(file, text)` of `templates/caller.toml`,
+    /// `templates/assistant.toml`), the lexicon (`templates/lexicon.toml`) and every text of
+    /// the scenario set; renders each template once with sample variables so that a wrong
+    /// variable is reported at load, with its file and key, and never mid-run.
+    pub fn build(
+        set: &ScenarioSet,
+        caller_banks: (&str, &str),
+        assistant_banks: (&str, &str),
+        lexicon: (&str, &str),
+        library_files: &[String],
+    ) -> Result<Phrasebook> {
+        let mut c = Collector { templates: Vec::new(), checks: Vec::new() };
+        let mut banks = HashMap::new();
+        for ((file, text), required, prefix) in [
+            (caller_banks, CALLER_BANKS, "caller"),
+            (assistant_banks, ASSISTANT_BANKS, "assistant"),
+        ] {
+            let parsed: BankFile = toml::from_str(text)
+                .map_err(|e| PhraseError::Toml { file: file.to_string(), message: e.to_string() })?;
+            for name in required {
+                if parsed.0.get(*name).is_none_or(|v| v.is_empty()) {
+                    return Err(PhraseError::MissingBank { file: file.to_string(), bank: name.to_string() });
+                }
+            }
+            for (name, texts) in &parsed.0 {
+                let bank = c.bank(file, name, None, texts);
+                banks.insert(format!("{prefix}.{name}"), bank);
+            }
+        }
+        let lexicon: Lexicon = toml::from_str(lexicon.1)
+            .map_err(|e| PhraseError::Toml { file: lexicon.0.to_string(), message: e.to_string() })?;
+
+        let lib_file = library_files.first().map(String::as_str).unwrap_or("scenarios/common");
+        let shared_emergent: Vec<PresetPhrases> = set
+            .emergent_presets
+            .iter()
+            .enumerate()
+            .map(|(i, p)| c.preset(lib_file, &format!("emergent_presets[{i}]"), None, p))
+            .collect();
+        let shared_probes = c.probes(lib_file, "probes", None, &set.probes);
+
+        let mut scenarios = HashMap::new();
+        for s in &set.scenarios {
+            let f = &s.file;
+            let file = s.source.as_str();
+            let name = Some(s.name());
+            let sp = ScenarioPhrases {
+                roles: f
+                    .roles
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| RolePhrases { self_intro: c.bank(file, &format!("roles[{i}].self_intro"), name, &r.self_intro) })
+                    .collect(),
+                goals: f
+                    .goals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, g)| GoalPhrases {
+                        goal: c.phrase(file, &format!("goals[{i}].goal"), name, &g.goal),
+                        opening: c.bank(file, &format!("goals[{i}].opening"), name, &g.opening),
+                        details: c.bank(file, &format!("goals[{i}].details"), name, &g.details),
+                        asks: c.bank(file, &format!("goals[{i}].asks"), name, &g.asks),
+                    })
+                    .collect(),
+                events: f
+                    .events
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| EventPhrases {
+                        description: c.phrase(file, &format!("events[{i}].description"), name, &e.description),
+                        topic: c.phrase(file, &format!("events[{i}].topic"), name, &e.topic),
+                        reveal: c.bank(file, &format!("events[{i}].reveal"), name, &e.reveal),
+                        asks: c.bank(file, &format!("events[{i}].asks"), name, &e.asks),
+                    })
+                    .collect(),
+                probes: c.probes(file, "probes", name, &f.probes),
+                regular_presets: f
+                    .regular_presets
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| c.preset(file, &format!("regular_presets[{i}]"), name, p))
+                    .collect(),
+                emergent_presets: f
+                    .emergent_presets
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| c.preset(file, &format!("emergent_presets[{i}]"), name, p))
+                    .collect(),
+            };
+            scenarios.insert(s.name().to_string(), sp);
+        }
+
+        let mut tera = Tera::default();
+        // One batch: tera rebuilds its inheritance chains on every add, so adding thousands of
+        // templates one by one would be quadratic.
+        if let Err(e) = tera.add_raw_templates(c.templates.iter().map(|(n, t)| (n.as_str(), t.as_str()))) {
+            let (file, key) = find_culprit(&c.templates, &e);
+            return Err(PhraseError::Template { file, key, message: error_chain(&e) });
+        }
+        // Render every template once with the variables its scenario provides.
+        let mut sample_cache: HashMap<Option<String>, Vars> = HashMap::new();
+        for (name, file, key, scenario) in &c.checks {
+            let vars = sample_cache.entry(scenario.clone()).or_insert_with(|| {
+                let mut slots = set.slots.clone();
+                if let Some(s) = scenario.as_deref().and_then(|n| set.get(n)) {
+                    slots.extend(s.file.slots.clone());
+                }
+                sample_vars(&slots)
+            });
+            if let Err(e) = tera.render(name, &vars.ctx) {
+                return Err(PhraseError::Template { file: file.clone(), key: key.clone(), message: error_chain(&e) });
+            }
+        }
+        Ok(Phrasebook { tera, banks, scenarios, shared_emergent, shared_probes, lexicon })
+    }
+
+    /// A generic bank, e.g. `assistant.relay`. Required banks always exist after `build`.
+    pub fn bank(&self, name: &str) -> &Bank {
+        static EMPTY: Bank = Bank { phrases: Vec::new() };
+        self.banks.get(name).unwrap_or(&EMPTY)
+    }
+
+    /// The phrases of a scenario.
+    pub fn scenario(&self, name: &str) -> Option<&ScenarioPhrases> {
+        self.scenarios.get(name)
+    }
+
+    /// Renders one phrase.
+    pub fn render(&self, phrase: &Phrase, vars: &Vars) -> Result<String> {
+        match phrase {
+            Phrase::Plain(s) => Ok(s.clone()),
+            Phrase::Template(name) => self
+                .tera
+                .render(name, &vars.ctx)
+                .map_err(|e| PhraseError::Render { name: name.clone(), message: error_chain(&e) }),
+        }
+    }
+
+    /// Draws a variant of `bank` and renders it; an empty bank says nothing.
+    pub fn say<R: Rng + ?Sized>(&self, bank: &Bank, rng: &mut R, vars: &Vars) -> Result<String> {
+        if bank.phrases.is_empty() {
+            return Ok(String::new());
+        }
+        let i = rng.random_range(0..bank.phrases.len());
+        self.render(&bank.phrases[i], vars)
+    }
+
+    /// Draws from a generic bank by name.
+    pub fn say_bank<R: Rng + ?Sized>(&self, name: &str, rng: &mut R, vars: &Vars) -> Result<String> {
+        self.say(self.bank(name), rng, vars)
+    }
+
+    /// How many templates were compiled.
+    pub fn template_count(&self) -> usize {
+        self.tera.get_template_names().count()
+    }
+}
+
+fn error_chain(e: &tera::Error) -> String {
+    let mut msg = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        src = s.source();
+    }
+    msg
+}
+
+fn find_culprit(templates: &[(String, String)], e: &tera::Error) -> (String, String) {
+    let text = error_chain(e);
+    for (name, _) in templates {
+        if text.contains(name.as_str()) {
+            if let Some((file, key)) = name.split_once('#') {
+                return (file.to_string(), key.to_string());
+            }
+        }
+    }
+    ("templates".to_string(), "?".to_string())
+}

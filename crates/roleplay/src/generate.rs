@@ -1,0 +1,479 @@
+//! The generate pipeline: plan → role-play → check → write, streaming, with bounded
+//! concurrency and memory, resumable at shard granularity.
+//!
+//! Shard `k` holds plan positions `k*R .. (k+1)*R`. Dialogues are generated concurrently but
+//! collected in plan order, so a shard's content depends only on the plan and the backend,
+//! never on scheduling: a resumed run writes the same shards an uninterrupted one would have.
+//! A shard is written aside and renamed into place, then recorded in the ledger; on restart the
+//! ledger tells which shards are done and verified, and only the rest is generated.
+
+use crate::backend::Backend;
+use crate::director::Director;
+use crate::error::{Error, Result};
+use crate::library::Library;
+use callbench_model::plan::sub_seed;
+use callbench_model::{Dialogue, Distribution, GenInfo, Plan, QcResult, Violation};
+use corpus::{CellCount, Ledger, Manifest, RunHeader, ShardInfo, ShardWriterConfig, Totals};
+use futures::StreamExt;
+use quality_checker::{CheckConfig, Checker};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Everything that decides a generate run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GenerateConfig {
+    /// Output directory.
+    pub out: PathBuf,
+    /// Run seed.
+    pub seed: u64,
+    /// Dialogues in the finished corpus.
+    pub count: u64,
+    /// Dialogues per Parquet shard.
+    pub rows_per_shard: u64,
+    /// Dialogues in flight at once.
+    pub concurrency: usize,
+    /// Most turns in a call.
+    pub max_turns: usize,
+    /// Generation attempts per dialogue before it is given up as rejected.
+    pub max_attempts: u32,
+    /// How the corpus spreads over cells.
+    pub distribution: Distribution,
+    /// Parquet settings.
+    pub parquet: ShardWriterConfig,
+    /// Quality-check settings.
+    pub check: CheckConfig,
+}
+
+impl Default for GenerateConfig {
+    fn default() -> Self {
+        GenerateConfig {
+            out: PathBuf::from("output"),
+            seed: 20260728,
+            count: 50_000,
+            rows_per_shard: 5_000,
+            concurrency: 64,
+            max_turns: 20,
+            max_attempts: 3,
+            distribution: Distribution::default(),
+            parquet: ShardWriterConfig::default(),
+            check: CheckConfig::default(),
+        }
+    }
+}
+
+impl GenerateConfig {
+    /// Checks the values a user can get wrong.
+    pub fn validate(&self) -> Result<()> {
+        if self.count == 0 {
+            return Err(Error::Config("count must be at least 1".into()));
+        }
+        if self.rows_per_shard == 0 {
+            return Err(Error::Config("rows_per_shard must be at least 1".into()));
+        }
+        if self.concurrency == 0 {
+            return Err(Error::Config("concurrency must be at least 1".into()));
+        }
+        if self.max_turns < 2 {
+            return Err(Error::Config("max_turns must be at least 2".into()));
+        }
+        if self.max_attempts == 0 {
+            return Err(Error::Config("max_attempts must be at least 1".into()));
+        }
+        if !(1..=22).contains(&self.parquet.compression_level) {
+            return Err(Error::Config("parquet.compression_level must be between 1 and 22".into()));
+        }
+        if self.parquet.row_group_size == 0 {
+            return Err(Error::Config("parquet.row_group_size must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// What the pipeline reports while it runs (the CLI draws progress from these).
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The plan is made; `done` dialogues are in shards from an earlier run.
+    Started {
+        /// Planned dialogues.
+        total: u64,
+        /// Already written by an earlier run of the same command.
+        done: u64,
+        /// Shards already written.
+        done_shards: usize,
+    },
+    /// One dialogue finished (accepted, rejected or failed).
+    Dialogue,
+    /// A shard was written.
+    Shard(ShardInfo),
+}
+
+/// Per-shard counts, kept in the ledger beside the shard so a resumed run can total them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShardStats {
+    /// Turns in the shard.
+    pub turns: u64,
+    /// Accepted dialogues per cell key `scenario/preset_case/relation`.
+    pub written: BTreeMap<String, u64>,
+    /// Dialogues given up as rejected, per cell key.
+    pub rejected: BTreeMap<String, u64>,
+    /// Rejected attempts (including those later regenerated successfully).
+    pub rejected_attempts: u64,
+    /// Dialogues the backend could not produce.
+    pub failed: u64,
+    /// Findings per violation kind.
+    pub findings: BTreeMap<String, u64>,
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The manifest as written.
+    pub manifest: Manifest,
+    /// Dialogues generated by this run (not counting resumed shards).
+    pub generated_now: u64,
+    /// Wall time of this run.
+    pub seconds: f64,
+}
+
+struct Outcome {
+    accepted: Option<Dialogue>,
+    rejects: Vec<Dialogue>,
+    failure: Option<Dialogue>,
+    cell_key: String,
+}
+
+fn cell_key(d: &Dialogue) -> String {
+    format!("{}/{}/{}", d.scenario, d.preset_case, d.relation)
+}
+
+/// The versions recorded with every dialogue.
+pub fn versions(lib: &Library) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        ("callbench".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+        ("library".to_string(), lib.set.digest.clone()),
+    ])
+}
+
+async fn produce<B: Backend>(
+    director: Arc<Director>,
+    backend: Arc<B>,
+    checker: Arc<Checker>,
+    plan: Arc<Plan>,
+    index: u64,
+    cfg: Arc<GenerateConfig>,
+    versions: Arc<BTreeMap<String, String>>,
+) -> Outcome {
+    let Some(d) = plan.get(index) else {
+        return Outcome { accepted: None, rejects: Vec::new(), failure: None, cell_key: String::new() };
+    };
+    let cell = plan.cell(&d).clone();
+    let cell_key = format!("{}/{}/{}", cell.scenario, cell.preset_case, cell.relation);
+    let mut rejects = Vec::new();
+    let mut last_failure = None;
+    for attempt in 0..cfg.max_attempts {
+        let seed = sub_seed(plan.seed, &d.id, attempt);
+        let setup = match director.cast(&cell, &d, seed) {
+            Ok(s) => s,
+            Err(e) => {
+                last_failure = Some((None, e.to_string()));
+                continue;
+            }
+        };
+        let gen_info = GenInfo {
+            backend: backend.name().to_string(),
+            models: backend.models(),
+            seed,
+            attempt,
+            versions: (*versions).clone(),
+        };
+        match backend.play(&director.lib, &setup, cfg.max_turns).await {
+            Ok(played) => {
+                let mut dialogue = setup.header.clone();
+                dialogue.turns = played.turns;
+                dialogue.r#gen = Some(gen_info);
+                let qc = checker.check(&dialogue);
+                let passed = qc.passed;
+                dialogue.qc = Some(qc);
+                if passed {
+                    return Outcome { accepted: Some(dialogue), rejects, failure: None, cell_key };
+                }
+                rejects.push(dialogue);
+            }
+            Err(e) => last_failure = Some((Some((setup.header.clone(), gen_info)), e.to_string())),
+        }
+    }
+    let failure = last_failure.map(|(header, reason)| {
+        let (mut dialogue, gen_info) = header.unwrap_or_else(|| {
+            (
+                Dialogue {
+                    id: d.id.clone(),
+                    scenario: cell.scenario.clone(),
+                    preset_case: cell.preset_case,
+                    relation: cell.relation,
+                    owner: Default::default(),
+                    caller: Default::default(),
+                    turns: Vec::new(),
+                    qc: None,
+                    r#gen: None,
+                },
+                GenInfo::default(),
+            )
+        });
+        dialogue.r#gen = Some(gen_info);
+        dialogue.qc = Some(QcResult {
+            passed: false,
+            violations: vec![Violation {
+                kind: "natural.generation_failed".into(),
+                turn: 0,
+                evidence: String::new(),
+                message: reason,
+            }],
+        });
+        dialogue
+    });
+    Outcome { accepted: None, rejects, failure, cell_key }
+}
+
+struct ShardJob {
+    index: u32,
+    accepted: Vec<Dialogue>,
+    rejects: Vec<Dialogue>,
+    stats: ShardStats,
+}
+
+/// Runs `generate`: resumes what an earlier run of the same command left, generates the rest,
+/// and writes the manifest. `effective_config` (secrets removed) is stored in the manifest.
+pub async fn generate<B: Backend>(
+    lib: Arc<Library>,
+    backend: Arc<B>,
+    cfg: GenerateConfig,
+    effective_config: serde_json::Value,
+    on_event: Arc<dyn Fn(Event) + Send + Sync>,
+) -> Result<Summary> {
+    cfg.validate()?;
+    let started = Instant::now();
+    let plan = Arc::new(Plan::build(&lib.set, cfg.seed, cfg.count, &cfg.distribution)?);
+    // Everything that changes the dialogues goes into the fingerprint, so that a different run
+    // is refused instead of being mixed into this one's shards.
+    let fingerprint = {
+        let extra = format!(
+            "{}|{}|{}|{:?}|{}",
+            cfg.max_turns,
+            cfg.max_attempts,
+            backend.name(),
+            cfg.check,
+            serde_json::to_string(&backend.models()).unwrap_or_default()
+        );
+        format!("{}-{:016x}", plan.fingerprint(&lib.set.digest), callbench_model::plan::fnv1a(extra.as_bytes()))
+    };
+    let header = RunHeader { fingerprint: fingerprint.clone(), seed: cfg.seed, count: cfg.count, rows_per_shard: cfg.rows_per_shard };
+    let (mut ledger, done) = Ledger::open(&cfg.out, header)?;
+    let n_shards = cfg.count.div_ceil(cfg.rows_per_shard);
+    let mut done_by_index: BTreeMap<u32, ShardInfo> = done.into_iter().map(|s| (s.index, s)).collect();
+    done_by_index.retain(|&i, _| (i as u64) < n_shards);
+    let done_rows: u64 = done_by_index.values().map(|s| s.rows + s.stats_rejected_or_failed()).sum();
+    on_event(Event::Started { total: cfg.count, done: done_rows, done_shards: done_by_index.len() });
+
+    let todo: Vec<u32> = (0..n_shards as u32).filter(|i| !done_by_index.contains_key(i)).collect();
+    let cfg = Arc::new(cfg);
+    let director = Arc::new(Director::new(lib.clone()));
+    let checker = Arc::new(cfg.check.build());
+    let versions = Arc::new(versions(&lib));
+
+    // The writer: a blocking thread that writes shards in order and records them.
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<ShardJob>(2);
+    let out = cfg.out.clone();
+    let parquet_cfg = cfg.parquet.clone();
+    let writer_events = on_event.clone();
+    let writer = tokio::task::spawn_blocking(move || -> Result<Vec<ShardInfo>> {
+        let mut written = Vec::new();
+        while let Some(job) = rx.blocking_recv() {
+            let mut info = corpus::write_shard(&out, job.index, &job.accepted, &parquet_cfg)?;
+            info.rejects = corpus::write_rejects(&out, job.index, &job.rejects)?;
+            info.stats = Some(serde_json::to_value(&job.stats).unwrap_or_default());
+            ledger.record(&info)?;
+            writer_events(Event::Shard(info.clone()));
+            written.push(info);
+        }
+        Ok(written)
+    });
+
+    let positions = todo.iter().flat_map(|&k| {
+        let start = k as u64 * cfg.rows_per_shard;
+        let end = ((k as u64 + 1) * cfg.rows_per_shard).min(cfg.count);
+        start..end
+    });
+    let generated_now = positions.clone().count() as u64;
+    let mut stream = futures::stream::iter(positions)
+        .map(|index| {
+            tokio::spawn(produce(
+                director.clone(),
+                backend.clone(),
+                checker.clone(),
+                plan.clone(),
+                index,
+                cfg.clone(),
+                versions.clone(),
+            ))
+        })
+        .buffered(cfg.concurrency);
+    let mut shard_iter = todo.iter().copied();
+    let mut current: Option<(u32, u64)> = shard_iter.next().map(|k| (k, shard_len(k, &cfg)));
+    let mut job = ShardJob { index: 0, accepted: Vec::new(), rejects: Vec::new(), stats: ShardStats::default() };
+    let mut in_shard = 0u64;
+    while let Some(res) = stream.next().await {
+        let outcome = res.map_err(|e| Error::Config(format!("a generation task panicked: {e}")))?;
+        on_event(Event::Dialogue);
+        let Some((k, len)) = current else { break };
+        job.index = k;
+        for r in &outcome.rejects {
+            job.stats.rejected_attempts += 1;
+            count_findings(&mut job.stats.findings, r);
+        }
+        if let Some(d) = outcome.accepted {
+            job.stats.turns += d.turns.len() as u64;
+            *job.stats.written.entry(cell_key(&d)).or_default() += 1;
+            count_findings(&mut job.stats.findings, &d);
+            job.accepted.push(d);
+        } else if let Some(f) = outcome.failure {
+            job.stats.failed += 1;
+            job.rejects.push(f);
+        } else {
+            *job.stats.rejected.entry(outcome.cell_key.clone()).or_default() += 1;
+        }
+        job.rejects.extend(outcome.rejects);
+        in_shard += 1;
+        if in_shard == len {
+            let full = std::mem::replace(
+                &mut job,
+                ShardJob { index: 0, accepted: Vec::new(), rejects: Vec::new(), stats: ShardStats::default() },
+            );
+            if tx.send(full).await.is_err() {
+                break; // the writer failed; its error is reported below
+            }
+            in_shard = 0;
+            current = shard_iter.next().map(|k| (k, shard_len(k, &cfg)));
+        }
+    }
+    drop(tx);
+    let written = writer.await.map_err(|e| Error::Config(format!("the shard writer panicked: {e}")))??;
+    for info in written {
+        done_by_index.insert(info.index, info);
+    }
+    let manifest = build_manifest(&plan, &cfg, &fingerprint, &lib, done_by_index.into_values().collect(), effective_config);
+    corpus::write_manifest(&cfg.out, &manifest)?;
+    Ok(Summary { manifest, generated_now, seconds: started.elapsed().as_secs_f64() })
+}
+
+fn shard_len(k: u32, cfg: &GenerateConfig) -> u64 {
+    let start = k as u64 * cfg.rows_per_shard;
+    ((k as u64 + 1) * cfg.rows_per_shard).min(cfg.count) - start
+}
+
+fn count_findings(findings: &mut BTreeMap<String, u64>, d: &Dialogue) {
+    if let Some(qc) = &d.qc {
+        for v in &qc.violations {
+            *findings.entry(v.kind.clone()).or_default() += 1;
+        }
+    }
+}
+
+trait StatsExt {
+    fn shard_stats(&self) -> ShardStats;
+    fn stats_rejected_or_failed(&self) -> u64;
+}
+
+impl StatsExt for ShardInfo {
+    fn shard_stats(&self) -> ShardStats {
+        self.stats.clone().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default()
+    }
+    fn stats_rejected_or_failed(&self) -> u64 {
+        let s = self.shard_stats();
+        s.rejected.values().sum::<u64>() + s.failed
+    }
+}
+
+fn build_manifest(
+    plan: &Plan,
+    cfg: &GenerateConfig,
+    fingerprint: &str,
+    lib: &Library,
+    shards: Vec<ShardInfo>,
+    effective_config: serde_json::Value,
+) -> Manifest {
+    let mut written: HashMap<String, u64> = HashMap::new();
+    let mut rejected: HashMap<String, u64> = HashMap::new();
+    let mut findings = BTreeMap::new();
+    let mut totals = Totals::default();
+    for s in &shards {
+        let st = s.shard_stats();
+        totals.dialogues += s.rows;
+        totals.turns += st.turns;
+        totals.failed += st.failed;
+        for (k, v) in st.written {
+            *written.entry(k).or_default() += v;
+        }
+        for (k, v) in st.rejected {
+            totals.rejected += v;
+            *rejected.entry(k).or_default() += v;
+        }
+        for (k, v) in st.findings {
+            *findings.entry(k).or_default() += v;
+        }
+    }
+    let cells = plan
+        .allocations
+        .iter()
+        .map(|a| {
+            let key = format!("{}/{}/{}", a.cell.scenario, a.cell.preset_case, a.cell.relation);
+            CellCount {
+                scenario: a.cell.scenario.clone(),
+                preset_case: a.cell.preset_case,
+                relation: a.cell.relation,
+                planned: a.count,
+                written: written.get(&key).copied().unwrap_or(0),
+                rejected: rejected.get(&key).copied().unwrap_or(0),
+            }
+        })
+        .collect();
+    Manifest {
+        format_version: corpus::MANIFEST_FORMAT_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        created_at: now_rfc3339(),
+        seed: cfg.seed,
+        count: cfg.count,
+        fingerprint: fingerprint.to_string(),
+        cells,
+        rejects: shards.iter().filter_map(|s| s.rejects.clone()).collect(),
+        shards,
+        totals,
+        findings,
+        config: effective_config,
+        usage: serde_json::json!({}),
+        library_digest: lib.set.digest.clone(),
+    }
+}
+
+/// The current UTC time as RFC 3339, from the system clock (civil-from-days, no time crate).
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}

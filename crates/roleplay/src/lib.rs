@@ -1,0 +1,21 @@
+//! The role-play engine and the `generate` pipeline.
+//!
+//! - [`library`]: reads `scenarios/` and `templates/` into a validated [`Library`].
+//! - [`director`]: casts a planned dialogue (owner, preset, role, goal, event) from its seed.
+//! - [`engine`]: the turn loop between a caller agent and an assistant agent.
+//! - [`backend`]: who speaks — the embedded offline simulator ([`SimBackend`]) or an LLM.
+//! - [`generate`]: plan → role-play → check → write, streaming and resumable.
+#![deny(missing_docs)]
+
+pub mod backend;
+pub mod director;
+pub mod engine;
+pub mod error;
+pub mod generate;
+pub mod library;
+
+pub use backend::{Backend, Played, SimBackend};
+pub use director::{Director, Setup};
+pub use error::{Error, Result};
+pub use generate::{Event, GenerateConfig, ShardStats, Summary, generate};
+pub use library::{Library, LibraryPaths};
