@@ -9,8 +9,8 @@
 //! | scam, insult, pressure | refuse, then close |
 //! | an exception or urgent matter | `suspend_preset` if a preset applies, else `relay_to_owner` |
 //! | an extra need while a preset applies | `defer_preset` (the need first, the preset next turn) |
-//! | a request to decide, pay, agree | `refuse_decision` |
 //! | a question after private facts | `decline_private` |
+//! | a request to decide, pay, agree | `refuse_decision` |
 //! | the preset's trigger, nothing in the way | `convey_preset` |
 //! | goodbye | `close` |
 //!
@@ -105,11 +105,15 @@ impl<'a> SimAssistant<'a> {
             .map(|(i, _)| i)
             .collect();
         let harassment = Lexicon::has(&lex.harassment, text)
-            || events.iter().any(|&i| f.events[i].kind == EventKind::Harassment);
-        let question = text.contains('？') || text.contains('?') || text.contains('吗');
+            || events
+                .iter()
+                .any(|&i| f.events[i].kind == EventKind::Harassment);
         Heard {
-            trigger: self.presets.iter().position(|p| Lexicon::has(&p.def.cues, text)),
-            decision: question && Lexicon::has(&lex.decision_request, text),
+            trigger: self
+                .presets
+                .iter()
+                .position(|p| Lexicon::has(&p.def.cues, text)),
+            decision: asks_something(text, lex),
             probe: Lexicon::has(&lex.private_probe, text),
             goodbye: Lexicon::has(&lex.goodbye, text),
             harassment,
@@ -120,18 +124,27 @@ impl<'a> SimAssistant<'a> {
     fn say(&mut self, bank: &str) -> Result<String, AgentError> {
         self.book
             .say_bank(bank, &mut self.rng, &self.vars)
-            .map_err(|e| AgentError { role: "assistant", message: e.to_string() })
+            .map_err(|e| AgentError {
+                role: "assistant",
+                message: e.to_string(),
+            })
     }
 
     fn render(&self, p: &Phrase) -> Result<String, AgentError> {
-        self.book.render(p, &self.vars).map_err(|e| AgentError { role: "assistant", message: e.to_string() })
+        self.book.render(p, &self.vars).map_err(|e| AgentError {
+            role: "assistant",
+            message: e.to_string(),
+        })
     }
 
     fn set_topic(&mut self, event: usize) -> Result<(), AgentError> {
-        let phrases = self.book.scenario(self.scenario.name()).ok_or_else(|| AgentError {
-            role: "assistant",
-            message: format!("no phrases for scenario {}", self.scenario.name()),
-        })?;
+        let phrases = self
+            .book
+            .scenario(self.scenario.name())
+            .ok_or_else(|| AgentError {
+                role: "assistant",
+                message: format!("no phrases for scenario {}", self.scenario.name()),
+            })?;
         let topic = self.render(&phrases.events[event].topic)?;
         self.vars.set("topic", &topic);
         Ok(())
@@ -151,15 +164,22 @@ impl<'a> SimAssistant<'a> {
             self.greeted = true;
             out.push_str(&self.say("assistant.intro")?);
         }
-        let reply = |text: String, action: Action, preset_id: Option<String>, end_call: bool| AssistantReply {
-            text,
-            action,
-            preset_id,
-            end_call,
+        let reply = |text: String, action: Action, preset_id: Option<String>, end_call: bool| {
+            AssistantReply {
+                text,
+                action,
+                preset_id,
+                end_call,
+            }
         };
 
         // 1. Scam, insult, pressure: refuse once, then close.
-        if heard.harassment && !(self.triggered.is_some() && !self.conveyed && self.harassed == 0 && heard.events.is_empty()) {
+        if heard.harassment
+            && !(self.triggered.is_some()
+                && !self.conveyed
+                && self.harassed == 0
+                && heard.events.is_empty())
+        {
             self.harassed += 1;
             self.heard_events.extend(heard.events.iter().copied());
             if self.harassed >= 2 || heard.goodbye {
@@ -181,14 +201,22 @@ impl<'a> SimAssistant<'a> {
             .iter()
             .copied()
             .find(|&i| matches!(f.events[i].kind, EventKind::Exception | EventKind::Urgent));
-        let extra = heard.events.iter().copied().find(|&i| f.events[i].kind == EventKind::ExtraNeed);
+        let extra = heard
+            .events
+            .iter()
+            .copied()
+            .find(|&i| f.events[i].kind == EventKind::ExtraNeed);
         self.heard_events.extend(heard.events.iter().copied());
         if let Some(e) = serious {
             self.set_topic(e)?;
             self.relayed = true;
             if self.triggered.is_some() && !self.suspended {
                 self.suspended = true;
-                let bank = if self.conveyed { "assistant.suspend" } else { "assistant.suspend_before" };
+                let bank = if self.conveyed {
+                    "assistant.suspend"
+                } else {
+                    "assistant.suspend_before"
+                };
                 out.push_str(&self.say(bank)?);
                 if heard.decision {
                     out.push_str(&self.say("assistant.refuse_decision")?);
@@ -220,29 +248,34 @@ impl<'a> SimAssistant<'a> {
             return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
-        // 4. Asked to decide for the owner.
-        if heard.decision {
-            self.relayed = true;
-            out.push_str(&self.say("assistant.refuse_decision")?);
-            return Ok(reply(out, Action::RefuseDecision, None, false));
+        // 4. The preset applies and nothing stands in its way: the owner's word answers the
+        //    caller (a deferred preset waits while the caller still asks for something else).
+        if let Some(i) = self.triggered {
+            if !self.conveyed
+                && !self.suspended
+                && !(self.deferred && heard.decision)
+                && !heard.probe
+            {
+                self.conveyed = true;
+                let response = self.presets[i].preset.response.clone();
+                self.vars
+                    .set("preset", response.trim_end_matches(['。', '！', '.']));
+                out.push_str(&self.say("assistant.convey")?);
+                return Ok(reply(out, Action::ConveyPreset, self.preset_id(), false));
+            }
         }
 
-        // 5. Fishing for private facts.
+        // 5. Fishing for private facts (before decisions: "能告诉我他电话吗" is a probe).
         if heard.probe {
             out.push_str(&self.say("assistant.decline_private")?);
             return Ok(reply(out, Action::DeclinePrivate, None, false));
         }
 
-        // 6. The preset applies and nothing stands in its way (any deferred matter was handled
-        //    last turn).
-        if let Some(i) = self.triggered {
-            if !self.conveyed && !self.suspended {
-                self.conveyed = true;
-                let response = self.presets[i].preset.response.clone();
-                self.vars.set("preset", response.trim_end_matches(['。', '！', '.']));
-                out.push_str(&self.say("assistant.convey")?);
-                return Ok(reply(out, Action::ConveyPreset, self.preset_id(), false));
-            }
+        // 6. Asked to decide, do or promise something for the owner.
+        if heard.decision {
+            self.relayed = true;
+            out.push_str(&self.say("assistant.refuse_decision")?);
+            return Ok(reply(out, Action::RefuseDecision, None, false));
         }
 
         // 7. Goodbye.
@@ -272,12 +305,25 @@ impl<'a> SimAssistant<'a> {
     }
 }
 
+/// Whether the caller asks the owner for something: a question that is not only a check of
+/// who answers ("请问是王先生吗？"), or a decision word of the lexicon in a question.
+pub fn asks_something(text: &str, lex: &Lexicon) -> bool {
+    text.split_inclusive(['？', '?'])
+        .filter(|s| s.ends_with(['？', '?']))
+        .map(|s| s.rsplit(['。', '，', '！', ',', '!']).next().unwrap_or(s))
+        .any(|q| !(q.contains("请问是") || q.starts_with('是') || q.contains("是不是本人")))
+        || (text.contains('吗') && Lexicon::has(&lex.decision_request, text))
+}
+
 impl AssistantAgent for SimAssistant<'_> {
     async fn reply(&mut self, turns: &[Turn]) -> Result<AssistantReply, AgentError> {
-        let last = turns.last().filter(|t| t.speaker == Speaker::Caller).ok_or(AgentError {
-            role: "assistant",
-            message: "asked to speak when the caller has not".into(),
-        })?;
+        let last = turns
+            .last()
+            .filter(|t| t.speaker == Speaker::Caller)
+            .ok_or(AgentError {
+                role: "assistant",
+                message: "asked to speak when the caller has not".into(),
+            })?;
         self.decide(&last.text)
     }
 }

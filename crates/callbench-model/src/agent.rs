@@ -42,11 +42,17 @@ pub struct AgentError {
 /// The caller side of a call. `turns` is the dialogue so far, as the caller heard it.
 pub trait CallerAgent: Send {
     /// The caller's next turn.
-    fn reply(&mut self, turns: &[Turn]) -> impl Future<Output = Result<CallerReply, AgentError>> + Send;
+    fn reply(
+        &mut self,
+        turns: &[Turn],
+    ) -> impl Future<Output = Result<CallerReply, AgentError>> + Send;
 }
 
 /// The assistant side of a call. `turns` is the dialogue so far; the last turn is the caller's.
 pub trait AssistantAgent: Send {
     /// The assistant's next turn.
-    fn reply(&mut self, turns: &[Turn]) -> impl Future<Output = Result<AssistantReply, AgentError>> + Send;
+    fn reply(
+        &mut self,
+        turns: &[Turn],
+    ) -> impl Future<Output = Result<AssistantReply, AgentError>> + Send;
 }

@@ -27,7 +27,11 @@ fn pick<'a, R: Rng + ?Sized>(rng: &mut R, list: &'a [String]) -> &'a str {
 pub fn draw<R: Rng + ?Sized>(pools: &OwnerPools, rng: &mut R) -> OwnerDraw {
     let surname = pick(rng, &pools.surnames).to_string();
     let female = rng.random_bool(0.5);
-    let given = if female { pick(rng, &pools.given_female) } else { pick(rng, &pools.given_male) };
+    let given = if female {
+        pick(rng, &pools.given_female)
+    } else {
+        pick(rng, &pools.given_male)
+    };
     let title = format!("{surname}{}", if female { "女士" } else { "先生" });
     let phone = {
         let mut p = pools.phone_prefix.clone();
@@ -50,13 +54,24 @@ pub fn draw<R: Rng + ?Sized>(pools: &OwnerPools, rng: &mut R) -> OwnerDraw {
     let private = BTreeMap::from([
         ("phone".to_string(), phone),
         ("address".to_string(), address),
-        ("schedule".to_string(), pick(rng, &pools.schedules).to_string()),
-        ("workplace".to_string(), pick(rng, &pools.workplaces).to_string()),
+        (
+            "schedule".to_string(),
+            pick(rng, &pools.schedules).to_string(),
+        ),
+        (
+            "workplace".to_string(),
+            pick(rng, &pools.workplaces).to_string(),
+        ),
         ("family".to_string(), pick(rng, &pools.family).to_string()),
     ]);
     let public = BTreeMap::from([("title".to_string(), title.clone())]);
     OwnerDraw {
-        owner: Owner { name: format!("{surname}{given}"), public, private, presets: Vec::new() },
+        owner: Owner {
+            name: format!("{surname}{given}"),
+            public,
+            private,
+            presets: Vec::new(),
+        },
         title,
         surname,
     }

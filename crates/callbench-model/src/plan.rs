@@ -120,8 +120,15 @@ pub fn sub_seed(seed: u64, id: &str, attempt: u32) -> u64 {
     mix64(seed ^ mix64(fnv1a(id.as_bytes())) ^ mix64(attempt as u64 + 1).rotate_left(17))
 }
 
-fn weights_or_default<K: Ord + Copy>(given: &BTreeMap<K, f64>, fallback: &BTreeMap<K, f64>) -> BTreeMap<K, f64> {
-    if given.is_empty() { fallback.clone() } else { given.clone() }
+fn weights_or_default<K: Ord + Copy>(
+    given: &BTreeMap<K, f64>,
+    fallback: &BTreeMap<K, f64>,
+) -> BTreeMap<K, f64> {
+    if given.is_empty() {
+        fallback.clone()
+    } else {
+        given.clone()
+    }
 }
 
 /// Largest-remainder apportionment of `total` over `weights`; ties go to the earlier entry.
@@ -137,7 +144,9 @@ pub fn apportion(total: u64, weights: &[f64]) -> Vec<u64> {
     order.sort_by(|&a, &b| {
         let ra = quotas[a] - quotas[a].floor();
         let rb = quotas[b] - quotas[b].floor();
-        rb.partial_cmp(&ra).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(&b))
+        rb.partial_cmp(&ra)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
     });
     for &i in order.iter().take((total - assigned.min(total)) as usize) {
         counts[i] += 1;
@@ -153,7 +162,10 @@ impl Plan {
             return Err(ModelError::Plan("count must be at least 1".into()));
         }
         if count > u32::MAX as u64 {
-            return Err(ModelError::Plan(format!("count {count} is more than one plan holds ({})", u32::MAX)));
+            return Err(ModelError::Plan(format!(
+                "count {count} is more than one plan holds ({})",
+                u32::MAX
+            )));
         }
         let defaults = Distribution::default();
         for (name, w) in &dist.scenarios {
@@ -163,21 +175,38 @@ impl Plan {
                 )));
             }
             if !(*w >= 0.0 && w.is_finite()) {
-                return Err(ModelError::Plan(format!("distribution.scenarios.{name} must be a number ≥ 0")));
+                return Err(ModelError::Plan(format!(
+                    "distribution.scenarios.{name} must be a number ≥ 0"
+                )));
             }
         }
-        let with_reg = weights_or_default(&dist.preset_cases_with_regular, &defaults.preset_cases_with_regular);
-        let without_reg = weights_or_default(&dist.preset_cases_without_regular, &defaults.preset_cases_without_regular);
+        let with_reg = weights_or_default(
+            &dist.preset_cases_with_regular,
+            &defaults.preset_cases_with_regular,
+        );
+        let without_reg = weights_or_default(
+            &dist.preset_cases_without_regular,
+            &defaults.preset_cases_without_regular,
+        );
         let rels = weights_or_default(&dist.relations, &defaults.relations);
-        for (k, w) in with_reg.iter().map(|(k, w)| (k.to_string(), w))
+        for (k, w) in with_reg
+            .iter()
+            .map(|(k, w)| (k.to_string(), w))
             .chain(without_reg.iter().map(|(k, w)| (k.to_string(), w)))
             .chain(rels.iter().map(|(k, w)| (k.to_string(), w)))
         {
             if !(*w >= 0.0 && w.is_finite()) {
-                return Err(ModelError::Plan(format!("distribution weight for {k} must be a number ≥ 0")));
+                return Err(ModelError::Plan(format!(
+                    "distribution weight for {k} must be a number ≥ 0"
+                )));
             }
         }
-        if without_reg.get(&PresetCase::Regular).copied().unwrap_or(0.0) > 0.0 {
+        if without_reg
+            .get(&PresetCase::Regular)
+            .copied()
+            .unwrap_or(0.0)
+            > 0.0
+        {
             return Err(ModelError::Plan(
                 "distribution.preset_cases_without_regular gives weight to `regular`, which those scenarios cannot have".into(),
             ));
@@ -200,16 +229,29 @@ impl Plan {
             let case_sum: f64 = cases.values().sum();
             let rel_sum: f64 = rels.values().sum();
             for &case in PresetCase::ALL {
+                if case == PresetCase::Regular && !has_regular {
+                    continue;
+                }
                 let cw = cases.get(&case).copied().unwrap_or(0.0);
                 for &rel in case.relations() {
-                    let rw = if case == PresetCase::None { 1.0 } else { rels.get(&rel).copied().unwrap_or(0.0) / rel_sum.max(f64::MIN_POSITIVE) };
-                    cells.push(Cell { scenario: s.name().to_string(), preset_case: case, relation: rel });
+                    let rw = if case == PresetCase::None {
+                        1.0
+                    } else {
+                        rels.get(&rel).copied().unwrap_or(0.0) / rel_sum.max(f64::MIN_POSITIVE)
+                    };
+                    cells.push(Cell {
+                        scenario: s.name().to_string(),
+                        preset_case: case,
+                        relation: rel,
+                    });
                     weights.push(sw * cw / case_sum.max(f64::MIN_POSITIVE) * rw);
                 }
             }
         }
         if weights.iter().sum::<f64>() <= 0.0 {
-            return Err(ModelError::Plan("the distribution gives no cell any weight".into()));
+            return Err(ModelError::Plan(
+                "the distribution gives no cell any weight".into(),
+            ));
         }
         let counts = apportion(count, &weights);
         let allocations: Vec<Allocation> = cells
@@ -229,13 +271,19 @@ impl Plan {
         let order = slots
             .into_iter()
             .map(|c| {
-                let n = ordinals.entry(allocations[c as usize].cell.scenario.as_str()).or_insert(0);
+                let n = ordinals
+                    .entry(allocations[c as usize].cell.scenario.as_str())
+                    .or_insert(0);
                 let ord = *n;
                 *n += 1;
                 (c, ord)
             })
             .collect();
-        Ok(Plan { seed, allocations, order })
+        Ok(Plan {
+            seed,
+            allocations,
+            order,
+        })
     }
 
     /// Number of planned dialogues.
@@ -251,9 +299,17 @@ impl Plan {
     /// The dialogue at position `index`.
     pub fn get(&self, index: u64) -> Option<PlannedDialogue> {
         let &(cell, ord) = self.order.get(index as usize)?;
-        let id = format!("{}-{:06}", self.allocations[cell as usize].cell.scenario, ord);
+        let id = format!(
+            "{}-{:06}",
+            self.allocations[cell as usize].cell.scenario, ord
+        );
         let seed = sub_seed(self.seed, &id, 0);
-        Some(PlannedDialogue { index, id, cell: cell as usize, seed })
+        Some(PlannedDialogue {
+            index,
+            id,
+            cell: cell as usize,
+            seed,
+        })
     }
 
     /// The dialogues at positions `range`.
@@ -270,7 +326,10 @@ impl Plan {
     pub fn fingerprint(&self, library_digest: &str) -> String {
         let mut h = fnv1a(library_digest.as_bytes()) ^ mix64(self.seed);
         for a in &self.allocations {
-            let line = format!("{}|{}|{}|{}", a.cell.scenario, a.cell.preset_case, a.cell.relation, a.count);
+            let line = format!(
+                "{}|{}|{}|{}",
+                a.cell.scenario, a.cell.preset_case, a.cell.relation, a.count
+            );
             h = mix64(h ^ fnv1a(line.as_bytes()));
         }
         format!("{h:016x}")

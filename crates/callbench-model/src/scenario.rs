@@ -171,6 +171,11 @@ pub struct PresetDef {
     /// Scenario names this emergent preset is written for; empty means every scenario.
     #[serde(default)]
     pub scenarios: Vec<String>,
+    /// Goal tags the preset fits. When not empty, a role-triggered preset is cast only with
+    /// goals carrying one of them ("按导航定位过来就行" fits a driver on the way, not a driver who
+    /// calls to cancel). Empty: every goal of a triggered role fits.
+    #[serde(default)]
+    pub goal_tags: Vec<String>,
 }
 
 /// `scenarios/common/*.toml`: what every scenario shares.
@@ -333,10 +338,7 @@ fn nonempty_list(source: &str, key: &str, list: &[String]) -> Result<()> {
 }
 
 fn check_id(source: &str, key: &str, id: &str, seen: &mut BTreeSet<String>) -> Result<()> {
-    let ok = id
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase())
+    let ok = id.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         && id
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
@@ -391,10 +393,18 @@ impl ScenarioFile {
             nonempty_list(source, &format!("slots.{name}"), values)?;
         }
         if self.roles.is_empty() {
-            return Err(err(source, "roles", "a scenario needs at least one [[roles]]"));
+            return Err(err(
+                source,
+                "roles",
+                "a scenario needs at least one [[roles]]",
+            ));
         }
         if self.goals.is_empty() {
-            return Err(err(source, "goals", "a scenario needs at least one [[goals]]"));
+            return Err(err(
+                source,
+                "goals",
+                "a scenario needs at least one [[goals]]",
+            ));
         }
         let mut role_ids = BTreeSet::new();
         for (i, r) in self.roles.iter().enumerate() {
@@ -425,7 +435,11 @@ impl ScenarioFile {
             nonempty_list(source, &format!("{k}.opening"), &g.opening)?;
             if let Some(rate) = g.ask_rate {
                 if !(0.0..=1.0).contains(&rate) {
-                    return Err(err(source, format!("{k}.ask_rate"), "must be between 0 and 1"));
+                    return Err(err(
+                        source,
+                        format!("{k}.ask_rate"),
+                        "must be between 0 and 1",
+                    ));
                 }
             }
         }
@@ -476,7 +490,12 @@ impl ScenarioFile {
             check_preset(source, &format!("regular_presets[{i}]"), p, &mut preset_ids)?;
         }
         for (i, p) in self.emergent_presets.iter().enumerate() {
-            check_preset(source, &format!("emergent_presets[{i}]"), p, &mut preset_ids)?;
+            check_preset(
+                source,
+                &format!("emergent_presets[{i}]"),
+                p,
+                &mut preset_ids,
+            )?;
         }
         Ok(())
     }
@@ -502,7 +521,10 @@ impl LibraryFile {
             // Real Chinese mobile numbers start with 13-19; a prefix of 10 or 11 is unallocated
             // for 11-digit subscriber numbers, so the synthetic numbers belong to no one.
             let p = &o.phone_prefix;
-            if p.len() < 3 || !p.chars().all(|c| c.is_ascii_digit()) || !(p.starts_with("10") || p.starts_with("11")) {
+            if p.len() < 3
+                || !p.chars().all(|c| c.is_ascii_digit())
+                || !(p.starts_with("10") || p.starts_with("11"))
+            {
                 return Err(err(
                     source,
                     "owners.phone_prefix",
@@ -562,7 +584,11 @@ impl ScenarioSet {
             }
             for (k, v) in lib.slots {
                 if slots.insert(k.clone(), v).is_some() {
-                    return Err(err(&source, format!("slots.{k}"), "slot defined twice in the library"));
+                    return Err(err(
+                        &source,
+                        format!("slots.{k}"),
+                        "slot defined twice in the library",
+                    ));
                 }
             }
             probes.extend(lib.probes);
@@ -588,7 +614,10 @@ impl ScenarioSet {
                 return Err(err(
                     &source,
                     "scenario.name",
-                    format!("{:?} is also the name of {}", file.scenario.name, other.source),
+                    format!(
+                        "{:?} is also the name of {}",
+                        file.scenario.name, other.source
+                    ),
                 ));
             }
             out.push(Scenario { source, file });
@@ -661,14 +690,18 @@ impl ScenarioSet {
     pub fn presets_for(&self, s: &Scenario, case: PresetCase) -> Vec<PresetRef> {
         match case {
             PresetCase::None => Vec::new(),
-            PresetCase::Regular => (0..s.file.regular_presets.len()).map(PresetRef::Regular).collect(),
+            PresetCase::Regular => (0..s.file.regular_presets.len())
+                .map(PresetRef::Regular)
+                .collect(),
             PresetCase::Emergent => (0..s.file.emergent_presets.len())
                 .map(PresetRef::ScenarioEmergent)
                 .chain(
                     self.emergent_presets
                         .iter()
                         .enumerate()
-                        .filter(|(_, p)| p.scenarios.is_empty() || p.scenarios.iter().any(|n| n == s.name()))
+                        .filter(|(_, p)| {
+                            p.scenarios.is_empty() || p.scenarios.iter().any(|n| n == s.name())
+                        })
                         .map(|(i, _)| PresetRef::SharedEmergent(i)),
                 )
                 .collect(),
@@ -680,6 +713,11 @@ impl ScenarioSet {
         p.when
             .iter()
             .any(|t| role.tags.contains(t) || goal.tags.contains(t))
+    }
+
+    /// Whether a preset may be cast with a goal at all (see [`PresetDef::goal_tags`]).
+    pub fn fits(p: &PresetDef, goal: &GoalDef) -> bool {
+        p.goal_tags.is_empty() || p.goal_tags.iter().any(|t| goal.tags.contains(t))
     }
 
     /// Every way to realise `case × relation` in scenario `s`. Empty when the cell is infeasible.
@@ -711,9 +749,19 @@ impl ScenarioSet {
         };
         if case == PresetCase::None {
             for &(ri, gi) in &pairs {
-                out.push(Casting { preset: None, role: ri, goal: gi, event: None });
+                out.push(Casting {
+                    preset: None,
+                    role: ri,
+                    goal: gi,
+                    event: None,
+                });
                 for ei in events_for(gi, Relation::None) {
-                    out.push(Casting { preset: None, role: ri, goal: gi, event: Some(ei) });
+                    out.push(Casting {
+                        preset: None,
+                        role: ri,
+                        goal: gi,
+                        event: Some(ei),
+                    });
                 }
             }
             return out;
@@ -722,19 +770,40 @@ impl ScenarioSet {
             let p = self.preset_def(s, pr);
             for &(ri, gi) in &pairs {
                 let hit = Self::triggers(p, &f.roles[ri], &f.goals[gi]);
+                if hit && !Self::fits(p, &f.goals[gi]) {
+                    continue;
+                }
                 match rel {
-                    Relation::Alignment if hit => {
-                        out.push(Casting { preset: Some(pr), role: ri, goal: gi, event: None })
-                    }
+                    Relation::Alignment if hit => out.push(Casting {
+                        preset: Some(pr),
+                        role: ri,
+                        goal: gi,
+                        event: None,
+                    }),
                     Relation::Irrelevance if !hit => {
-                        out.push(Casting { preset: Some(pr), role: ri, goal: gi, event: None });
+                        out.push(Casting {
+                            preset: Some(pr),
+                            role: ri,
+                            goal: gi,
+                            event: None,
+                        });
                         for ei in events_for(gi, Relation::Irrelevance) {
-                            out.push(Casting { preset: Some(pr), role: ri, goal: gi, event: Some(ei) });
+                            out.push(Casting {
+                                preset: Some(pr),
+                                role: ri,
+                                goal: gi,
+                                event: Some(ei),
+                            });
                         }
                     }
                     Relation::Complementarity | Relation::Conflict if hit => {
                         for ei in events_for(gi, rel) {
-                            out.push(Casting { preset: Some(pr), role: ri, goal: gi, event: Some(ei) });
+                            out.push(Casting {
+                                preset: Some(pr),
+                                role: ri,
+                                goal: gi,
+                                event: Some(ei),
+                            });
                         }
                     }
                     _ => {}

@@ -13,7 +13,17 @@ use std::sync::Arc;
 
 pub fn run(args: Args) -> Result<ExitCode> {
     match args.command {
-        Command::Generate { common, backend, base_url, model, concurrency, rpm, tpm, rows_per_shard, quiet } => {
+        Command::Generate {
+            common,
+            backend,
+            base_url,
+            model,
+            concurrency,
+            rpm,
+            tpm,
+            rows_per_shard,
+            quiet,
+        } => {
             let mut cfg = config::load(&common)?;
             if let Some(c) = concurrency {
                 if c <= 0 {
@@ -35,7 +45,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     other => bail!("config key `backend`: {other:?} is not one of sim, openai"),
                 },
             };
-            if kind == BackendKind::Openai || base_url.is_some() || model.is_some() || rpm.is_some() || tpm.is_some() {
+            if kind == BackendKind::Openai
+                || base_url.is_some()
+                || model.is_some()
+                || rpm.is_some()
+                || tpm.is_some()
+            {
                 bail!(
                     "the openai backend (--backend openai, --base-url, --model, --rpm, --tpm) is not available in this build yet; \
                      use the embedded offline backend (--backend sim)"
@@ -54,13 +69,34 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let cfg = config::load(&common)?;
             let lib = load_library(&cfg)?;
             validate_report(&lib);
-            Ok(ExitCode::SUCCESS)
+            let findings = roleplay::lint::lint(&lib);
+            for f in &findings {
+                println!("{f}");
+            }
+            if findings.is_empty() {
+                println!("ok");
+                Ok(ExitCode::SUCCESS)
+            } else {
+                println!(
+                    "{} coherence finding(s): the offline agents would misunderstand these lines",
+                    findings.len()
+                );
+                Ok(ExitCode::from(1))
+            }
         }
-        Command::Check { common, input, report } => {
+        Command::Check {
+            common,
+            input,
+            report,
+        } => {
             let cfg = config::load(&common)?;
             check(&cfg, &input, &report)
         }
-        Command::Export { common, corpus, format } => {
+        Command::Export {
+            common,
+            corpus,
+            format,
+        } => {
             let Format::Jsonl = format;
             export(&corpus, common.out.as_deref())
         }
@@ -76,16 +112,30 @@ fn load_library(cfg: &FileConfig) -> Result<Library> {
 
 fn generate(cfg: FileConfig, quiet: bool) -> Result<ExitCode> {
     let lib = Arc::new(load_library(&cfg)?);
+    let findings = roleplay::lint::lint(&lib).len();
+    if findings > 0 {
+        tracing::warn!(
+            "the library has {findings} coherence finding(s); run `callbench validate` to see them"
+        );
+    }
     let gen_cfg = cfg.generate();
     let effective = serde_json::to_value(&cfg).context("serialising the effective config")?;
-    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(gen_cfg.count) };
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(gen_cfg.count)
+    };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} {bar:40} {pos}/{len} dialogues  {per_sec}  eta {eta}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "{spinner} {bar:40} {pos}/{len} dialogues  {per_sec}  eta {eta}  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let b = bar.clone();
     let on_event: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(move |e| match e {
-        Event::Started { done, done_shards, .. } => {
+        Event::Started {
+            done, done_shards, ..
+        } => {
             b.set_position(done);
             if done_shards > 0 {
                 b.println(format!("resuming: {done_shards} shard(s) already written"));
@@ -94,8 +144,17 @@ fn generate(cfg: FileConfig, quiet: bool) -> Result<ExitCode> {
         Event::Dialogue => b.inc(1),
         Event::Shard(info) => b.set_message(format!("wrote {}", info.file)),
     });
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
-    let summary = rt.block_on(roleplay::generate(lib, Arc::new(SimBackend), gen_cfg, effective, on_event))?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    let summary = rt.block_on(roleplay::generate(
+        lib,
+        Arc::new(SimBackend),
+        gen_cfg,
+        effective,
+        on_event,
+    ))?;
     bar.finish_and_clear();
     print_summary(&summary, &cfg);
     Ok(ExitCode::SUCCESS)
@@ -103,13 +162,20 @@ fn generate(cfg: FileConfig, quiet: bool) -> Result<ExitCode> {
 
 fn print_plan(plan: &Plan) {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{:<12} {:<9} {:<16} {:>8}", "scenario", "preset", "relation", "count");
+    let _ = writeln!(
+        out,
+        "{:<12} {:<9} {:<16} {:>8}",
+        "scenario", "preset", "relation", "count"
+    );
     let mut per_scenario: BTreeMap<&str, u64> = BTreeMap::new();
     for a in &plan.allocations {
         let _ = writeln!(
             out,
             "{:<12} {:<9} {:<16} {:>8}",
-            a.cell.scenario, a.cell.preset_case.as_str(), a.cell.relation.as_str(), a.count
+            a.cell.scenario,
+            a.cell.preset_case.as_str(),
+            a.cell.relation.as_str(),
+            a.count
         );
         *per_scenario.entry(&a.cell.scenario).or_default() += a.count;
     }
@@ -117,18 +183,33 @@ fn print_plan(plan: &Plan) {
     for (s, n) in per_scenario {
         let _ = writeln!(out, "{s:<12} {n:>8}");
     }
-    let _ = writeln!(out, "{:<12} {:>8}  dialogues, seed {}", "total", plan.len(), plan.seed);
+    let _ = writeln!(
+        out,
+        "{:<12} {:>8}  dialogues, seed {}",
+        "total",
+        plan.len(),
+        plan.seed
+    );
 }
 
 fn print_summary(summary: &roleplay::Summary, cfg: &FileConfig) {
     let m = &summary.manifest;
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{:<12} {:<9} {:<16} {:>8} {:>8} {:>8}", "scenario", "preset", "relation", "planned", "written", "rejected");
+    let _ = writeln!(
+        out,
+        "{:<12} {:<9} {:<16} {:>8} {:>8} {:>8}",
+        "scenario", "preset", "relation", "planned", "written", "rejected"
+    );
     for c in &m.cells {
         let _ = writeln!(
             out,
             "{:<12} {:<9} {:<16} {:>8} {:>8} {:>8}",
-            c.scenario, c.preset_case.as_str(), c.relation.as_str(), c.planned, c.written, c.rejected
+            c.scenario,
+            c.preset_case.as_str(),
+            c.relation.as_str(),
+            c.planned,
+            c.written,
+            c.rejected
         );
     }
     let _ = writeln!(out);
@@ -139,7 +220,11 @@ fn print_summary(summary: &roleplay::Summary, cfg: &FileConfig) {
         t.dialogues,
         summary.generated_now,
         t.turns,
-        if t.dialogues > 0 { t.turns as f64 / t.dialogues as f64 } else { 0.0 },
+        if t.dialogues > 0 {
+            t.turns as f64 / t.dialogues as f64
+        } else {
+            0.0
+        },
         t.rejected,
         t.failed,
         m.shards.len(),
@@ -150,7 +235,11 @@ fn print_summary(summary: &roleplay::Summary, cfg: &FileConfig) {
         let _ = writeln!(out, "findings: {}", findings.join(", "));
     }
     let rate = summary.generated_now as f64 / summary.seconds.max(1e-9);
-    let _ = writeln!(out, "time: {:.2} s ({rate:.0} dialogues/s)", summary.seconds);
+    let _ = writeln!(
+        out,
+        "time: {:.2} s ({rate:.0} dialogues/s)",
+        summary.seconds
+    );
 }
 
 fn validate_report(lib: &Library) {
@@ -177,7 +266,6 @@ fn validate_report(lib: &Library) {
         lib.book.template_count(),
         lib.set.digest
     );
-    let _ = writeln!(out, "ok");
 }
 
 fn check(cfg: &FileConfig, input: &std::path::Path, report: &std::path::Path) -> Result<ExitCode> {
@@ -202,17 +290,26 @@ fn check(cfg: &FileConfig, input: &std::path::Path, report: &std::path::Path) ->
             Err(message) => {
                 unreadable += 1;
                 eprintln!("{}:{line}: {message}", input.display());
-                writer.write(&serde_json::json!({"line": line, "passed": false, "error": message}))?;
+                writer
+                    .write(&serde_json::json!({"line": line, "passed": false, "error": message}))?;
             }
         }
     }
     writer.finish()?;
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{total} dialogues: {passed} passed, {} rejected, {unreadable} unreadable", total - passed - unreadable);
+    let _ = writeln!(
+        out,
+        "{total} dialogues: {passed} passed, {} rejected, {unreadable} unreadable",
+        total - passed - unreadable
+    );
     for (k, n) in kinds {
         let _ = writeln!(out, "  {k:<22} {n:>8}");
     }
-    Ok(if unreadable > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if unreadable > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn export(corpus_dir: &std::path::Path, out: Option<&std::path::Path>) -> Result<ExitCode> {

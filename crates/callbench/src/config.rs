@@ -93,14 +93,18 @@ pub fn load(common: &Common) -> Result<FileConfig> {
 }
 
 fn read_file(path: &Path) -> Result<FileConfig> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading config {}", path.display()))?;
     toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 impl FileConfig {
     /// Where the library lives.
     pub fn library_paths(&self) -> LibraryPaths {
-        LibraryPaths { scenario_dirs: vec![self.scenarios_dir.clone()], templates_dir: self.templates_dir.clone() }
+        LibraryPaths {
+            scenario_dirs: vec![self.scenarios_dir.clone()],
+            templates_dir: self.templates_dir.clone(),
+        }
     }
 
     /// The generate stage's config.

@@ -78,7 +78,12 @@ impl<'a> SimCaller<'a> {
         let mut agenda = VecDeque::new();
         agenda.push_back(Item::Open);
         let event = casting.event.map(|i| &f.events[i]);
-        let event_conflicts = event.is_some_and(|e| matches!(e.kind, EventKind::Exception | EventKind::Urgent | EventKind::Harassment));
+        let event_conflicts = event.is_some_and(|e| {
+            matches!(
+                e.kind,
+                EventKind::Exception | EventKind::Urgent | EventKind::Harassment
+            )
+        });
         if !phrases.goals[casting.goal].details.is_empty() && rng.random_bool(0.35) {
             agenda.push_back(Item::Detail);
         }
@@ -100,7 +105,13 @@ impl<'a> SimCaller<'a> {
             .filter(|(p, _)| p.goals.is_empty() || p.goals.contains(&goal.id))
             .map(|(_, b)| b)
             .collect();
-        probes.extend(set.probes.iter().zip(&book.shared_probes).filter(|(p, _)| p.goals.is_empty()).map(|(_, b)| b));
+        probes.extend(
+            set.probes
+                .iter()
+                .zip(&book.shared_probes)
+                .filter(|(p, _)| p.goals.is_empty())
+                .map(|(_, b)| b),
+        );
         let probe = if !probes.is_empty() && rng.random_bool(0.25) {
             agenda.push_back(Item::Probe);
             Some(probes[rng.random_range(0..probes.len())])
@@ -134,7 +145,10 @@ impl<'a> SimCaller<'a> {
     fn say(&mut self, bank: &Bank) -> Result<String, AgentError> {
         self.book
             .say(bank, &mut self.rng, &self.vars)
-            .map_err(|e| AgentError { role: "caller", message: e.to_string() })
+            .map_err(|e| AgentError {
+                role: "caller",
+                message: e.to_string(),
+            })
     }
 
     fn say_bank(&mut self, name: &str) -> Result<String, AgentError> {
@@ -155,7 +169,7 @@ impl<'a> SimCaller<'a> {
                     self.agenda.pop_front();
                     let e = self.casting.event.expect("an Event item implies an event");
                     let reveal = self.say(&self.phrases.events[e].reveal)?;
-                    text.push_str(&reveal);
+                    text = join(&text, &reveal);
                 }
                 Ok(text)
             }
@@ -165,7 +179,10 @@ impl<'a> SimCaller<'a> {
                 self.say(&self.phrases.events[e].reveal)
             }
             Item::EventAsk => {
-                let e = self.casting.event.expect("an EventAsk item implies an event");
+                let e = self
+                    .casting
+                    .event
+                    .expect("an EventAsk item implies an event");
                 self.say(&self.phrases.events[e].asks)
             }
             Item::GoalAsk => self.say(&g.asks),
@@ -189,12 +206,18 @@ impl<'a> SimCaller<'a> {
         let Some(heard) = heard else {
             self.agenda.pop_front();
             let text = self.item_text(Item::Open)?;
-            return Ok(CallerReply { text, end_call: false });
+            return Ok(CallerReply {
+                text,
+                end_call: false,
+            });
         };
         if self.said_goodbye {
             // The assistant kept talking after goodbye: say it once more and hang up.
             let text = self.say_bank("caller.goodbye")?;
-            return Ok(CallerReply { text, end_call: true });
+            return Ok(CallerReply {
+                text,
+                end_call: true,
+            });
         }
         let lex = self.lex;
         let mut reaction = String::new();
@@ -204,7 +227,10 @@ impl<'a> SimCaller<'a> {
                 // Some callers push once more before giving in.
                 self.pushed = true;
                 let text = self.say_bank("caller.push_decision")?;
-                return Ok(CallerReply { text, end_call: false });
+                return Ok(CallerReply {
+                    text,
+                    end_call: false,
+                });
             }
             reaction = self.say_bank("caller.after_refusal")?;
         } else if Lexicon::has(&lex.declined, heard) {
@@ -229,16 +255,32 @@ impl<'a> SimCaller<'a> {
         let asked_more = heard.contains("还有") && (heard.contains('？') || heard.contains('吗'));
         if asked_more && self.agenda.front() == Some(&Item::Close) {
             let no = self.say_bank("caller.anything_else_no")?;
-            reaction = if reaction.is_empty() { no } else { format!("{reaction}{no}") };
+            reaction = join(&reaction, &no);
         }
         let item = self.agenda.pop_front().unwrap_or(Item::Close);
         let said = self.item_text(item)?;
-        let text = match (reaction.is_empty(), said.is_empty()) {
-            (true, _) => said,
-            (false, true) => reaction,
-            (false, false) => format!("{reaction}{said}"),
-        };
-        Ok(CallerReply { text, end_call: false })
+        let text = join(&reaction, &said);
+        Ok(CallerReply {
+            text,
+            end_call: false,
+        })
+    }
+}
+
+/// Joins two spoken sentences, ending the first with a full stop where it has no punctuation.
+pub fn join(first: &str, second: &str) -> String {
+    match (first.is_empty(), second.is_empty()) {
+        (true, _) => second.to_string(),
+        (false, true) => first.to_string(),
+        (false, false) => {
+            let mut s = String::with_capacity(first.len() + second.len() + 3);
+            s.push_str(first);
+            if !first.ends_with(['。', '！', '？', '，', '…', '~', '!', '?']) {
+                s.push('。');
+            }
+            s.push_str(second);
+            s
+        }
     }
 }
 

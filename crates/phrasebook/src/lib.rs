@@ -95,7 +95,12 @@ pub struct Vars {
 
 impl Vars {
     /// Variables for one dialogue: its slot values and forms of address.
-    pub fn new(slots: &BTreeMap<String, String>, owner_title: &str, owner_pron: &str, caller_name: &str) -> Vars {
+    pub fn new(
+        slots: &BTreeMap<String, String>,
+        owner_title: &str,
+        owner_pron: &str,
+        caller_name: &str,
+    ) -> Vars {
         let mut ctx = Context::new();
         ctx.insert("slot", slots);
         ctx.insert("owner_title", owner_title);
@@ -265,7 +270,12 @@ impl Collector {
         }
         let name = format!("{file}#{key}");
         self.templates.push((name.clone(), text.to_string()));
-        self.checks.push((name.clone(), file.to_string(), key.to_string(), scenario.map(str::to_string)));
+        self.checks.push((
+            name.clone(),
+            file.to_string(),
+            key.to_string(),
+            scenario.map(str::to_string),
+        ));
         Phrase::Template(name)
     }
 
@@ -279,14 +289,31 @@ impl Collector {
         }
     }
 
-    fn preset(&mut self, file: &str, key: &str, scenario: Option<&str>, p: &PresetDef) -> PresetPhrases {
+    fn preset(
+        &mut self,
+        file: &str,
+        key: &str,
+        scenario: Option<&str>,
+        p: &PresetDef,
+    ) -> PresetPhrases {
         PresetPhrases {
             response: self.phrase(file, &format!("{key}.response"), scenario, &p.response),
-            accept: self.bank(file, &format!("{key}.caller_accept"), scenario, &p.caller_accept),
+            accept: self.bank(
+                file,
+                &format!("{key}.caller_accept"),
+                scenario,
+                &p.caller_accept,
+            ),
         }
     }
 
-    fn probes(&mut self, file: &str, key: &str, scenario: Option<&str>, probes: &[ProbeDef]) -> Vec<Bank> {
+    fn probes(
+        &mut self,
+        file: &str,
+        key: &str,
+        scenario: Option<&str>,
+        probes: &[ProbeDef],
+    ) -> Vec<Bank> {
         probes
             .iter()
             .enumerate()
@@ -321,17 +348,25 @@ impl Phrasebook {
         lexicon: (&str, &str),
         library_files: &[String],
     ) -> Result<Phrasebook> {
-        let mut c = Collector { templates: Vec::new(), checks: Vec::new() };
+        let mut c = Collector {
+            templates: Vec::new(),
+            checks: Vec::new(),
+        };
         let mut banks = HashMap::new();
         for ((file, text), required, prefix) in [
             (caller_banks, CALLER_BANKS, "caller"),
             (assistant_banks, ASSISTANT_BANKS, "assistant"),
         ] {
-            let parsed: BankFile = toml::from_str(text)
-                .map_err(|e| PhraseError::Toml { file: file.to_string(), message: e.to_string() })?;
+            let parsed: BankFile = toml::from_str(text).map_err(|e| PhraseError::Toml {
+                file: file.to_string(),
+                message: e.to_string(),
+            })?;
             for name in required {
                 if parsed.0.get(*name).is_none_or(|v| v.is_empty()) {
-                    return Err(PhraseError::MissingBank { file: file.to_string(), bank: name.to_string() });
+                    return Err(PhraseError::MissingBank {
+                        file: file.to_string(),
+                        bank: name.to_string(),
+                    });
                 }
             }
             for (name, texts) in &parsed.0 {
@@ -339,10 +374,15 @@ impl Phrasebook {
                 banks.insert(format!("{prefix}.{name}"), bank);
             }
         }
-        let lexicon: Lexicon = toml::from_str(lexicon.1)
-            .map_err(|e| PhraseError::Toml { file: lexicon.0.to_string(), message: e.to_string() })?;
+        let lexicon: Lexicon = toml::from_str(lexicon.1).map_err(|e| PhraseError::Toml {
+            file: lexicon.0.to_string(),
+            message: e.to_string(),
+        })?;
 
-        let lib_file = library_files.first().map(String::as_str).unwrap_or("scenarios/common");
+        let lib_file = library_files
+            .first()
+            .map(String::as_str)
+            .unwrap_or("scenarios/common");
         let shared_emergent: Vec<PresetPhrases> = set
             .emergent_presets
             .iter()
@@ -361,7 +401,14 @@ impl Phrasebook {
                     .roles
                     .iter()
                     .enumerate()
-                    .map(|(i, r)| RolePhrases { self_intro: c.bank(file, &format!("roles[{i}].self_intro"), name, &r.self_intro) })
+                    .map(|(i, r)| RolePhrases {
+                        self_intro: c.bank(
+                            file,
+                            &format!("roles[{i}].self_intro"),
+                            name,
+                            &r.self_intro,
+                        ),
+                    })
                     .collect(),
                 goals: f
                     .goals
@@ -379,7 +426,12 @@ impl Phrasebook {
                     .iter()
                     .enumerate()
                     .map(|(i, e)| EventPhrases {
-                        description: c.phrase(file, &format!("events[{i}].description"), name, &e.description),
+                        description: c.phrase(
+                            file,
+                            &format!("events[{i}].description"),
+                            name,
+                            &e.description,
+                        ),
                         topic: c.phrase(file, &format!("events[{i}].topic"), name, &e.topic),
                         reveal: c.bank(file, &format!("events[{i}].reveal"), name, &e.reveal),
                         asks: c.bank(file, &format!("events[{i}].asks"), name, &e.asks),
@@ -405,9 +457,15 @@ impl Phrasebook {
         let mut tera = Tera::default();
         // One batch: tera rebuilds its inheritance chains on every add, so adding thousands of
         // templates one by one would be quadratic.
-        if let Err(e) = tera.add_raw_templates(c.templates.iter().map(|(n, t)| (n.as_str(), t.as_str()))) {
+        if let Err(e) =
+            tera.add_raw_templates(c.templates.iter().map(|(n, t)| (n.as_str(), t.as_str())))
+        {
             let (file, key) = find_culprit(&c.templates, &e);
-            return Err(PhraseError::Template { file, key, message: error_chain(&e) });
+            return Err(PhraseError::Template {
+                file,
+                key,
+                message: error_chain(&e),
+            });
         }
         // Render every template once with the variables its scenario provides.
         let mut sample_cache: HashMap<Option<String>, Vars> = HashMap::new();
@@ -420,15 +478,28 @@ impl Phrasebook {
                 sample_vars(&slots)
             });
             if let Err(e) = tera.render(name, &vars.ctx) {
-                return Err(PhraseError::Template { file: file.clone(), key: key.clone(), message: error_chain(&e) });
+                return Err(PhraseError::Template {
+                    file: file.clone(),
+                    key: key.clone(),
+                    message: error_chain(&e),
+                });
             }
         }
-        Ok(Phrasebook { tera, banks, scenarios, shared_emergent, shared_probes, lexicon })
+        Ok(Phrasebook {
+            tera,
+            banks,
+            scenarios,
+            shared_emergent,
+            shared_probes,
+            lexicon,
+        })
     }
 
     /// A generic bank, e.g. `assistant.relay`. Required banks always exist after `build`.
     pub fn bank(&self, name: &str) -> &Bank {
-        static EMPTY: Bank = Bank { phrases: Vec::new() };
+        static EMPTY: Bank = Bank {
+            phrases: Vec::new(),
+        };
         self.banks.get(name).unwrap_or(&EMPTY)
     }
 
@@ -441,10 +512,14 @@ impl Phrasebook {
     pub fn render(&self, phrase: &Phrase, vars: &Vars) -> Result<String> {
         match phrase {
             Phrase::Plain(s) => Ok(s.clone()),
-            Phrase::Template(name) => self
-                .tera
-                .render(name, &vars.ctx)
-                .map_err(|e| PhraseError::Render { name: name.clone(), message: error_chain(&e) }),
+            Phrase::Template(name) => {
+                self.tera
+                    .render(name, &vars.ctx)
+                    .map_err(|e| PhraseError::Render {
+                        name: name.clone(),
+                        message: error_chain(&e),
+                    })
+            }
         }
     }
 
@@ -458,7 +533,12 @@ impl Phrasebook {
     }
 
     /// Draws from a generic bank by name.
-    pub fn say_bank<R: Rng + ?Sized>(&self, name: &str, rng: &mut R, vars: &Vars) -> Result<String> {
+    pub fn say_bank<R: Rng + ?Sized>(
+        &self,
+        name: &str,
+        rng: &mut R,
+        vars: &Vars,
+    ) -> Result<String> {
         self.say(self.bank(name), rng, vars)
     }
 

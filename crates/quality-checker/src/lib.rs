@@ -21,7 +21,10 @@ pub struct CheckConfig {
 
 impl Default for CheckConfig {
     fn default() -> Self {
-        CheckConfig { max_turns: 24, min_turns: 2 }
+        CheckConfig {
+            max_turns: 24,
+            min_turns: 2,
+        }
     }
 }
 
@@ -39,7 +42,12 @@ impl CheckConfig {
 }
 
 fn violation(kind: &str, turn: usize, evidence: &str, message: String) -> Violation {
-    Violation { kind: kind.to_string(), turn, evidence: evidence.chars().take(80).collect(), message }
+    Violation {
+        kind: kind.to_string(),
+        turn,
+        evidence: evidence.chars().take(80).collect(),
+        message,
+    }
 }
 
 impl Checker {
@@ -47,7 +55,11 @@ impl Checker {
     pub fn check(&self, d: &Dialogue) -> QcResult {
         let mut v = Vec::new();
         for (i, t) in d.turns.iter().enumerate() {
-            let expected = if i % 2 == 0 { Speaker::Caller } else { Speaker::Assistant };
+            let expected = if i % 2 == 0 {
+                Speaker::Caller
+            } else {
+                Speaker::Assistant
+            };
             if t.speaker != expected {
                 v.push(violation(
                     "natural.turn_order",
@@ -57,7 +69,12 @@ impl Checker {
                 ));
             }
             if t.text.trim().is_empty() {
-                v.push(violation("natural.empty_turn", i, "", format!("turn {i} is empty")));
+                v.push(violation(
+                    "natural.empty_turn",
+                    i,
+                    "",
+                    format!("turn {i} is empty"),
+                ));
             }
         }
         let n = d.turns.len();
@@ -74,7 +91,10 @@ impl Checker {
                 "natural.turn_cap",
                 n.saturating_sub(1),
                 "",
-                format!("{n} turns, fewer than the minimum of {}", self.cfg.min_turns),
+                format!(
+                    "{n} turns, fewer than the minimum of {}",
+                    self.cfg.min_turns
+                ),
             ));
         }
         if let Some(last) = d.turns.last() {
@@ -87,7 +107,10 @@ impl Checker {
                 ));
             }
         }
-        QcResult { passed: v.is_empty(), violations: v }
+        QcResult {
+            passed: v.is_empty(),
+            violations: v,
+        }
     }
 }
 

@@ -5,8 +5,8 @@ use crate::director::Setup;
 use crate::engine::{Ending, play};
 use crate::library::Library;
 use assistant_agent::{HeldPreset, SimAssistant};
-use caller_agent::SimCaller;
 use callbench_model::{AgentError, Turn};
+use caller_agent::SimCaller;
 use std::future::Future;
 
 /// A finished role-play.
@@ -25,8 +25,12 @@ pub trait Backend: Send + Sync + 'static {
     /// The models per role, for provenance.
     fn models(&self) -> std::collections::BTreeMap<String, String>;
     /// Plays one dialogue.
-    fn play(&self, lib: &Library, setup: &Setup<'_>, max_turns: usize)
-    -> impl Future<Output = Result<Played, AgentError>> + Send;
+    fn play(
+        &self,
+        lib: &Library,
+        setup: &Setup<'_>,
+        max_turns: usize,
+    ) -> impl Future<Output = Result<Played, AgentError>> + Send;
 }
 
 /// The embedded offline backend: agenda-based caller, rule-based assistant.
@@ -39,13 +43,21 @@ impl Backend for SimBackend {
     }
 
     fn models(&self) -> std::collections::BTreeMap<String, String> {
-        [("caller", "sim-agenda-caller"), ("assistant", "sim-rule-assistant")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        [
+            ("caller", "sim-agenda-caller"),
+            ("assistant", "sim-rule-assistant"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
     }
 
-    async fn play(&self, lib: &Library, setup: &Setup<'_>, max_turns: usize) -> Result<Played, AgentError> {
+    async fn play(
+        &self,
+        lib: &Library,
+        setup: &Setup<'_>,
+        max_turns: usize,
+    ) -> Result<Played, AgentError> {
         let mut caller = SimCaller::new(
             &lib.set,
             setup.scenario,
@@ -60,12 +72,20 @@ impl Backend for SimBackend {
                 .owner
                 .presets
                 .iter()
-                .map(|p| HeldPreset { preset: p.clone(), def })
+                .map(|p| HeldPreset {
+                    preset: p.clone(),
+                    def,
+                })
                 .collect(),
             None => Vec::new(),
         };
-        let mut assistant =
-            SimAssistant::new(setup.scenario, &lib.book, presets, setup.vars.clone(), setup.assistant_seed);
+        let mut assistant = SimAssistant::new(
+            setup.scenario,
+            &lib.book,
+            presets,
+            setup.vars.clone(),
+            setup.assistant_seed,
+        );
         let (turns, ending) = play(&mut caller, &mut assistant, max_turns).await?;
         Ok(Played { turns, ending })
     }

@@ -46,7 +46,10 @@ impl Director {
         for s in &lib.set.scenarios {
             for &case in PresetCase::ALL {
                 for &rel in case.relations() {
-                    castings.insert((s.name().to_string(), case, rel), lib.set.castings(s, case, rel));
+                    castings.insert(
+                        (s.name().to_string(), case, rel),
+                        lib.set.castings(s, case, rel),
+                    );
                 }
             }
         }
@@ -57,13 +60,23 @@ impl Director {
     pub fn cast(&self, cell: &Cell, d: &PlannedDialogue, seed: u64) -> Result<Setup<'_>> {
         let set: &ScenarioSet = &self.lib.set;
         let book = &self.lib.book;
-        let cast_err = |message: String| Error::Cast { id: d.id.clone(), message };
-        let scenario = set.get(&cell.scenario).ok_or_else(|| cast_err(format!("unknown scenario {}", cell.scenario)))?;
+        let cast_err = |message: String| Error::Cast {
+            id: d.id.clone(),
+            message,
+        };
+        let scenario = set
+            .get(&cell.scenario)
+            .ok_or_else(|| cast_err(format!("unknown scenario {}", cell.scenario)))?;
         let options = self
             .castings
             .get(&(cell.scenario.clone(), cell.preset_case, cell.relation))
             .filter(|c| !c.is_empty())
-            .ok_or_else(|| cast_err(format!("{} × {} cannot be cast in {}", cell.preset_case, cell.relation, cell.scenario)))?;
+            .ok_or_else(|| {
+                cast_err(format!(
+                    "{} × {} cannot be cast in {}",
+                    cell.preset_case, cell.relation, cell.scenario
+                ))
+            })?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let casting = options[rng.random_range(0..options.len())];
         let drawn = owner::draw(&set.owners, &mut rng);
@@ -74,12 +87,23 @@ impl Director {
                 slots.insert(k.clone(), x.clone());
             }
         }
-        let caller_name = set.caller_names.choose(&mut rng).cloned().unwrap_or_default();
-        let pron = if drawn.title.ends_with("女士") { "她" } else { "他" };
+        let caller_name = set
+            .caller_names
+            .choose(&mut rng)
+            .cloned()
+            .unwrap_or_default();
+        let pron = if drawn.title.ends_with("女士") {
+            "她"
+        } else {
+            "他"
+        };
         let vars = Vars::new(&slots, &drawn.title, pron, &caller_name);
         let role = &f.roles[casting.role];
-        let phrases = book.scenario(scenario.name()).ok_or_else(|| cast_err("no phrases".into()))?;
-        let render = |p: &phrasebook::Phrase| book.render(p, &vars).map_err(|e| cast_err(e.to_string()));
+        let phrases = book
+            .scenario(scenario.name())
+            .ok_or_else(|| cast_err("no phrases".into()))?;
+        let render =
+            |p: &phrasebook::Phrase| book.render(p, &vars).map_err(|e| cast_err(e.to_string()));
         let goal = render(&phrases.goals[casting.goal].goal)?;
         let events = match casting.event {
             Some(e) => vec![render(&phrases.events[e].description)?],
@@ -91,7 +115,9 @@ impl Director {
             let def = set.preset_def(scenario, r);
             let phrase = match r {
                 callbench_model::PresetRef::Regular(i) => &phrases.regular_presets[i].response,
-                callbench_model::PresetRef::ScenarioEmergent(i) => &phrases.emergent_presets[i].response,
+                callbench_model::PresetRef::ScenarioEmergent(i) => {
+                    &phrases.emergent_presets[i].response
+                }
                 callbench_model::PresetRef::SharedEmergent(i) => &book.shared_emergent[i].response,
             };
             header_owner.presets.push(Preset {
@@ -109,7 +135,12 @@ impl Director {
             preset_case: cell.preset_case,
             relation: cell.relation,
             owner: header_owner,
-            caller: Caller { role: role.role.clone(), goal, persona, events },
+            caller: Caller {
+                role: role.role.clone(),
+                goal,
+                persona,
+                events,
+            },
             turns: Vec::new(),
             qc: None,
             r#gen: None,

@@ -26,7 +26,12 @@ pub async fn play<C: CallerAgent, A: AssistantAgent>(
             return Ok((turns, Ending::TurnCap));
         }
         let c = caller.reply(&turns).await?;
-        turns.push(Turn { speaker: Speaker::Caller, text: c.text, action: None, preset_id: None });
+        turns.push(Turn {
+            speaker: Speaker::Caller,
+            text: c.text,
+            action: None,
+            preset_id: None,
+        });
         let a = assistant.reply(&turns).await?;
         turns.push(Turn {
             speaker: Speaker::Assistant,

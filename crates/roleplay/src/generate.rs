@@ -84,10 +84,14 @@ impl GenerateConfig {
             return Err(Error::Config("max_attempts must be at least 1".into()));
         }
         if !(1..=22).contains(&self.parquet.compression_level) {
-            return Err(Error::Config("parquet.compression_level must be between 1 and 22".into()));
+            return Err(Error::Config(
+                "parquet.compression_level must be between 1 and 22".into(),
+            ));
         }
         if self.parquet.row_group_size == 0 {
-            return Err(Error::Config("parquet.row_group_size must be at least 1".into()));
+            return Err(Error::Config(
+                "parquet.row_group_size must be at least 1".into(),
+            ));
         }
         Ok(())
     }
@@ -153,7 +157,10 @@ fn cell_key(d: &Dialogue) -> String {
 /// The versions recorded with every dialogue.
 pub fn versions(lib: &Library) -> BTreeMap<String, String> {
     BTreeMap::from([
-        ("callbench".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+        (
+            "callbench".to_string(),
+            env!("CARGO_PKG_VERSION").to_string(),
+        ),
         ("library".to_string(), lib.set.digest.clone()),
     ])
 }
@@ -168,7 +175,12 @@ async fn produce<B: Backend>(
     versions: Arc<BTreeMap<String, String>>,
 ) -> Outcome {
     let Some(d) = plan.get(index) else {
-        return Outcome { accepted: None, rejects: Vec::new(), failure: None, cell_key: String::new() };
+        return Outcome {
+            accepted: None,
+            rejects: Vec::new(),
+            failure: None,
+            cell_key: String::new(),
+        };
     };
     let cell = plan.cell(&d).clone();
     let cell_key = format!("{}/{}/{}", cell.scenario, cell.preset_case, cell.relation);
@@ -199,7 +211,12 @@ async fn produce<B: Backend>(
                 let passed = qc.passed;
                 dialogue.qc = Some(qc);
                 if passed {
-                    return Outcome { accepted: Some(dialogue), rejects, failure: None, cell_key };
+                    return Outcome {
+                        accepted: Some(dialogue),
+                        rejects,
+                        failure: None,
+                        cell_key,
+                    };
                 }
                 rejects.push(dialogue);
             }
@@ -235,7 +252,12 @@ async fn produce<B: Backend>(
         });
         dialogue
     });
-    Outcome { accepted: None, rejects, failure, cell_key }
+    Outcome {
+        accepted: None,
+        rejects,
+        failure,
+        cell_key,
+    }
 }
 
 struct ShardJob {
@@ -256,7 +278,12 @@ pub async fn generate<B: Backend>(
 ) -> Result<Summary> {
     cfg.validate()?;
     let started = Instant::now();
-    let plan = Arc::new(Plan::build(&lib.set, cfg.seed, cfg.count, &cfg.distribution)?);
+    let plan = Arc::new(Plan::build(
+        &lib.set,
+        cfg.seed,
+        cfg.count,
+        &cfg.distribution,
+    )?);
     // Everything that changes the dialogues goes into the fingerprint, so that a different run
     // is refused instead of being mixed into this one's shards.
     let fingerprint = {
@@ -268,17 +295,36 @@ pub async fn generate<B: Backend>(
             cfg.check,
             serde_json::to_string(&backend.models()).unwrap_or_default()
         );
-        format!("{}-{:016x}", plan.fingerprint(&lib.set.digest), callbench_model::plan::fnv1a(extra.as_bytes()))
+        format!(
+            "{}-{:016x}",
+            plan.fingerprint(&lib.set.digest),
+            callbench_model::plan::fnv1a(extra.as_bytes())
+        )
     };
-    let header = RunHeader { fingerprint: fingerprint.clone(), seed: cfg.seed, count: cfg.count, rows_per_shard: cfg.rows_per_shard };
+    let header = RunHeader {
+        fingerprint: fingerprint.clone(),
+        seed: cfg.seed,
+        count: cfg.count,
+        rows_per_shard: cfg.rows_per_shard,
+    };
     let (mut ledger, done) = Ledger::open(&cfg.out, header)?;
     let n_shards = cfg.count.div_ceil(cfg.rows_per_shard);
-    let mut done_by_index: BTreeMap<u32, ShardInfo> = done.into_iter().map(|s| (s.index, s)).collect();
+    let mut done_by_index: BTreeMap<u32, ShardInfo> =
+        done.into_iter().map(|s| (s.index, s)).collect();
     done_by_index.retain(|&i, _| (i as u64) < n_shards);
-    let done_rows: u64 = done_by_index.values().map(|s| s.rows + s.stats_rejected_or_failed()).sum();
-    on_event(Event::Started { total: cfg.count, done: done_rows, done_shards: done_by_index.len() });
+    let done_rows: u64 = done_by_index
+        .values()
+        .map(|s| s.rows + s.stats_rejected_or_failed())
+        .sum();
+    on_event(Event::Started {
+        total: cfg.count,
+        done: done_rows,
+        done_shards: done_by_index.len(),
+    });
 
-    let todo: Vec<u32> = (0..n_shards as u32).filter(|i| !done_by_index.contains_key(i)).collect();
+    let todo: Vec<u32> = (0..n_shards as u32)
+        .filter(|i| !done_by_index.contains_key(i))
+        .collect();
     let cfg = Arc::new(cfg);
     let director = Arc::new(Director::new(lib.clone()));
     let checker = Arc::new(cfg.check.build());
@@ -323,7 +369,12 @@ pub async fn generate<B: Backend>(
         .buffered(cfg.concurrency);
     let mut shard_iter = todo.iter().copied();
     let mut current: Option<(u32, u64)> = shard_iter.next().map(|k| (k, shard_len(k, &cfg)));
-    let mut job = ShardJob { index: 0, accepted: Vec::new(), rejects: Vec::new(), stats: ShardStats::default() };
+    let mut job = ShardJob {
+        index: 0,
+        accepted: Vec::new(),
+        rejects: Vec::new(),
+        stats: ShardStats::default(),
+    };
     let mut in_shard = 0u64;
     while let Some(res) = stream.next().await {
         let outcome = res.map_err(|e| Error::Config(format!("a generation task panicked: {e}")))?;
@@ -343,14 +394,22 @@ pub async fn generate<B: Backend>(
             job.stats.failed += 1;
             job.rejects.push(f);
         } else {
-            *job.stats.rejected.entry(outcome.cell_key.clone()).or_default() += 1;
+            *job.stats
+                .rejected
+                .entry(outcome.cell_key.clone())
+                .or_default() += 1;
         }
         job.rejects.extend(outcome.rejects);
         in_shard += 1;
         if in_shard == len {
             let full = std::mem::replace(
                 &mut job,
-                ShardJob { index: 0, accepted: Vec::new(), rejects: Vec::new(), stats: ShardStats::default() },
+                ShardJob {
+                    index: 0,
+                    accepted: Vec::new(),
+                    rejects: Vec::new(),
+                    stats: ShardStats::default(),
+                },
             );
             if tx.send(full).await.is_err() {
                 break; // the writer failed; its error is reported below
@@ -360,13 +419,26 @@ pub async fn generate<B: Backend>(
         }
     }
     drop(tx);
-    let written = writer.await.map_err(|e| Error::Config(format!("the shard writer panicked: {e}")))??;
+    let written = writer
+        .await
+        .map_err(|e| Error::Config(format!("the shard writer panicked: {e}")))??;
     for info in written {
         done_by_index.insert(info.index, info);
     }
-    let manifest = build_manifest(&plan, &cfg, &fingerprint, &lib, done_by_index.into_values().collect(), effective_config);
+    let manifest = build_manifest(
+        &plan,
+        &cfg,
+        &fingerprint,
+        &lib,
+        done_by_index.into_values().collect(),
+        effective_config,
+    );
     corpus::write_manifest(&cfg.out, &manifest)?;
-    Ok(Summary { manifest, generated_now, seconds: started.elapsed().as_secs_f64() })
+    Ok(Summary {
+        manifest,
+        generated_now,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }
 
 fn shard_len(k: u32, cfg: &GenerateConfig) -> u64 {
@@ -389,7 +461,10 @@ trait StatsExt {
 
 impl StatsExt for ShardInfo {
     fn shard_stats(&self) -> ShardStats {
-        self.stats.clone().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default()
+        self.stats
+            .clone()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default()
     }
     fn stats_rejected_or_failed(&self) -> u64 {
         let s = self.shard_stats();
@@ -429,7 +504,10 @@ fn build_manifest(
         .allocations
         .iter()
         .map(|a| {
-            let key = format!("{}/{}/{}", a.cell.scenario, a.cell.preset_case, a.cell.relation);
+            let key = format!(
+                "{}/{}/{}",
+                a.cell.scenario, a.cell.preset_case, a.cell.relation
+            );
             CellCount {
                 scenario: a.cell.scenario.clone(),
                 preset_case: a.cell.preset_case,
@@ -475,5 +553,10 @@ pub fn now_rfc3339() -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }

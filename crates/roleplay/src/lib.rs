@@ -13,6 +13,7 @@ pub mod engine;
 pub mod error;
 pub mod generate;
 pub mod library;
+pub mod lint;
 
 pub use backend::{Backend, Played, SimBackend};
 pub use director::{Director, Setup};

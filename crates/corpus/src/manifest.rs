@@ -1,0 +1,106 @@
+//! `OUT/manifest.json`: what a finished (or partial) corpus holds — counts per cell, the shards
+//! with their row counts and SHA-256, the effective config without secrets, and usage.
+
+use crate::atomic::write_atomic;
+use crate::error::{CorpusError, Result};
+use crate::jsonl::read_json_file;
+use crate::shard::ShardInfo;
+use callbench_model::{PresetCase, Relation};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The manifest's file name inside the output directory.
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// The manifest format this crate writes. Raised when a field changes meaning or goes away.
+pub const MANIFEST_FORMAT_VERSION: u32 = 1;
+
+/// The manifest of a corpus. Plain data: the caller fills it, this crate writes and reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`MANIFEST_FORMAT_VERSION`] when written by this crate.
+    pub format_version: u32,
+    /// Version of the tool that wrote the corpus.
+    pub tool_version: String,
+    /// When the manifest was written, RFC 3339 (given by the caller).
+    pub created_at: String,
+    /// The run seed.
+    pub seed: u64,
+    /// Dialogues asked for.
+    pub count: u64,
+    /// The plan's fingerprint, as in the ledger.
+    pub fingerprint: String,
+    /// Counts per cell of the plan.
+    pub cells: Vec<CellCount>,
+    /// The shards, by index.
+    pub shards: Vec<ShardInfo>,
+    /// Rejects files, relative to the output directory.
+    #[serde(default)]
+    pub rejects: Vec<String>,
+    /// Corpus-wide counts.
+    pub totals: Totals,
+    /// Violations found by the checker, per kind (rejected and accepted dialogues alike).
+    #[serde(default)]
+    pub findings: BTreeMap<String, u64>,
+    /// The effective configuration, secrets already removed by the caller.
+    #[serde(default)]
+    pub config: serde_json::Value,
+    /// Requests, tokens and time spent, as the caller reports them.
+    #[serde(default)]
+    pub usage: serde_json::Value,
+    /// Digest of the scenario library the run used.
+    pub library_digest: String,
+}
+
+/// Planned and actual counts of one cell: scenario × preset case × relation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CellCount {
+    /// Scenario name.
+    pub scenario: String,
+    /// Preset case.
+    pub preset_case: PresetCase,
+    /// Relation.
+    pub relation: Relation,
+    /// Dialogues the plan gave the cell.
+    pub planned: u64,
+    /// Dialogues of the cell in the shards.
+    pub written: u64,
+    /// Dialogues of the cell the checker rejected (in the rejects files).
+    pub rejected: u64,
+}
+
+/// Corpus-wide counts.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Totals {
+    /// Dialogues in the shards.
+    pub dialogues: u64,
+    /// Turns in the shards.
+    pub turns: u64,
+    /// Dialogues rejected by the checker.
+    pub rejected: u64,
+    /// Dialogues that could not be generated at all (backend errors after retries).
+    pub failed: u64,
+}
+
+/// The manifest path of an output directory.
+pub fn manifest_path(out_dir: &Path) -> PathBuf {
+    out_dir.join(MANIFEST_FILE)
+}
+
+/// Writes `out_dir/manifest.json` atomically, pretty-printed.
+pub fn write_manifest(out_dir: &Path, manifest: &Manifest) -> Result<()> {
+    let path = manifest_path(out_dir);
+    let mut bytes = serde_json::to_vec_pretty(manifest).map_err(|e| CorpusError::Json {
+        path: path.clone(),
+        line: None,
+        message: e.to_string(),
+    })?;
+    bytes.push(b'\n');
+    write_atomic(&path, &bytes)
+}
+
+/// Reads `out_dir/manifest.json`.
+pub fn read_manifest(out_dir: &Path) -> Result<Manifest> {
+    read_json_file(&manifest_path(out_dir))
+}

@@ -1,0 +1,295 @@
+//! Parquet shards (`OUT/shards/part-NNNNN.parquet`) and rejects files
+//! (`OUT/rejects/part-NNNNN.jsonl`), each written atomically.
+
+use crate::atomic::TempFile;
+use crate::batch::{batch_to_dialogues, dialogues_to_batch, schema};
+use crate::error::{CorpusError, Result};
+use crate::jsonl::JsonlWriter;
+use callbench_model::Dialogue;
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The folder of shards inside an output directory.
+pub const SHARDS_DIR: &str = "shards";
+/// The folder of rejects files inside an output directory.
+pub const REJECTS_DIR: &str = "rejects";
+
+/// The relative path of shard `index`: `shards/part-00003.parquet`.
+pub fn shard_file(index: u32) -> String {
+    format!("{SHARDS_DIR}/part-{index:05}.parquet")
+}
+
+/// The relative path of the rejects file of shard `index`: `rejects/part-00003.jsonl`.
+pub fn rejects_file(index: u32) -> String {
+    format!("{REJECTS_DIR}/part-{index:05}.jsonl")
+}
+
+/// How shards are written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ShardWriterConfig {
+    /// zstd level (1–22); 3 is zstd's own default.
+    pub compression_level: i32,
+    /// Most rows in one Parquet row group.
+    pub row_group_size: usize,
+}
+
+impl Default for ShardWriterConfig {
+    fn default() -> Self {
+        ShardWriterConfig {
+            compression_level: 3,
+            row_group_size: 8192,
+        }
+    }
+}
+
+/// What was written for one shard; a line of the ledger and an entry of the manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardInfo {
+    /// Path relative to the output directory (`shards/part-00003.parquet`).
+    pub file: String,
+    /// The shard's number.
+    pub index: u32,
+    /// Dialogues in the shard.
+    pub rows: u64,
+    /// File size in bytes.
+    pub bytes: u64,
+    /// SHA-256 of the file, lower-case hex.
+    pub sha256: String,
+    /// Id of the first dialogue (empty for an empty shard).
+    pub first_id: String,
+    /// Id of the last dialogue (empty for an empty shard).
+    pub last_id: String,
+    /// The shard's rejects file relative to the output directory, when the checker rejected any
+    /// of its dialogues (`rejects/part-00003.jsonl`). Set it from [`write_rejects`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejects: Option<String>,
+    /// Counts the pipeline keeps beside the shard (turns, per-cell counts, findings), so that a
+    /// resumed run can total the corpus without reading the shards back. Opaque to this crate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<serde_json::Value>,
+}
+
+/// A writer that hashes and counts what passes through.
+struct Hashing<W> {
+    inner: W,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes `dialogues` as `dir/shards/part-{index:05}.parquet`, atomically: a temp file
+/// `.part-{index:05}.parquet.tmp` in the same folder is written, flushed and fsynced, renamed
+/// over the shard, and the folder is fsynced. An existing shard of that index is replaced.
+pub fn write_shard(
+    dir: &Path,
+    index: u32,
+    dialogues: &[Dialogue],
+    cfg: &ShardWriterConfig,
+) -> Result<ShardInfo> {
+    let file = shard_file(index);
+    let dest = dir.join(&file);
+    let batch = dialogues_to_batch(dialogues).map_err(|e| e.in_file(&dest, 0))?;
+    let level =
+        ZstdLevel::try_new(cfg.compression_level).map_err(|e| CorpusError::parquet(&dest, e))?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(level))
+        .set_max_row_group_row_count(Some(cfg.row_group_size.max(1)))
+        .set_created_by(format!("callbench corpus {}", env!("CARGO_PKG_VERSION")))
+        .build();
+
+    let (tmp, f) = TempFile::create(&dest)?;
+    let sink = Hashing {
+        inner: BufWriter::with_capacity(1 << 20, f),
+        hasher: Sha256::new(),
+        bytes: 0,
+    };
+    let mut writer = ArrowWriter::try_new(sink, schema(), Some(props))
+        .map_err(|e| CorpusError::parquet(&tmp.tmp, e))?;
+    writer
+        .write(&batch)
+        .map_err(|e| CorpusError::parquet(&tmp.tmp, e))?;
+    let sink = writer
+        .into_inner()
+        .map_err(|e| CorpusError::parquet(&tmp.tmp, e))?;
+    let Hashing {
+        inner,
+        hasher,
+        bytes,
+    } = sink;
+    let f = inner
+        .into_inner()
+        .map_err(|e| CorpusError::io(&tmp.tmp, e.into_error()))?;
+    tmp.commit(f)?;
+
+    let info = ShardInfo {
+        file,
+        index,
+        rows: dialogues.len() as u64,
+        bytes,
+        sha256: hex::encode(hasher.finalize()),
+        first_id: dialogues.first().map(|d| d.id.clone()).unwrap_or_default(),
+        last_id: dialogues.last().map(|d| d.id.clone()).unwrap_or_default(),
+        rejects: None,
+        stats: None,
+    };
+    tracing::debug!(file = %info.file, rows = info.rows, bytes = info.bytes, "wrote shard");
+    Ok(info)
+}
+
+/// Reads a shard back, one record batch at a time.
+pub struct ShardReader {
+    path: PathBuf,
+    reader: ParquetRecordBatchReader,
+    rows: u64,
+    read: usize,
+}
+
+impl ShardReader {
+    /// Opens a shard; batches hold up to 8192 dialogues.
+    pub fn open(path: &Path) -> Result<ShardReader> {
+        Self::with_batch_size(path, 8192)
+    }
+
+    /// Opens a shard; batches hold up to `batch_size` dialogues.
+    pub fn with_batch_size(path: &Path, batch_size: usize) -> Result<ShardReader> {
+        let file = File::open(path).map_err(|e| CorpusError::io(path, e))?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+            .map_err(|e| CorpusError::parquet(path, e))?;
+        let rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
+        let reader = builder
+            .with_batch_size(batch_size.max(1))
+            .build()
+            .map_err(|e| CorpusError::parquet(path, e))?;
+        Ok(ShardReader {
+            path: path.to_path_buf(),
+            reader,
+            rows,
+            read: 0,
+        })
+    }
+
+    /// Rows in the file, from its footer.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The file being read.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The next record batch as it is stored, without conversion.
+    pub fn next_batch(&mut self) -> Option<Result<arrow::record_batch::RecordBatch>> {
+        let batch = self.reader.next()?;
+        Some(batch.map_err(|e| CorpusError::parquet(&self.path, e.into())))
+    }
+}
+
+impl Iterator for ShardReader {
+    type Item = Result<Vec<Dialogue>>;
+
+    /// The dialogues of the next record batch; errors name the file and the row within it.
+    fn next(&mut self) -> Option<Self::Item> {
+        let batch = match self.next_batch()? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
+        };
+        let offset = self.read;
+        self.read += batch.num_rows();
+        Some(batch_to_dialogues(&batch).map_err(|e| e.in_file(&self.path, offset)))
+    }
+}
+
+/// Reads every dialogue of a shard.
+pub fn read_shard(path: &Path) -> Result<Vec<Dialogue>> {
+    let mut reader = ShardReader::open(path)?;
+    let mut out = Vec::with_capacity(reader.rows() as usize);
+    for chunk in &mut reader {
+        out.extend(chunk?);
+    }
+    Ok(out)
+}
+
+/// SHA-256 of a file, lower-case hex.
+pub fn sha256_file(path: &Path) -> Result<String> {
+    let mut file = File::open(path).map_err(|e| CorpusError::io(path, e))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf).map_err(|e| CorpusError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hex::encode(hasher.finalize()))
+}
+
+/// Checks that the shard (and its rejects file, if it names one) under `out_dir` is as
+/// recorded: present, of the recorded size and SHA-256. A difference is a
+/// [`CorpusError::Mismatch`] or, for a missing file, a [`CorpusError::Io`].
+pub fn verify_shard(out_dir: &Path, info: &ShardInfo) -> Result<()> {
+    let path = out_dir.join(&info.file);
+    let meta = std::fs::metadata(&path).map_err(|e| CorpusError::io(&path, e))?;
+    if meta.len() != info.bytes {
+        return Err(CorpusError::Mismatch {
+            path,
+            message: format!("{} bytes, the record says {}", meta.len(), info.bytes),
+        });
+    }
+    let sha = sha256_file(&path)?;
+    if sha != info.sha256 {
+        return Err(CorpusError::Mismatch {
+            path,
+            message: format!("sha256 {sha}, the record says {}", info.sha256),
+        });
+    }
+    if let Some(rejects) = &info.rejects {
+        let path = out_dir.join(rejects);
+        std::fs::metadata(&path).map_err(|e| CorpusError::io(&path, e))?;
+    }
+    Ok(())
+}
+
+/// Writes the dialogues the checker rejected, with their `qc` violations, as interchange JSONL
+/// `dir/rejects/part-{index:05}.jsonl` (atomically) and returns that relative path. With no
+/// rejects nothing is written — a stale rejects file of the same index, left by an earlier
+/// attempt at the shard, is removed — and the result is `None`.
+pub fn write_rejects(dir: &Path, index: u32, rejects: &[Dialogue]) -> Result<Option<String>> {
+    let file = rejects_file(index);
+    let dest = dir.join(&file);
+    if rejects.is_empty() {
+        match std::fs::remove_file(&dest) {
+            Ok(()) => crate::atomic::sync_dir(dest.parent().unwrap_or(dir))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(CorpusError::io(&dest, e)),
+        }
+        return Ok(None);
+    }
+    let mut w = JsonlWriter::create(&dest)?;
+    for d in rejects {
+        w.write(d)?;
+    }
+    w.finish()?;
+    Ok(Some(file))
+}

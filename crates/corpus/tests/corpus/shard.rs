@@ -1,0 +1,200 @@
+//! Parquet shards and rejects files.
+
+use crate::support::{files_in, full, generated, minimal, mix};
+use corpus::{
+    COLUMNS, ShardReader, ShardWriterConfig, read_jsonl, read_shard, sha256_file, write_rejects,
+    write_shard,
+};
+use parquet::basic::Compression;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use std::fs::File;
+
+#[test]
+fn write_then_read_round_trips_and_reports_the_shard() {
+    let out = tempfile::tempdir().unwrap();
+    let dialogues = mix(25);
+    let info = write_shard(out.path(), 3, &dialogues, &ShardWriterConfig::default()).unwrap();
+    let path = out.path().join("shards/part-00003.parquet");
+    assert_eq!(info.file, "shards/part-00003.parquet");
+    assert_eq!(info.index, 3);
+    assert_eq!(info.rows, 25);
+    assert_eq!(info.bytes, std::fs::metadata(&path).unwrap().len());
+    assert_eq!(info.sha256, sha256_file(&path).unwrap());
+    assert_eq!(info.sha256.len(), 64);
+    assert_eq!(info.first_id, "takeout-000000");
+    assert_eq!(info.last_id, "takeout-000024");
+    assert_eq!(info.rejects, None);
+    assert_eq!(read_shard(&path).unwrap(), dialogues);
+}
+
+#[test]
+fn atomic_write_leaves_no_temp_file() {
+    let out = tempfile::tempdir().unwrap();
+    write_shard(out.path(), 0, &mix(5), &ShardWriterConfig::default()).unwrap();
+    // Replacing a shard goes through a temp file too, and leaves only the new file.
+    let info = write_shard(
+        out.path(),
+        0,
+        &[full("takeout-000009")],
+        &ShardWriterConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(files_in(&out.path().join("shards")), ["part-00000.parquet"]);
+    assert_eq!(files_in(out.path()), ["shards"]);
+    assert_eq!(info.rows, 1);
+    assert_eq!(
+        read_shard(&out.path().join(&info.file)).unwrap(),
+        [full("takeout-000009")]
+    );
+}
+
+#[test]
+fn the_parquet_file_has_the_contracts_columns() {
+    let out = tempfile::tempdir().unwrap();
+    let info = write_shard(out.path(), 1, &mix(6), &ShardWriterConfig::default()).unwrap();
+    let reader =
+        SerializedFileReader::new(File::open(out.path().join(&info.file)).unwrap()).unwrap();
+    let meta = reader.metadata();
+    let root = meta.file_metadata().schema_descr().root_schema();
+    let names: Vec<&str> = root.get_fields().iter().map(|f| f.name()).collect();
+    assert_eq!(names, COLUMNS);
+    // Leaf columns by their dotted path, as DuckDB and pyarrow flatten them.
+    let leaves: Vec<String> = meta
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .map(|c| c.path().string())
+        .collect();
+    for want in [
+        "owner.presets.list.item.trigger",
+        "turns.list.item.idx",
+        "turns.list.item.speaker",
+        "turns.list.item.text",
+        "turns.list.item.action",
+        "turns.list.item.preset_id",
+        "qc.passed",
+        "qc.violations.list.item.kind",
+        "gen.backend",
+        "gen.models.list.item.key",
+        "gen.seed",
+        "gen.versions.list.item.value",
+    ] {
+        assert!(leaves.iter().any(|l| l == want), "{want} not in {leaves:?}");
+    }
+    let rg = meta.row_group(0);
+    assert!(
+        rg.columns()
+            .iter()
+            .all(|c| matches!(c.compression(), Compression::ZSTD(_)))
+    );
+    assert_eq!(meta.file_metadata().num_rows(), 6);
+}
+
+#[test]
+fn row_groups_hold_at_most_row_group_size_rows() {
+    let out = tempfile::tempdir().unwrap();
+    let cfg = ShardWriterConfig {
+        compression_level: 9,
+        row_group_size: 10,
+    };
+    let info = write_shard(out.path(), 0, &mix(25), &cfg).unwrap();
+    let reader =
+        SerializedFileReader::new(File::open(out.path().join(&info.file)).unwrap()).unwrap();
+    let rows: Vec<i64> = reader
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| g.num_rows())
+        .collect();
+    assert_eq!(rows, [10, 10, 5]);
+    assert_eq!(read_shard(&out.path().join(&info.file)).unwrap(), mix(25));
+}
+
+#[test]
+fn a_bad_compression_level_names_the_file() {
+    let out = tempfile::tempdir().unwrap();
+    let cfg = ShardWriterConfig {
+        compression_level: 99,
+        ..ShardWriterConfig::default()
+    };
+    let err = write_shard(out.path(), 0, &mix(1), &cfg)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("part-00000.parquet"), "{err}");
+    assert!(files_in(&out.path().join("shards")).is_empty());
+}
+
+#[test]
+fn streaming_reader_yields_every_batch() {
+    let out = tempfile::tempdir().unwrap();
+    let dialogues = mix(20);
+    let info = write_shard(out.path(), 0, &dialogues, &ShardWriterConfig::default()).unwrap();
+    let reader = ShardReader::with_batch_size(&out.path().join(&info.file), 7).unwrap();
+    assert_eq!(reader.rows(), 20);
+    let chunks: Vec<Vec<_>> = reader.map(Result::unwrap).collect();
+    assert_eq!(chunks.iter().map(Vec::len).collect::<Vec<_>>(), [7, 7, 6]);
+    assert_eq!(chunks.concat(), dialogues);
+}
+
+#[test]
+fn fifty_thousand_dialogues_write_quickly() {
+    let out = tempfile::tempdir().unwrap();
+    let dialogues: Vec<_> = (0..50_000).map(|i| generated(i, 12)).collect();
+    let start = std::time::Instant::now();
+    let info = write_shard(out.path(), 0, &dialogues, &ShardWriterConfig::default()).unwrap();
+    let took = start.elapsed();
+    eprintln!(
+        "50,000 dialogues of 12 turns: {} bytes written in {took:?}",
+        info.bytes
+    );
+    assert_eq!(
+        read_shard(&out.path().join(&info.file)).unwrap().len(),
+        50_000
+    );
+    assert!(took.as_secs_f64() < 10.0, "{took:?}");
+}
+
+#[test]
+fn reading_a_broken_file_names_it() {
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("part-00000.parquet");
+    std::fs::write(&path, b"PAR1 not really").unwrap();
+    let err = read_shard(&path).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("{}: ", path.display())), "{err}");
+    let missing = out.path().join("nope.parquet");
+    let err = read_shard(&missing).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("{}: ", missing.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn rejects_are_written_as_interchange_json_with_violations() {
+    let out = tempfile::tempdir().unwrap();
+    assert_eq!(write_rejects(out.path(), 2, &[]).unwrap(), None);
+    assert!(!out.path().join("rejects").exists());
+
+    let rejects = vec![full("takeout-000004"), minimal("life-000009")];
+    let file = write_rejects(out.path(), 2, &rejects).unwrap().unwrap();
+    assert_eq!(file, "rejects/part-00002.jsonl");
+    assert_eq!(files_in(&out.path().join("rejects")), ["part-00002.jsonl"]);
+    let text = std::fs::read_to_string(out.path().join(&file)).unwrap();
+    assert_eq!(text.lines().count(), 2);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains(r#""violations":[{"kind":"safety.privacy","turn":3"#)
+    );
+    let back: Vec<_> = read_jsonl(&out.path().join(&file))
+        .unwrap()
+        .map(|(_, d)| d.unwrap())
+        .collect();
+    assert_eq!(back, rejects);
+
+    // A later attempt at the shard with no rejects removes the stale file.
+    assert_eq!(write_rejects(out.path(), 2, &[]).unwrap(), None);
+    assert!(files_in(&out.path().join("rejects")).is_empty());
+}
