@@ -115,7 +115,7 @@ impl<'a> SimAssistant<'a> {
                 .position(|p| Lexicon::has(&p.def.cues, text)),
             decision: asks_something(text, lex),
             probe: Lexicon::has(&lex.private_probe, text),
-            goodbye: Lexicon::has(&lex.goodbye, text),
+            goodbye: Lexicon::has(&lex.goodbye, last_sentence(text)),
             harassment,
             events,
         }
@@ -302,6 +302,16 @@ impl<'a> SimAssistant<'a> {
         }
         out.push_str(&self.say("assistant.close")?);
         Ok(reply(out, Action::Close, None, true))
+    }
+}
+
+/// The last sentence of an utterance: a goodbye counts only where the caller ends with it
+/// ("明白，那先这样。合同我们发邮件过去" goes on after 先这样).
+pub fn last_sentence(text: &str) -> &str {
+    let t = text.trim_end_matches(['。', '！', '？', '!', '?', '…', '~', ' ']);
+    match t.rfind(['。', '！', '？', '!', '?']) {
+        Some(i) => &t[i..],
+        None => t,
     }
 }
 

@@ -234,12 +234,9 @@ impl EventDef {
         match self.kind {
             EventKind::Exception | EventKind::Urgent => vec![Relation::Conflict, Relation::None],
             EventKind::ExtraNeed => vec![Relation::Complementarity, Relation::None],
-            EventKind::Harassment => vec![
-                Relation::Alignment,
-                Relation::Conflict,
-                Relation::Irrelevance,
-                Relation::None,
-            ],
+            // A preset that applies to a scam or an insult ("银行打来就说我会自己核实") does
+            // not conflict with it; harassment meets presets that do not apply, or none.
+            EventKind::Harassment => vec![Relation::Irrelevance, Relation::None],
         }
     }
 }

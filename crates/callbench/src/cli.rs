@@ -28,7 +28,7 @@ pub struct Common {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// Dialogues in the finished corpus.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub count: Option<i64>,
     /// Directory of scenario files (default `scenarios`).
     #[arg(long, value_name = "DIR")]
@@ -70,7 +70,7 @@ pub enum Command {
         #[arg(long, value_name = "NAME")]
         model: Option<String>,
         /// Dialogues in flight at once.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", allow_negative_numbers = true)]
         concurrency: Option<i64>,
         /// Requests per minute.
         #[arg(long, value_name = "N")]
@@ -79,7 +79,7 @@ pub enum Command {
         #[arg(long, value_name = "N")]
         tpm: Option<u32>,
         /// Dialogues per Parquet shard.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", allow_negative_numbers = true)]
         rows_per_shard: Option<i64>,
         /// No progress bar.
         #[arg(long)]

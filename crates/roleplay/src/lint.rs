@@ -158,6 +158,99 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
                     .map(|(j, t)| (format!("probes[{i}].asks[{j}]"), t.as_str())),
             );
         }
+        // Event asks are said after their own event: other events' cues must not be in them.
+        let mut asks_lines: Vec<(String, usize, &str)> = Vec::new();
+        for (i, v) in event_asks.iter().enumerate() {
+            asks_lines.extend(
+                v.iter()
+                    .enumerate()
+                    .map(|(j, t)| (format!("events[{i}].asks[{j}]"), i, t.as_str())),
+            );
+        }
+        for (i, v) in reveals.iter().enumerate() {
+            asks_lines.extend(
+                v.iter()
+                    .enumerate()
+                    .map(|(j, t)| (format!("events[{i}].reveal[{j}]"), i, t.as_str())),
+            );
+        }
+        for (key, own, text) in &asks_lines {
+            for (ei, e) in f.events.iter().enumerate() {
+                if ei == *own {
+                    continue;
+                }
+                if let Some(c) = hit(&e.cues, text) {
+                    cx.push(file, key.clone(), format!("says {c:?}, a cue of event {:?}: the assistant would hear that event too in {text:?}", e.id));
+                }
+            }
+            if let Some(c) = hit(&lex.goodbye, text) {
+                cx.push(
+                    file,
+                    key.clone(),
+                    format!("says {c:?}, a goodbye cue, in {text:?}"),
+                );
+            }
+        }
+        // How callers accept a preset: said before the caller goes on, so no goodbye, no event.
+        let mut accepts: Vec<(String, String, String)> = Vec::new();
+        for (i, p) in sp.regular_presets.iter().enumerate() {
+            accepts.extend(cx.render_all(&p.accept, &vars).into_iter().enumerate().map(
+                |(j, t)| {
+                    (
+                        file.to_string(),
+                        format!("regular_presets[{i}].caller_accept[{j}]"),
+                        t,
+                    )
+                },
+            ));
+        }
+        for (i, p) in sp.emergent_presets.iter().enumerate() {
+            accepts.extend(cx.render_all(&p.accept, &vars).into_iter().enumerate().map(
+                |(j, t)| {
+                    (
+                        file.to_string(),
+                        format!("emergent_presets[{i}].caller_accept[{j}]"),
+                        t,
+                    )
+                },
+            ));
+        }
+        for (i, p) in book.shared_emergent.iter().enumerate() {
+            let id = &set.emergent_presets[i].id;
+            accepts.extend(cx.render_all(&p.accept, &vars).into_iter().enumerate().map(
+                |(j, t)| {
+                    (
+                        "scenarios/common".to_string(),
+                        format!("emergent preset {id:?} caller_accept[{j}]"),
+                        t,
+                    )
+                },
+            ));
+        }
+        for (afile, key, text) in &accepts {
+            if let Some(c) = hit(&lex.goodbye, text) {
+                cx.push(
+                    afile,
+                    key.clone(),
+                    format!(
+                        "says {c:?}, a goodbye cue, in {text:?}: the caller goes on after accepting"
+                    ),
+                );
+            }
+            for e in &f.events {
+                if let Some(c) = hit(&e.cues, text) {
+                    cx.push(
+                        afile,
+                        key.clone(),
+                        format!(
+                            "says {c:?}, a cue of event {:?} of scenario {}, in {text:?}",
+                            e.id,
+                            s.name()
+                        ),
+                    );
+                }
+            }
+        }
         let harassment_scenario = f.events.iter().any(|e| e.kind == EventKind::Harassment);
         for (key, text) in &plain {
             for (ei, e) in f.events.iter().enumerate() {

@@ -165,17 +165,11 @@ fn qc_and_gen_columns_may_be_absent_on_input() {
 }
 
 #[test]
-fn fifty_thousand_dialogues_convert_quickly() {
+// Speed is measured by scripts/bench_generate.sh (BENCHMARKS.md), not asserted here.
+fn fifty_thousand_dialogues_round_trip() {
     let dialogues: Vec<_> = (0..50_000).map(|i| generated(i, 12)).collect();
-    let start = std::time::Instant::now();
     let batch = dialogues_to_batch(&dialogues).unwrap();
-    let to_batch = start.elapsed();
-    let start = std::time::Instant::now();
     let back = batch_to_dialogues(&batch).unwrap();
-    let from_batch = start.elapsed();
-    eprintln!("50,000 dialogues: to batch {to_batch:?}, back {from_batch:?}");
     assert_eq!(back.len(), 50_000);
-    assert_eq!(back[49_999], dialogues[49_999]);
-    // Generous: the machine is shared; this catches a quadratic slip, not a few percent.
-    assert!(to_batch.as_secs_f64() < 2.0, "{to_batch:?}");
+    assert_eq!(back, dialogues);
 }

@@ -138,21 +138,13 @@ fn streaming_reader_yields_every_batch() {
 }
 
 #[test]
-fn fifty_thousand_dialogues_write_quickly() {
+// Speed is measured by scripts/bench_generate.sh (BENCHMARKS.md), not asserted here.
+fn fifty_thousand_dialogues_in_one_shard() {
     let out = tempfile::tempdir().unwrap();
     let dialogues: Vec<_> = (0..50_000).map(|i| generated(i, 12)).collect();
-    let start = std::time::Instant::now();
     let info = write_shard(out.path(), 0, &dialogues, &ShardWriterConfig::default()).unwrap();
-    let took = start.elapsed();
-    eprintln!(
-        "50,000 dialogues of 12 turns: {} bytes written in {took:?}",
-        info.bytes
-    );
-    assert_eq!(
-        read_shard(&out.path().join(&info.file)).unwrap().len(),
-        50_000
-    );
-    assert!(took.as_secs_f64() < 10.0, "{took:?}");
+    assert_eq!(info.rows, 50_000);
+    assert_eq!(read_shard(&out.path().join(&info.file)).unwrap(), dialogues);
 }
 
 #[test]

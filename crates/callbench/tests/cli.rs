@@ -1,0 +1,364 @@
+//! The `callbench` command as a user runs it: exit codes, messages that say where, resume after
+//! `kill -9`, and nothing already written damaged by a bad run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/test_data")
+        .join(name)
+}
+
+/// The binary, run from the repository root (where `scenarios/` and `templates/` are).
+fn callbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args)
+        .current_dir(repo())
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn fails_with(o: &Output, needles: &[&str]) {
+    assert!(
+        !o.status.success(),
+        "expected failure; stdout: {}",
+        stdout(o)
+    );
+    let e = stderr(o);
+    for n in needles {
+        assert!(e.contains(n), "stderr lacks {n:?}: {e}");
+    }
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+fn manifest_shas(out: &Path) -> Vec<(String, String)> {
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    m["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["file"].as_str().unwrap().to_string(),
+                s["sha256"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn plan_prints_every_cell_and_the_total() {
+    let o = callbench(&["plan", "--count", "1000", "--seed", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for word in [
+        "takeout",
+        "harassment",
+        "regular",
+        "emergent",
+        "conflict",
+        "irrelevance",
+    ] {
+        assert!(out.contains(word), "{word} missing from\n{out}");
+    }
+    let total = out
+        .lines()
+        .find(|l| l.starts_with("total"))
+        .expect("a total line");
+    assert!(total.contains("1000"), "{total}");
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with("work") && l.contains("regular")),
+        "no regular preset in work:\n{out}"
+    );
+}
+
+#[test]
+fn count_must_be_positive() {
+    for bad in ["0", "-5"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("o");
+        let o = callbench(&[
+            "generate",
+            "--count",
+            bad,
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        fails_with(&o, &["--count"]);
+        assert!(!out.exists(), "nothing is written for a bad count");
+    }
+}
+
+#[test]
+fn unknown_config_key_is_named_with_its_file() {
+    let o = callbench(&[
+        "plan",
+        "--config",
+        data("unknown_key.toml").to_str().unwrap(),
+    ]);
+    fails_with(&o, &["unknown_key.toml", "rows_per_shrad"]);
+}
+
+#[test]
+fn malformed_scenario_is_named_with_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = dir.path().join("scenarios");
+    std::fs::create_dir_all(sc.join("common")).unwrap();
+    for f in std::fs::read_dir(repo().join("scenarios/common")).unwrap() {
+        let p = f.unwrap().path();
+        std::fs::copy(&p, sc.join("common").join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::copy(data("bad_role_ref.toml"), sc.join("bad.toml")).unwrap();
+    let o = callbench(&["validate", "--scenarios", sc.to_str().unwrap()]);
+    fails_with(&o, &["bad.toml", "goals[0].roles[0]", "nobody"]);
+
+    std::fs::write(
+        sc.join("bad.toml"),
+        "[scenario]\nname = \"x\"\ntitle = \"坏\"\nmood = 3\n",
+    )
+    .unwrap();
+    let o = callbench(&["validate", "--scenarios", sc.to_str().unwrap()]);
+    fails_with(&o, &["bad.toml", "mood"]);
+}
+
+#[test]
+fn unwritable_output_directory_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let out = file.join("corpus");
+    let o = callbench(&[
+        "generate",
+        "--count",
+        "10",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    fails_with(&o, &["a-file"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a directory");
+}
+
+#[test]
+fn another_run_in_the_same_directory_is_refused_without_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let o = callbench(&[
+        "generate",
+        "--count",
+        "300",
+        "--seed",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = manifest_shas(&out);
+    let ledger = std::fs::read(out.join("ledger.jsonl")).unwrap();
+    let o = callbench(&[
+        "generate",
+        "--count",
+        "300",
+        "--seed",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    fails_with(&o, &["different run", "seed 1"]);
+    assert_eq!(manifest_shas(&out), before);
+    assert_eq!(std::fs::read(out.join("ledger.jsonl")).unwrap(), ledger);
+}
+
+/// `kill -9` at an arbitrary moment, then the same command again: the finished corpus is
+/// byte-identical to an uninterrupted run's.
+#[test]
+fn resume_after_kill_9_gives_the_uninterrupted_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    let args = |out: &Path| -> Vec<String> {
+        [
+            "generate",
+            "--count",
+            "60000",
+            "--rows-per-shard",
+            "2000",
+            "--seed",
+            "11",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args(&whole))
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let expected = manifest_shas(&whole);
+    assert_eq!(expected.len(), 30);
+
+    for (round, kill_after_lines) in [3usize, 12].into_iter().enumerate() {
+        let out = dir.path().join(format!("killed-{round}"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
+            .args(args(&out))
+            .current_dir(repo())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Kill once the ledger has a few shards: mid-run, with more shards in flight.
+        let ledger = out.join("ledger.jsonl");
+        let start = Instant::now();
+        loop {
+            let lines = std::fs::read_to_string(&ledger)
+                .map(|t| t.lines().count())
+                .unwrap_or(0);
+            if lines >= kill_after_lines || start.elapsed() > Duration::from_secs(60) {
+                break;
+            }
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        assert!(
+            !out.join("manifest.json").exists() || round > 9,
+            "killed before the end"
+        );
+        let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+            .args(args(&out))
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(manifest_shas(&out), expected, "round {round}");
+        let shards: Vec<_> = std::fs::read_dir(out.join("shards"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(shards.len(), 30, "no stray files: {shards:?}");
+    }
+}
+
+#[test]
+fn check_reports_every_line_and_goes_on_past_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.jsonl");
+    let o = callbench(&[
+        "check",
+        "--input",
+        data("dialogues.jsonl").to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "an unreadable line makes the exit non-zero: {}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("dialogues.jsonl:2"), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&report)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["id"], "takeout-000001");
+    assert_eq!(lines[0]["passed"], true);
+    assert_eq!(lines[1]["line"], 2);
+    assert!(lines[1]["error"].is_string());
+    assert_eq!(lines[2]["id"], "taxi-000009");
+    assert_eq!(lines[2]["passed"], false);
+    assert_eq!(lines[2]["violations"][0]["kind"], "natural.turn_order");
+    assert_eq!(lines[2]["violations"][0]["turn"], 0);
+}
+
+#[test]
+fn export_writes_the_interchange_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let o = callbench(&[
+        "generate",
+        "--count",
+        "50",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = callbench(&[
+        "export",
+        "--corpus",
+        out.to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 50);
+    for r in &rows {
+        for key in [
+            "id",
+            "scenario",
+            "preset_case",
+            "relation",
+            "owner",
+            "caller",
+            "turns",
+        ] {
+            assert!(r.get(key).is_some(), "{key} missing in {r}");
+        }
+        assert_eq!(r["turns"][0]["speaker"], "caller");
+        assert!(
+            r["owner"]["private"]["phone"]
+                .as_str()
+                .unwrap()
+                .starts_with("100"),
+            "synthetic phone range"
+        );
+    }
+    // And the exported file checks clean with `check`.
+    let exported = dir.path().join("e.jsonl");
+    std::fs::write(&exported, text).unwrap();
+    let report = dir.path().join("r.jsonl");
+    let o = callbench(&[
+        "check",
+        "--input",
+        exported.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("50 passed"), "{}", stdout(&o));
+}

@@ -1,0 +1,300 @@
+//! The generate pipeline end to end on the real scenario library, in process.
+
+use callbench_model::{Action, Dialogue, Plan, PresetCase, Relation, Speaker};
+use roleplay::{Event, GenerateConfig, Library, LibraryPaths, SimBackend};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn library_with(extra: &[&str]) -> Library {
+    let mut dirs = vec![repo().join("scenarios")];
+    dirs.extend(extra.iter().map(|d| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/test_data")
+            .join(d)
+    }));
+    LibraryPaths {
+        scenario_dirs: dirs,
+        templates_dir: repo().join("templates"),
+    }
+    .load()
+    .unwrap_or_else(|e| panic!("the library loads: {e}"))
+}
+
+fn config(out: &Path, count: u64, rows_per_shard: u64) -> GenerateConfig {
+    GenerateConfig {
+        out: out.to_path_buf(),
+        count,
+        rows_per_shard,
+        seed: 7,
+        ..GenerateConfig::default()
+    }
+}
+
+fn run(lib: Arc<Library>, cfg: GenerateConfig) -> roleplay::Result<roleplay::Summary> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .expect("runtime");
+    let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
+    rt.block_on(roleplay::generate(
+        lib,
+        Arc::new(SimBackend),
+        cfg,
+        serde_json::json!({}),
+        quiet,
+    ))
+}
+
+fn read_corpus(out: &Path) -> Vec<Dialogue> {
+    let m = corpus::read_manifest(out).expect("manifest");
+    m.shards
+        .iter()
+        .flat_map(|s| corpus::read_shard(&out.join(&s.file)).expect("shard"))
+        .collect()
+}
+
+#[test]
+fn corpus_has_exactly_the_planned_ids() {
+    let lib = Arc::new(library_with(&[]));
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run(lib.clone(), config(dir.path(), 1_000, 300)).unwrap();
+    assert_eq!(summary.manifest.shards.len(), 4);
+    assert_eq!(summary.manifest.totals.dialogues, 1_000);
+    let plan = Plan::build(&lib.set, 7, 1_000, &Default::default()).unwrap();
+    let planned: Vec<String> = plan.range(0..plan.len()).map(|d| d.id).collect();
+    let got: Vec<String> = read_corpus(dir.path()).into_iter().map(|d| d.id).collect();
+    assert_eq!(got, planned, "shards hold the planned ids in plan order");
+    assert_eq!(
+        got.iter().collect::<BTreeSet<_>>().len(),
+        got.len(),
+        "no id twice"
+    );
+    let written: u64 = summary.manifest.cells.iter().map(|c| c.written).sum();
+    assert_eq!(written, 1_000);
+    for c in &summary.manifest.cells {
+        assert_eq!(
+            c.planned,
+            c.written + c.rejected,
+            "cell {}/{}/{}",
+            c.scenario,
+            c.preset_case,
+            c.relation
+        );
+    }
+}
+
+#[test]
+fn resume_after_losing_shards_gives_the_same_corpus() {
+    let lib = Arc::new(library_with(&[]));
+    let whole = tempfile::tempdir().unwrap();
+    let first = run(lib.clone(), config(whole.path(), 900, 200)).unwrap();
+
+    // Simulate a crash: the last two shards and the manifest are gone, the ledger ends in a
+    // torn line, and a half-written temp file lies beside the shards.
+    let resumed = tempfile::tempdir().unwrap();
+    run(lib.clone(), config(resumed.path(), 900, 200)).unwrap();
+    let out = resumed.path();
+    std::fs::remove_file(out.join("manifest.json")).unwrap();
+    std::fs::remove_file(out.join("shards/part-00003.parquet")).unwrap();
+    std::fs::remove_file(out.join("shards/part-00004.parquet")).unwrap();
+    std::fs::write(out.join("shards/.part-00003.parquet.tmp"), b"PAR1 half").unwrap();
+    let ledger = out.join("ledger.jsonl");
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let kept: Vec<&str> = text.lines().take(4).collect(); // header + shards 0, 1, 2
+    std::fs::write(
+        &ledger,
+        format!(
+            "{}\n{{\"kind\":\"shard\",\"file\":\"shards/part-000",
+            kept.join("\n")
+        ),
+    )
+    .unwrap();
+
+    let second = run(lib, config(out, 900, 200)).unwrap();
+    assert_eq!(
+        second.generated_now, 300,
+        "only the two lost shards are generated again"
+    );
+    let sha = |m: &corpus::Manifest| {
+        m.shards
+            .iter()
+            .map(|s| (s.file.clone(), s.sha256.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        sha(&second.manifest),
+        sha(&first.manifest),
+        "byte-identical shards"
+    );
+    assert!(
+        !out.join("shards/.part-00003.parquet.tmp").exists(),
+        "the stray temp file is gone"
+    );
+}
+
+#[test]
+fn a_different_run_is_refused_and_nothing_is_touched() {
+    let lib = Arc::new(library_with(&[]));
+    let dir = tempfile::tempdir().unwrap();
+    run(lib.clone(), config(dir.path(), 200, 100)).unwrap();
+    let before: Vec<(PathBuf, Vec<u8>)> = walk(dir.path());
+    let mut other = config(dir.path(), 200, 100);
+    other.seed = 8;
+    let err = run(lib, other).unwrap_err().to_string();
+    assert!(err.contains("different run"), "{err}");
+    assert_eq!(walk(dir.path()), before);
+}
+
+fn walk(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn seventh_scenario_needs_no_code() {
+    let lib = Arc::new(library_with(&["seventh"]));
+    assert!(lib.set.get("repair").is_some());
+    let plan = Plan::build(&lib.set, 7, 7_000, &Default::default()).unwrap();
+    let repair_cells: Vec<_> = plan
+        .allocations
+        .iter()
+        .filter(|a| a.cell.scenario == "repair")
+        .collect();
+    assert_eq!(repair_cells.len(), 9, "regular × 4, emergent × 4, none × 1");
+    assert!(repair_cells.iter().all(|a| a.count > 0));
+    let dir = tempfile::tempdir().unwrap();
+    run(lib, config(dir.path(), 7_000, 7_000)).unwrap();
+    let repair: Vec<Dialogue> = read_corpus(dir.path())
+        .into_iter()
+        .filter(|d| d.scenario == "repair")
+        .collect();
+    assert!(repair.len() > 500, "{} repair dialogues", repair.len());
+    assert!(
+        repair
+            .iter()
+            .all(|d| d.qc.as_ref().is_some_and(|q| q.passed))
+    );
+    assert!(
+        repair
+            .iter()
+            .any(|d| d.turns.iter().any(|t| t.text.contains("门卫室"))),
+        "the repair preset is conveyed"
+    );
+}
+
+fn actions(d: &Dialogue) -> Vec<Action> {
+    d.turns
+        .iter()
+        .filter(|t| t.speaker == Speaker::Assistant)
+        .filter_map(|t| t.action.as_deref().and_then(|a| a.parse().ok()))
+        .collect()
+}
+
+/// The decisions follow the relation: the assistant conveys a preset that applies, sets it
+/// aside on conflict, never conveys one that does not apply, and closes every call.
+#[test]
+fn decisions_follow_the_relation() {
+    let lib = Arc::new(library_with(&[]));
+    let dir = tempfile::tempdir().unwrap();
+    run(lib, config(dir.path(), 6_000, 6_000)).unwrap();
+    let mut wrong = Vec::new();
+    for d in read_corpus(dir.path()) {
+        let a = actions(&d);
+        let has = |x: Action| a.contains(&x);
+        let ok = match (d.preset_case, d.relation) {
+            (PresetCase::None, _) => {
+                !has(Action::ConveyPreset)
+                    && !has(Action::SuspendPreset)
+                    && !has(Action::DeferPreset)
+            }
+            (_, Relation::Alignment) => has(Action::ConveyPreset) && !has(Action::SuspendPreset),
+            (_, Relation::Complementarity) => {
+                has(Action::ConveyPreset) && !has(Action::SuspendPreset)
+            }
+            (_, Relation::Conflict) => has(Action::SuspendPreset),
+            (_, Relation::Irrelevance) => {
+                !has(Action::ConveyPreset)
+                    && !has(Action::SuspendPreset)
+                    && !has(Action::DeferPreset)
+            }
+            (_, Relation::None) => false,
+        };
+        let closed = a.last() == Some(&Action::Close);
+        if !ok || !closed {
+            wrong.push(format!(
+                "{} {}/{}: {:?}",
+                d.id, d.preset_case, d.relation, a
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} dialogues decide against their relation:\n{}",
+        wrong.len(),
+        wrong
+            .iter()
+            .take(400)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn the_shipped_library_is_coherent() {
+    let lib = library_with(&[]);
+    let findings = roleplay::lint::lint(&lib);
+    assert!(
+        findings.is_empty(),
+        "{} coherence findings:\n{}",
+        findings.len(),
+        findings
+            .iter()
+            .take(30)
+            .map(|f| f.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn no_private_fact_is_ever_said() {
+    let lib = Arc::new(library_with(&[]));
+    let dir = tempfile::tempdir().unwrap();
+    run(lib, config(dir.path(), 3_000, 3_000)).unwrap();
+    for d in read_corpus(dir.path()) {
+        for t in &d.turns {
+            for (k, v) in &d.owner.private {
+                assert!(
+                    !t.text.contains(v.as_str()),
+                    "{}: private {k} {v:?} said in {:?}",
+                    d.id,
+                    t.text
+                );
+            }
+            assert!(
+                !t.text.contains(&d.owner.name),
+                "{}: the owner's full name said in {:?}",
+                d.id,
+                t.text
+            );
+        }
+    }
+}
