@@ -36,12 +36,12 @@ def main(out: Path) -> int:
 
     dataset = ds.dataset(f"{out}/shards", format="parquet")
     table = dataset.to_table()
-    first_turn = pc.list_element(table["turns"], 0)  # struct of the opening turn
     pa_rows = table.num_rows
     pa_unique_ids = pc.count_distinct(table["id"]).as_py()
-    pa_first_not_caller = pc.sum(pc.not_equal(pc.struct_field(first_turn, "speaker"), "caller"))
     pa_by_scenario = table.group_by("scenario").aggregate([("id", "count")]).to_pylist()
-    turn_type = table.schema.field("turns").type  # list<item: struct<idx, speaker, text, ...>>
+    opening = pc.list_flatten(pc.list_slice(table["turns"], 0, 1))  # first turn of each dialogue
+    pa_openers = pc.value_counts(pc.struct_field(opening, "speaker")).to_pylist()
+    turn_fields = [f.name for f in table.schema.field("turns").type.value_type]
 
     # --- duckdb ---
     import duckdb
@@ -49,7 +49,8 @@ def main(out: Path) -> int:
     con = duckdb.connect()
     con.execute(f"CREATE VIEW corpus AS SELECT * FROM read_parquet('{shards}')")
     db_rows, db_unique_ids, db_first_not_caller = con.execute("""
-        SELECT count(*), count(DISTINCT id), count(*) FILTER (WHERE turns[1].speaker <> 'caller')
+        SELECT count(*), count(DISTINCT id),
+               count(*) FILTER (WHERE turns[1].speaker IS DISTINCT FROM 'caller')
         FROM corpus""").fetchone()
     db_cells = con.execute("""
         SELECT scenario, preset_case, relation, count(*) AS n
@@ -66,7 +67,8 @@ def main(out: Path) -> int:
     turns = df.select("id", "scenario", "turns").explode("turns").unnest("turns")
     pl_rows = df.height
     pl_unique_ids = df["id"].n_unique()
-    pl_first_not_caller = turns.filter(pl.col("idx") == 0, pl.col("speaker") != "caller").height
+    pl_first_not_caller = df.filter(
+        pl.col("turns").list.first().struct.field("speaker").ne_missing("caller")).height
     pl_speakers = turns.group_by("speaker").len().sort("speaker").rows()
     pl_passed = df.select(pl.col("qc").struct.field("passed").mean()).item()
     pl_lazy_rows = pl.scan_parquet(shards).select(pl.len()).collect().item()
@@ -80,22 +82,21 @@ def main(out: Path) -> int:
     check(shard_rows == expected, f"manifest shards hold {shard_rows} rows, totals {expected}")
     check(len(dataset.files) == len(manifest["shards"]),
           f"{len(dataset.files)} shard files, manifest lists {len(manifest['shards'])}")
-    for lib, n in [("pyarrow", pa_unique_ids), ("duckdb", db_unique_ids), ("polars", pl_unique_ids)]:
-        check(n == expected, f"{lib}: {n} distinct ids among {expected} rows")
+    for lib, n, rows in [("pyarrow", pa_unique_ids, pa_rows), ("duckdb", db_unique_ids, db_rows),
+                         ("polars", pl_unique_ids, pl_rows)]:
+        check(n == rows, f"{lib}: {n} distinct ids among {rows} rows")
     for lib, cols in [("pyarrow", table.column_names), ("duckdb", db_columns),
                       ("polars", df.columns)]:
         missing = [c for c in REQUIRED if c not in cols]
         check(not missing, f"{lib}: missing columns {missing}")
-    item = getattr(turn_type, "value_type", None)
-    names = [item.field(i).name for i in range(item.num_fields)] if hasattr(item, "num_fields") else []
-    check(names[:5] == TURN_FIELDS, f"turns is {turn_type}, expected list<struct{TURN_FIELDS}>")
+    check(turn_fields[:5] == TURN_FIELDS, f"pyarrow: turns items have fields {turn_fields}")
     pl_turn = df.schema["turns"]
     check(isinstance(pl_turn, pl.List) and [f.name for f in pl_turn.inner.fields][:5] == TURN_FIELDS,
           f"polars reads turns as {pl_turn}")
-    for lib, n in [("pyarrow", pa_first_not_caller.as_py() or 0), ("duckdb", db_first_not_caller),
-                   ("polars", pl_first_not_caller)]:
+    check(pa_openers == [{"values": "caller", "counts": pa_rows}],
+          f"pyarrow: opening speakers {pa_openers} (every one of {pa_rows} should be the caller)")
+    for lib, n in [("duckdb", db_first_not_caller), ("polars", pl_first_not_caller)]:
         check(n == 0, f"{lib}: {n} dialogues do not open with the caller (or have no turns)")
-    check(first_turn.null_count == 0, f"pyarrow: {first_turn.null_count} dialogues have no turns")
     manifest_cells = sorted((c["scenario"], c["preset_case"], c["relation"], c["written"])
                             for c in manifest["cells"] if c["written"])
     check(db_cells == manifest_cells, "duckdb counts per scenario x preset_case x relation "
@@ -109,6 +110,11 @@ def main(out: Path) -> int:
           f"{sum(n for _, n in pl_speakers)} turns, manifest totals.turns "
           f"{manifest['totals']['turns']}")
 
+    if problems:
+        for p in problems:
+            print(f"read_corpus: MISMATCH: {p}", file=sys.stderr)
+        return 1
+
     # --- summary ---
     print(f"{out}: {expected} dialogues in {len(dataset.files)} shard(s); pyarrow, DuckDB and "
           f"polars agree with manifest.json")
@@ -118,10 +124,6 @@ def main(out: Path) -> int:
         print(f"  {speaker:<12} {n:>8} turns, {chars} characters on average")
     print(f"  turns per dialogue {sum(n for _, n in pl_speakers) / max(expected, 1):.2f}, "
           f"qc passed {pl_passed:.1%}")
-    if problems:
-        for p in problems:
-            print(f"read_corpus: MISMATCH: {p}", file=sys.stderr)
-        return 1
     return 0
 
 
