@@ -367,14 +367,27 @@ fn export_writes_the_interchange_format() {
 #[test]
 fn the_readme_config_block_loads() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = readme.split("## The config file").nth(1).expect("a config section");
-    let block = section.split("```toml").nth(1).and_then(|b| b.split("```").next()).expect("a toml block");
+    let section = readme
+        .split("## The config file")
+        .nth(1)
+        .expect("a config section");
+    let block = section
+        .split("```toml")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a toml block");
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("callbench.toml");
     std::fs::write(&cfg, block).unwrap();
     let o = callbench(&["plan", "--config", cfg.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).lines().any(|l| l.starts_with("total") && l.contains("50000")), "{}", stdout(&o));
+    assert!(
+        stdout(&o)
+            .lines()
+            .any(|l| l.starts_with("total") && l.contains("50000")),
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// The README's reading examples (scripts/read_corpus.py) open a generated corpus in pyarrow,
@@ -382,15 +395,29 @@ fn the_readme_config_block_loads() {
 /// missing and passes only outside CI.
 #[test]
 fn the_corpus_opens_in_pyarrow_duckdb_and_polars() {
-    let probe = Command::new("python3").args(["-c", "import pyarrow, duckdb, polars"]).output();
+    let probe = Command::new("python3")
+        .args(["-c", "import pyarrow, duckdb, polars"])
+        .output();
     if !probe.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(std::env::var_os("CI").is_none(), "CI must have pyarrow, duckdb and polars (see .ci/run)");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have pyarrow, duckdb and polars (see .ci/run)"
+        );
         eprintln!("skipped: python3 with pyarrow, duckdb and polars is not installed here");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o");
-    let o = callbench(&["generate", "--count", "700", "--rows-per-shard", "300", "--out", out.to_str().unwrap(), "--quiet"]);
+    let o = callbench(&[
+        "generate",
+        "--count",
+        "700",
+        "--rows-per-shard",
+        "300",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = Command::new("python3")
         .arg(repo().join("scripts/read_corpus.py"))

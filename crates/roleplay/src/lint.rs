@@ -190,6 +190,11 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
                     format!("says {c:?}, a goodbye cue, in {text:?}"),
                 );
             }
+            if f.events[*own].kind != EventKind::Harassment {
+                if let Some(c) = hit(&lex.harassment, text) {
+                    cx.push(file, key.clone(), format!("says {c:?}, a harassment cue of templates/lexicon.toml, in {text:?}, which is not a harassment event"));
+                }
+            }
         }
         // How callers accept a preset: said before the caller goes on, so no goodbye, no event.
         let mut accepts: Vec<(String, String, String)> = Vec::new();
@@ -251,7 +256,6 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
                 }
             }
         }
-        let harassment_scenario = f.events.iter().any(|e| e.kind == EventKind::Harassment);
         for (key, text) in &plain {
             for (ei, e) in f.events.iter().enumerate() {
                 if let Some(c) = hit(&e.cues, text) {
@@ -270,14 +274,8 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
                     format!("says {c:?}, a goodbye cue, in {text:?}"),
                 );
             }
-            if !harassment_scenario {
-                if let Some(c) = hit(&lex.harassment, text) {
-                    cx.push(
-                        file,
-                        key.clone(),
-                        format!("says {c:?}, a harassment cue, in {text:?}"),
-                    );
-                }
+            if let Some(c) = hit(&lex.harassment, text) {
+                cx.push(file, key.clone(), format!("says {c:?}, a harassment cue of templates/lexicon.toml, in {text:?}: put scam and abuse in a `harassment` event"));
             }
         }
         // Probes must be heard as probes.
