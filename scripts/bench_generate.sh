@@ -79,17 +79,19 @@ for count in $COUNTS; do
         end=$(date +%s.%N)
         cat "$TMP/variety.txt" >&2
         variety_table="$(sed -n '/^| /p' "$TMP/variety.txt")"
-        variety_line="$("$PYTHON" -c '
+        variety_line="$("$PYTHON" - "$TMP/variety.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(f"{r[\"dialogues\"]} dialogues, character {r[\"shingle_chars\"]}-grams of the joined turn texts, "
-      f"Jaccard >= {r[\"threshold\"]}, MinHash {r[\"bands\"]} bands x {r[\"rows\"]} rows "
-      f"(P(detect | J = {r[\"threshold\"]}) = {r[\"p_detect_at_threshold\"]:.4f}), "
-      f"{r[\"pairs_verified\"]} candidate pairs verified exactly; {r[\"distinct\"]} distinct turn-text lists")
-' "$TMP/variety.json")"
+print(f"{r['dialogues']} dialogues, character {r['shingle_chars']}-grams of the joined turn texts, "
+      f"Jaccard >= {r['threshold']}, MinHash {r['bands']} bands x {r['rows']} rows "
+      f"(P(detect | J = {r['threshold']}) = {r['p_detect_at_threshold']:.4f}), "
+      f"{r['pairs_verified']} candidate pairs verified exactly; "
+      f"{r['distinct']} distinct turn-text lists")
+PY
+)"
         variety_line="$variety_line; variety.py took $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s"
     fi
-    rm -rf "$out"   # 500,000 dialogues are ~1 GB in the page cache/disk; free them before the next
+    rm -rf "$out"   # free the disk before the next count
 done
 
 cat <<EOF

@@ -11,6 +11,7 @@
 //! | an extra need while a preset applies | `defer_preset` (the need first, the preset next turn) |
 //! | a question after private facts | `decline_private` |
 //! | a request to decide, pay, agree | `refuse_decision` |
+//! | another question the owner has not answered | `relay_to_owner` |
 //! | the preset's trigger, nothing in the way | `convey_preset` |
 //! | goodbye | `close` |
 //!
@@ -60,6 +61,7 @@ struct Heard {
     events: Vec<usize>,
     trigger: Option<usize>,
     decision: bool,
+    question: bool,
     probe: bool,
     harassment: bool,
     goodbye: bool,
@@ -113,7 +115,8 @@ impl<'a> SimAssistant<'a> {
                 .presets
                 .iter()
                 .position(|p| Lexicon::has(&p.def.cues, text)),
-            decision: asks_something(text, lex),
+            decision: asks_something(text, lex) && Lexicon::has(&lex.decision_request, text),
+            question: asks_something(text, lex),
             probe: Lexicon::has(&lex.private_probe, text),
             goodbye: Lexicon::has(&lex.goodbye, last_sentence(text)),
             harassment,
@@ -225,7 +228,7 @@ impl<'a> SimAssistant<'a> {
             }
             if heard.decision {
                 out.push_str(&self.say("assistant.refuse_decision")?);
-                return Ok(reply(out, Action::RefuseDecision, self.preset_id(), false));
+                return Ok(reply(out, Action::RefuseDecision, None, false));
             }
             out.push_str(&self.say("assistant.relay")?);
             return Ok(reply(out, Action::RelayToOwner, None, false));
@@ -251,16 +254,24 @@ impl<'a> SimAssistant<'a> {
         // 4. The preset applies and nothing stands in its way: the owner's word answers the
         //    caller (a deferred preset waits while the caller still asks for something else).
         if let Some(i) = self.triggered {
-            if !self.conveyed
-                && !self.suspended
-                && !(self.deferred && heard.decision)
-                && !heard.probe
-            {
+            if !self.conveyed && !self.suspended && (self.deferred || !heard.probe) {
                 self.conveyed = true;
+                // A deferred preset waited for the caller's extra need; if the caller now asks
+                // for a decision or a private fact, answer that first, then convey: the preset
+                // must not come after goodbye.
+                if self.deferred && heard.probe {
+                    out.push_str(&self.say("assistant.decline_private")?);
+                } else if self.deferred && heard.decision {
+                    out.push_str(&self.say("assistant.refuse_decision")?);
+                }
                 let response = self.presets[i].preset.response.clone();
                 self.vars
                     .set("preset", response.trim_end_matches(['。', '！', '.']));
                 out.push_str(&self.say("assistant.convey")?);
+                if heard.goodbye {
+                    out.push_str(&self.say("assistant.close")?);
+                    return Ok(reply(out, Action::ConveyPreset, self.preset_id(), true));
+                }
                 return Ok(reply(out, Action::ConveyPreset, self.preset_id(), false));
             }
         }
@@ -278,20 +289,28 @@ impl<'a> SimAssistant<'a> {
             return Ok(reply(out, Action::RefuseDecision, None, false));
         }
 
-        // 7. Goodbye.
+        // 7. A question the owner has not answered: the assistant does not know, so it asks
+        //    the owner instead of guessing.
+        if heard.question && !heard.goodbye {
+            self.relayed = true;
+            out.push_str(&self.say("assistant.unknown_question")?);
+            return Ok(reply(out, Action::RelayToOwner, None, false));
+        }
+
+        // 8. Goodbye.
         if heard.goodbye {
             out.push_str(&self.say("assistant.close")?);
             return Ok(reply(out, Action::Close, None, true));
         }
 
-        // 8. A matter nobody has taken up yet: take a message for the owner.
+        // 9. A matter nobody has taken up yet: take a message for the owner.
         if !self.relayed && !self.conveyed {
             self.relayed = true;
             out.push_str(&self.say("assistant.take_message")?);
             return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
-        // 9. Nothing new: acknowledge and ask whether there is more, once; then close.
+        // 10. Nothing new: acknowledge and ask whether there is more, once; then close.
         if !self.asked_anything_else {
             self.asked_anything_else = true;
             let ack = self.say("assistant.ack")?;
@@ -321,7 +340,13 @@ pub fn asks_something(text: &str, lex: &Lexicon) -> bool {
     text.split_inclusive(['？', '?'])
         .filter(|s| s.ends_with(['？', '?']))
         .map(|s| s.rsplit(['。', '，', '！', ',', '!']).next().unwrap_or(s))
-        .any(|q| !(q.contains("请问是") || q.starts_with('是') || q.contains("是不是本人")))
+        .any(|q| {
+            let bare = q.trim_matches(|c: char| "喂您你好啊呀哎嗯，。？?! ".contains(c));
+            !(bare.is_empty()
+                || q.contains("请问是")
+                || bare.starts_with('是')
+                || q.contains("是不是本人"))
+        })
         || (text.contains('吗') && Lexicon::has(&lex.decision_request, text))
 }
 

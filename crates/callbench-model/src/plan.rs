@@ -116,8 +116,12 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The sub-seed of dialogue `id` in a run with `seed`, for generation attempt `attempt`.
+///
+/// Sub-seeds are kept to 63 bits so that they survive readers that go through a signed 64-bit
+/// integer (or a JavaScript number for small tools).
 pub fn sub_seed(seed: u64, id: &str, attempt: u32) -> u64 {
     mix64(seed ^ mix64(fnv1a(id.as_bytes())) ^ mix64(attempt as u64 + 1).rotate_left(17))
+        & (i64::MAX as u64)
 }
 
 fn weights_or_default<K: Ord + Copy>(

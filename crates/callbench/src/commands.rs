@@ -112,6 +112,12 @@ fn load_library(cfg: &FileConfig) -> Result<Library> {
 
 fn generate(cfg: FileConfig, quiet: bool) -> Result<ExitCode> {
     let lib = Arc::new(load_library(&cfg)?);
+    std::fs::create_dir_all(&cfg.out).with_context(|| {
+        format!(
+            "cannot create the output directory {} (choose a writable --out)",
+            cfg.out.display()
+        )
+    })?;
     let findings = roleplay::lint::lint(&lib).len();
     if findings > 0 {
         tracing::warn!(

@@ -244,6 +244,14 @@ impl<'a> SimCaller<'a> {
             } else {
                 reaction = self.say_bank("caller.accept_generic")?;
             }
+        } else if Lexicon::has(&lex.deferred, heard) && self.agenda.front() == Some(&Item::Close) {
+            // Asked to hold on: the caller waits for what comes next instead of hanging up.
+            let text = self.say_bank("caller.after_defer")?;
+            self.relay_acknowledged = true;
+            return Ok(CallerReply {
+                text,
+                end_call: false,
+            });
         } else if Lexicon::has(&lex.relayed, heard) {
             if self.relay_acknowledged {
                 reaction = self.say_bank("caller.accept_generic")?;

@@ -198,6 +198,8 @@ pub struct Lexicon {
     pub conveyed: Vec<String>,
     /// Marks of the assistant asking what the call is about.
     pub asked_purpose: Vec<String>,
+    /// Marks of the assistant asking the caller to hold on while it handles their matter.
+    pub deferred: Vec<String>,
     /// Marks of the assistant closing.
     pub closing: Vec<String>,
 }
@@ -237,6 +239,7 @@ pub const ASSISTANT_BANKS: &[&str] = &[
     "relay_extra",
     "take_message",
     "refuse_decision",
+    "unknown_question",
     "decline_private",
     "harassment_refuse",
     "anything_else",

@@ -218,6 +218,7 @@ async fn produce<B: Backend>(
                         cell_key,
                     };
                 }
+                tracing::debug!(id = %d.id, attempt, "rejected by the checker");
                 rejects.push(dialogue);
             }
             Err(e) => last_failure = Some((Some((setup.header.clone(), gen_info)), e.to_string())),
@@ -342,6 +343,7 @@ pub async fn generate<B: Backend>(
             info.rejects = corpus::write_rejects(&out, job.index, &job.rejects)?;
             info.stats = Some(serde_json::to_value(&job.stats).unwrap_or_default());
             ledger.record(&info)?;
+            tracing::info!(file = %info.file, rows = info.rows, bytes = info.bytes, rejects = job.rejects.len(), "shard written");
             writer_events(Event::Shard(info.clone()));
             written.push(info);
         }
@@ -391,6 +393,7 @@ pub async fn generate<B: Backend>(
             count_findings(&mut job.stats.findings, &d);
             job.accepted.push(d);
         } else if let Some(f) = outcome.failure {
+            tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");
             job.stats.failed += 1;
             job.rejects.push(f);
         } else {
@@ -434,6 +437,12 @@ pub async fn generate<B: Backend>(
         effective_config,
     );
     corpus::write_manifest(&cfg.out, &manifest)?;
+    tracing::info!(
+        dialogues = manifest.totals.dialogues,
+        rejected = manifest.totals.rejected,
+        failed = manifest.totals.failed,
+        "manifest written"
+    );
     Ok(Summary {
         manifest,
         generated_now,

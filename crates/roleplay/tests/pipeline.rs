@@ -236,7 +236,15 @@ fn decisions_follow_the_relation() {
             }
             (_, Relation::None) => false,
         };
-        let closed = a.last() == Some(&Action::Close);
+        // The call ends with the assistant closing — or conveying a preset as its last word when
+        // the caller said goodbye before it could.
+        let closed = a.last() == Some(&Action::Close)
+            || (a.last() == Some(&Action::ConveyPreset) && d.turns.len() >= 2 && {
+                let caller_last = &d.turns[d.turns.len() - 2].text;
+                ["拜拜", "再见", "先这样", "挂了"]
+                    .iter()
+                    .any(|w| caller_last.contains(w))
+            });
         if !ok || !closed {
             wrong.push(format!(
                 "{} {}/{}: {:?}",
