@@ -253,27 +253,29 @@ impl<'a> SimAssistant<'a> {
 
         // 4. The preset applies and nothing stands in its way: the owner's word answers the
         //    caller (a deferred preset waits while the caller still asks for something else).
-        if let Some(i) = self.triggered {
-            if !self.conveyed && !self.suspended && (self.deferred || !heard.probe) {
-                self.conveyed = true;
-                // A deferred preset waited for the caller's extra need; if the caller now asks
-                // for a decision or a private fact, answer that first, then convey: the preset
-                // must not come after goodbye.
-                if self.deferred && heard.probe {
-                    out.push_str(&self.say("assistant.decline_private")?);
-                } else if self.deferred && heard.decision {
-                    out.push_str(&self.say("assistant.refuse_decision")?);
-                }
-                let response = self.presets[i].preset.response.clone();
-                self.vars
-                    .set("preset", response.trim_end_matches(['。', '！', '.']));
-                out.push_str(&self.say("assistant.convey")?);
-                if heard.goodbye {
-                    out.push_str(&self.say("assistant.close")?);
-                    return Ok(reply(out, Action::ConveyPreset, self.preset_id(), true));
-                }
-                return Ok(reply(out, Action::ConveyPreset, self.preset_id(), false));
+        if let Some(i) = self.triggered
+            && !self.conveyed
+            && !self.suspended
+            && (self.deferred || !heard.probe)
+        {
+            self.conveyed = true;
+            // A deferred preset waited for the caller's extra need; if the caller now asks
+            // for a decision or a private fact, answer that first, then convey: the preset
+            // must not come after goodbye.
+            if self.deferred && heard.probe {
+                out.push_str(&self.say("assistant.decline_private")?);
+            } else if self.deferred && heard.decision {
+                out.push_str(&self.say("assistant.refuse_decision")?);
             }
+            let response = self.presets[i].preset.response.clone();
+            self.vars
+                .set("preset", response.trim_end_matches(['。', '！', '.']));
+            out.push_str(&self.say("assistant.convey")?);
+            if heard.goodbye {
+                out.push_str(&self.say("assistant.close")?);
+                return Ok(reply(out, Action::ConveyPreset, self.preset_id(), true));
+            }
+            return Ok(reply(out, Action::ConveyPreset, self.preset_id(), false));
         }
 
         // 5. Fishing for private facts (before decisions: "能告诉我他电话吗" is a probe).

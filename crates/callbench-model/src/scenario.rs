@@ -430,14 +430,14 @@ impl ScenarioFile {
                 return Err(err(source, format!("{k}.goal"), "must not be empty"));
             }
             nonempty_list(source, &format!("{k}.opening"), &g.opening)?;
-            if let Some(rate) = g.ask_rate {
-                if !(0.0..=1.0).contains(&rate) {
-                    return Err(err(
-                        source,
-                        format!("{k}.ask_rate"),
-                        "must be between 0 and 1",
-                    ));
-                }
+            if let Some(rate) = g.ask_rate
+                && !(0.0..=1.0).contains(&rate)
+            {
+                return Err(err(
+                    source,
+                    format!("{k}.ask_rate"),
+                    "must be between 0 and 1",
+                ));
             }
         }
         let mut event_ids = BTreeSet::new();

@@ -565,10 +565,10 @@ fn error_chain(e: &tera::Error) -> String {
 fn find_culprit(templates: &[(String, String)], e: &tera::Error) -> (String, String) {
     let text = error_chain(e);
     for (name, _) in templates {
-        if text.contains(name.as_str()) {
-            if let Some((file, key)) = name.split_once('#') {
-                return (file.to_string(), key.to_string());
-            }
+        if text.contains(name.as_str())
+            && let Some((file, key)) = name.split_once('#')
+        {
+            return (file.to_string(), key.to_string());
         }
     }
     ("templates".to_string(), "?".to_string())

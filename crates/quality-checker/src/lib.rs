@@ -97,15 +97,15 @@ impl Checker {
                 ),
             ));
         }
-        if let Some(last) = d.turns.last() {
-            if last.speaker != Speaker::Assistant {
-                v.push(violation(
-                    "natural.closing",
-                    n - 1,
-                    &last.text,
-                    "the call ends on the caller; the assistant never closed it".into(),
-                ));
-            }
+        if let Some(last) = d.turns.last()
+            && last.speaker != Speaker::Assistant
+        {
+            v.push(violation(
+                "natural.closing",
+                n - 1,
+                &last.text,
+                "the call ends on the caller; the assistant never closed it".into(),
+            ));
         }
         QcResult {
             passed: v.is_empty(),

@@ -190,10 +190,10 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
                     format!("says {c:?}, a goodbye cue, in {text:?}"),
                 );
             }
-            if f.events[*own].kind != EventKind::Harassment {
-                if let Some(c) = hit(&lex.harassment, text) {
-                    cx.push(file, key.clone(), format!("says {c:?}, a harassment cue of templates/lexicon.toml, in {text:?}, which is not a harassment event"));
-                }
+            if f.events[*own].kind != EventKind::Harassment
+                && let Some(c) = hit(&lex.harassment, text)
+            {
+                cx.push(file, key.clone(), format!("says {c:?}, a harassment cue of templates/lexicon.toml, in {text:?}, which is not a harassment event"));
             }
         }
         // How callers accept a preset: said before the caller goes on, so no goodbye, no event.
@@ -262,10 +262,10 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
                     cx.push(file, key.clone(), format!("says {c:?}, a cue of event {:?}: the assistant would hear that event in {text:?}", f.events[ei].id));
                 }
             }
-            if !key.starts_with("probes") {
-                if let Some(c) = hit(&lex.private_probe, text) {
-                    cx.push(file, key.clone(), format!("says {c:?}, a private_probe cue of templates/lexicon.toml: the assistant would decline to give private facts in {text:?}"));
-                }
+            if !key.starts_with("probes")
+                && let Some(c) = hit(&lex.private_probe, text)
+            {
+                cx.push(file, key.clone(), format!("says {c:?}, a private_probe cue of templates/lexicon.toml: the assistant would decline to give private facts in {text:?}"));
             }
             if let Some(c) = hit(&lex.goodbye, text) {
                 cx.push(
