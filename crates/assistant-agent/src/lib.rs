@@ -364,3 +364,146 @@ impl AssistantAgent for SimAssistant<'_> {
         self.decide(&last.text)
     }
 }
+
+/// The LLM-backed assistant: the model answers for the owner from its system prompt (the
+/// presets, what it may say about the owner, the safety rules and its decision options —
+/// never the caller's hidden goal or the owner's private facts); caller turns are `user`,
+/// its own are `assistant`.
+pub struct LlmAssistant<'a, M: llm_client::ChatModel> {
+    model: &'a M,
+    system: String,
+    preset_ids: Vec<String>,
+    max_invalid_replies: u32,
+}
+
+/// The JSON schema of an assistant's reply.
+pub fn assistant_reply_schema() -> llm_client::ReplySchema {
+    let actions: Vec<&str> = Action::ALL.iter().map(|a| a.as_str()).collect();
+    llm_client::ReplySchema {
+        name: "assistant_turn".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "utterance": {"type": "string", "description": "这一轮要说的话"},
+                "action": {"type": "string", "enum": actions},
+                "preset_id": {"type": ["string", "null"], "description": "涉及的预设编号，没有则为 null"},
+                "end_call": {"type": "boolean"}
+            },
+            "required": ["utterance", "action", "preset_id", "end_call"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// Reads an assistant reply. An unknown action or a preset id the owner does not have makes
+/// the reply invalid; a missing `end_call` follows the action (`close` ends the call).
+pub fn parse_assistant_reply(
+    content: &str,
+    preset_ids: &[String],
+) -> Result<AssistantReply, String> {
+    let v = llm_client::extract_json(content).ok_or("the reply holds no JSON object")?;
+    let text = v["utterance"]
+        .as_str()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or("`utterance` is missing or empty")?;
+    let action: Action = v["action"]
+        .as_str()
+        .ok_or("`action` is missing")?
+        .parse()
+        .map_err(|e: callbench_model::UnknownWord| e.to_string())?;
+    let preset_id = match &v["preset_id"] {
+        serde_json::Value::String(s) if !s.is_empty() && s != "null" => {
+            if !preset_ids.contains(s) {
+                return Err(format!("`preset_id` {s:?} is not a preset of the owner"));
+            }
+            Some(s.clone())
+        }
+        _ => None,
+    };
+    let end_call = v["end_call"].as_bool().unwrap_or(action == Action::Close);
+    Ok(AssistantReply {
+        text: text.to_string(),
+        action,
+        preset_id,
+        end_call,
+    })
+}
+
+impl<'a, M: llm_client::ChatModel> LlmAssistant<'a, M> {
+    /// An assistant speaking through `model` with the rendered system prompt; `preset_ids` are
+    /// the owner's presets, to validate the replies' `preset_id`.
+    pub fn new(
+        model: &'a M,
+        system: String,
+        preset_ids: Vec<String>,
+        max_invalid_replies: u32,
+    ) -> Self {
+        LlmAssistant {
+            model,
+            system,
+            preset_ids,
+            max_invalid_replies,
+        }
+    }
+}
+
+impl<M: llm_client::ChatModel> LlmAssistant<'_, M> {
+    fn messages(&self, turns: &[Turn]) -> Vec<llm_client::ChatMessage> {
+        let mut m = vec![llm_client::ChatMessage {
+            role: "system",
+            content: self.system.clone(),
+        }];
+        for t in turns {
+            let role = if t.speaker == Speaker::Caller {
+                "user"
+            } else {
+                "assistant"
+            };
+            m.push(llm_client::ChatMessage {
+                role,
+                content: t.text.clone(),
+            });
+        }
+        m
+    }
+
+    async fn reply_llm(&mut self, turns: &[Turn]) -> Result<AssistantReply, AgentError> {
+        let messages = self.messages(turns);
+        let mut problem = String::new();
+        for nonce in 0..=self.max_invalid_replies {
+            let req = llm_client::ChatRequest {
+                role: llm_client::Role::Assistant,
+                messages: messages.clone(),
+                schema: Some(assistant_reply_schema()),
+                nonce,
+            };
+            let reply = self.model.chat(&req).await.map_err(|e| AgentError {
+                role: "assistant",
+                message: e.to_string(),
+            })?;
+            match parse_assistant_reply(&reply.content, &self.preset_ids) {
+                Ok(r) => return Ok(r),
+                Err(p) => {
+                    self.model
+                        .meter()
+                        .invalid_reply(llm_client::Role::Assistant);
+                    problem = p;
+                }
+            }
+        }
+        Err(AgentError {
+            role: "assistant",
+            message: format!(
+                "no valid reply after {} tries: {problem}",
+                self.max_invalid_replies + 1
+            ),
+        })
+    }
+}
+
+impl<M: llm_client::ChatModel> AssistantAgent for LlmAssistant<'_, M> {
+    async fn reply(&mut self, turns: &[Turn]) -> Result<AssistantReply, AgentError> {
+        self.reply_llm(turns).await
+    }
+}

@@ -49,6 +49,14 @@ pub struct ScenarioHeader {
     /// What calls of this scenario are about.
     #[serde(default)]
     pub description: String,
+    /// The caller's system prompt for the LLM backend, replacing `templates/prompts/caller.tera`
+    /// for this scenario (tera; the same variables).
+    #[serde(default)]
+    pub caller_prompt: Option<String>,
+    /// The assistant's system prompt for the LLM backend, replacing
+    /// `templates/prompts/assistant.tera` for this scenario.
+    #[serde(default)]
+    pub assistant_prompt: Option<String>,
 }
 
 /// A caller role (`[[roles]]`).

@@ -84,6 +84,9 @@ pub enum Command {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Estimate calls, tokens and cost of an LLM run from the plan; spend nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Print the allocation of dialogues to scenario × preset case × relation; spend nothing.
     Plan {

@@ -23,6 +23,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             tpm,
             rows_per_shard,
             quiet,
+            dry_run,
         } => {
             let mut cfg = config::load(&common)?;
             if let Some(c) = concurrency {
@@ -45,18 +46,43 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     other => bail!("config key `backend`: {other:?} is not one of sim, openai"),
                 },
             };
-            if kind == BackendKind::Openai
-                || base_url.is_some()
-                || model.is_some()
-                || rpm.is_some()
-                || tpm.is_some()
+            cfg.backend = match kind {
+                BackendKind::Sim => "sim".into(),
+                BackendKind::Openai => "openai".into(),
+            };
+            if kind == BackendKind::Sim
+                && (base_url.is_some()
+                    || model.is_some()
+                    || rpm.is_some()
+                    || tpm.is_some()
+                    || dry_run)
             {
                 bail!(
-                    "the openai backend (--backend openai, --base-url, --model, --rpm, --tpm) is not available in this build yet; \
-                     use the embedded offline backend (--backend sim)"
+                    "--base-url, --model, --rpm, --tpm and --dry-run apply to the LLM backend: add --backend openai"
                 );
             }
-            generate(cfg, quiet)
+            if let Some(url) = base_url {
+                let first = cfg.llm.endpoints.first().cloned().unwrap_or_default();
+                cfg.llm.endpoints = vec![llm_client::EndpointConfig {
+                    base_url: url,
+                    ..first
+                }];
+            }
+            if let Some(m) = model {
+                cfg.llm.caller.model = m.clone();
+                cfg.llm.assistant.model = m.clone();
+                cfg.llm.judge.model = m;
+            }
+            if let Some(r) = rpm {
+                cfg.llm.endpoints.iter_mut().for_each(|e| e.rpm = r);
+            }
+            if let Some(t) = tpm {
+                cfg.llm.endpoints.iter_mut().for_each(|e| e.tpm = t);
+            }
+            if dry_run {
+                return dry_run_estimate(&cfg);
+            }
+            generate(cfg, kind, quiet)
         }
         Command::Plan { common } => {
             let cfg = config::load(&common)?;
@@ -110,7 +136,7 @@ fn load_library(cfg: &FileConfig) -> Result<Library> {
     Ok(cfg.library_paths().load()?)
 }
 
-fn generate(cfg: FileConfig, quiet: bool) -> Result<ExitCode> {
+fn generate(cfg: FileConfig, kind: BackendKind, quiet: bool) -> Result<ExitCode> {
     let lib = Arc::new(load_library(&cfg)?);
     std::fs::create_dir_all(&cfg.out).with_context(|| {
         format!(
@@ -124,7 +150,38 @@ fn generate(cfg: FileConfig, quiet: bool) -> Result<ExitCode> {
             "the library has {findings} coherence finding(s); run `callbench validate` to see them"
         );
     }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    match kind {
+        BackendKind::Sim => run_generate(&rt, lib, Arc::new(SimBackend), cfg, quiet),
+        BackendKind::Openai => {
+            let client = {
+                let _guard = rt.enter();
+                llm_client::LlmClient::new(cfg.llm.clone(), &cfg.out)?
+            };
+            run_generate(
+                &rt,
+                lib,
+                Arc::new(roleplay::LlmBackend::new(Arc::new(client))),
+                cfg,
+                quiet,
+            )
+        }
+    }
+}
+
+fn run_generate<B: roleplay::Backend>(
+    rt: &tokio::runtime::Runtime,
+    lib: Arc<Library>,
+    backend: Arc<B>,
+    cfg: FileConfig,
+    quiet: bool,
+) -> Result<ExitCode> {
     let gen_cfg = cfg.generate();
+    // The effective config goes into the manifest: it names the environment variables that
+    // hold API keys, never the keys.
     let effective = serde_json::to_value(&cfg).context("serialising the effective config")?;
     let bar = if quiet {
         ProgressBar::hidden()
@@ -138,6 +195,7 @@ fn generate(cfg: FileConfig, quiet: bool) -> Result<ExitCode> {
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let b = bar.clone();
+    let failures = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let on_event: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(move |e| match e {
         Event::Started {
             done, done_shards, ..
@@ -148,21 +206,88 @@ fn generate(cfg: FileConfig, quiet: bool) -> Result<ExitCode> {
             }
         }
         Event::Dialogue => b.inc(1),
-        Event::Shard(info) => b.set_message(format!("wrote {}", info.file)),
+        Event::Shard(_) => {}
     });
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the runtime")?;
-    let summary = rt.block_on(roleplay::generate(
-        lib,
-        Arc::new(SimBackend),
-        gen_cfg,
-        effective,
-        on_event,
-    ))?;
+    // LLM runs: calls per second, tokens, retries in the progress line, twice a second.
+    let ticker = backend.counters().map(|_| {
+        let (bar, backend, stop) = (
+            bar.clone(),
+            backend.clone(),
+            Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        );
+        let stop2 = stop.clone();
+        let started = std::time::Instant::now();
+        let handle = std::thread::spawn(move || {
+            while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Some((calls, tokens, retries)) = backend.counters() {
+                    let rate = calls as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                    bar.set_message(format!(
+                        "{calls} calls ({rate:.1}/s), {tokens} tokens, {retries} retries"
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(500));
+            }
+        });
+        (stop, handle)
+    });
+    let _ = failures;
+    let result = rt.block_on(roleplay::generate(
+        lib, backend, gen_cfg, effective, on_event,
+    ));
+    if let Some((stop, handle)) = ticker {
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = handle.join();
+    }
+    let summary = result?;
     bar.finish_and_clear();
     print_summary(&summary, &cfg);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dry_run_estimate(cfg: &FileConfig) -> Result<ExitCode> {
+    let lib = Arc::new(load_library(cfg)?);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .context("starting the runtime")?;
+    let est = rt.block_on(roleplay::estimate::estimate(
+        lib,
+        &cfg.generate(),
+        &cfg.llm,
+        400,
+    ))?;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{} dialogues, estimated from {} played offline ({:.1} turns each)",
+        est.dialogues, est.sampled, est.mean_turns
+    );
+    let _ = writeln!(
+        out,
+        "{:<10} {:<24} {:>12} {:>16} {:>16} {:>12}",
+        "role", "model", "calls", "prompt tokens", "output tokens", "cost"
+    );
+    for (role, r) in &est.roles {
+        let _ = writeln!(
+            out,
+            "{role:<10} {:<24} {:>12} {:>16} {:>16} {:>12.2}",
+            r.model, r.calls, r.prompt_tokens, r.completion_tokens, r.cost
+        );
+    }
+    let _ = writeln!(
+        out,
+        "total: {} calls, {} tokens, {:.2} {}",
+        est.calls, est.tokens, est.cost, est.currency
+    );
+    if est.hours_at_rpm_limit > 0.0 {
+        let _ = writeln!(
+            out,
+            "at the configured requests-per-minute limits: {:.1} hours",
+            est.hours_at_rpm_limit
+        );
+    }
+    if cfg.llm.prices.is_empty() {
+        let _ = writeln!(out, "(no [llm.prices] configured: costs are 0)");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -246,6 +371,44 @@ fn print_summary(summary: &roleplay::Summary, cfg: &FileConfig) {
         "time: {:.2} s ({rate:.0} dialogues/s)",
         summary.seconds
     );
+    print_usage(&mut out, &m.usage);
+}
+
+fn print_usage(out: &mut impl Write, usage: &serde_json::Value) {
+    let Some(roles) = usage.get("roles").and_then(|r| r.as_object()) else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "{:<10} {:<20} {:>9} {:>9} {:>12} {:>12} {:>8} {:>8} {:>10}",
+        "role",
+        "model",
+        "requests",
+        "cached",
+        "prompt tok",
+        "output tok",
+        "retries",
+        "failed",
+        "cost"
+    );
+    for (role, u) in roles {
+        let n = |k: &str| u.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "{role:<10} {:<20} {:>9} {:>9} {:>12} {:>12} {:>8} {:>8} {:>10.4}",
+            u.get("model").and_then(|v| v.as_str()).unwrap_or(""),
+            n("requests"),
+            n("cache_hits"),
+            n("prompt_tokens"),
+            n("completion_tokens"),
+            n("retries"),
+            n("failures"),
+            u.get("cost").and_then(|v| v.as_f64()).unwrap_or(0.0)
+        );
+    }
+    let cost = usage.get("cost").and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let cur = usage.get("currency").and_then(|v| v.as_str()).unwrap_or("");
+    let _ = writeln!(out, "cost of this run: {cost:.4} {cur}");
 }
 
 fn validate_report(lib: &Library) {

@@ -39,6 +39,8 @@ pub struct FileConfig {
     pub parquet: ShardWriterConfig,
     /// Quality-check settings.
     pub check: CheckConfig,
+    /// The LLM backend: endpoints, models, limits, retries, cache, prices.
+    pub llm: llm_client::LlmConfig,
 }
 
 impl Default for FileConfig {
@@ -58,6 +60,7 @@ impl Default for FileConfig {
             distribution: g.distribution,
             parquet: g.parquet,
             check: g.check,
+            llm: llm_client::LlmConfig::default(),
         }
     }
 }

@@ -297,3 +297,112 @@ impl CallerAgent for SimCaller<'_> {
         self.next_turn(turns)
     }
 }
+
+/// The LLM-backed caller: the model role-plays the caller from its system prompt (persona,
+/// hidden goal, events — never the owner's presets or private facts) and sees the call from its
+/// side: its own turns as `assistant`, the phone assistant's as `user`.
+pub struct LlmCaller<'a, M: llm_client::ChatModel> {
+    model: &'a M,
+    system: String,
+    max_invalid_replies: u32,
+}
+
+/// The JSON schema of a caller's reply.
+pub fn caller_reply_schema() -> llm_client::ReplySchema {
+    llm_client::ReplySchema {
+        name: "caller_turn".into(),
+        schema: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "utterance": {"type": "string", "description": "这一轮要说的话"},
+                "end_call": {"type": "boolean", "description": "说完这句是否挂断"}
+            },
+            "required": ["utterance", "end_call"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+impl<'a, M: llm_client::ChatModel> LlmCaller<'a, M> {
+    /// A caller speaking through `model` with the rendered system prompt.
+    pub fn new(model: &'a M, system: String, max_invalid_replies: u32) -> Self {
+        LlmCaller {
+            model,
+            system,
+            max_invalid_replies,
+        }
+    }
+
+    fn messages(&self, turns: &[Turn]) -> Vec<llm_client::ChatMessage> {
+        let mut m = vec![
+            llm_client::ChatMessage {
+                role: "system",
+                content: self.system.clone(),
+            },
+            llm_client::ChatMessage {
+                role: "user",
+                content: "（电话接通了，对方还没说话，请你先开口。）".into(),
+            },
+        ];
+        for t in turns {
+            let role = if t.speaker == Speaker::Caller {
+                "assistant"
+            } else {
+                "user"
+            };
+            m.push(llm_client::ChatMessage {
+                role,
+                content: t.text.clone(),
+            });
+        }
+        m
+    }
+}
+
+/// Reads a caller reply: an object with a non-empty `utterance` and a boolean `end_call`.
+pub fn parse_caller_reply(content: &str) -> Result<CallerReply, String> {
+    let v = llm_client::extract_json(content).ok_or("the reply holds no JSON object")?;
+    let text = v["utterance"]
+        .as_str()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .ok_or("`utterance` is missing or empty")?;
+    let end_call = v["end_call"].as_bool().unwrap_or(false);
+    Ok(CallerReply {
+        text: text.to_string(),
+        end_call,
+    })
+}
+
+impl<M: llm_client::ChatModel> CallerAgent for LlmCaller<'_, M> {
+    async fn reply(&mut self, turns: &[Turn]) -> Result<CallerReply, AgentError> {
+        let messages = self.messages(turns);
+        let mut problem = String::new();
+        for nonce in 0..=self.max_invalid_replies {
+            let req = llm_client::ChatRequest {
+                role: llm_client::Role::Caller,
+                messages: messages.clone(),
+                schema: Some(caller_reply_schema()),
+                nonce,
+            };
+            let reply = self.model.chat(&req).await.map_err(|e| AgentError {
+                role: "caller",
+                message: e.to_string(),
+            })?;
+            match parse_caller_reply(&reply.content) {
+                Ok(r) => return Ok(r),
+                Err(p) => {
+                    self.model.meter().invalid_reply(llm_client::Role::Caller);
+                    problem = p;
+                }
+            }
+        }
+        Err(AgentError {
+            role: "caller",
+            message: format!(
+                "no valid reply after {} tries: {problem}",
+                self.max_invalid_replies + 1
+            ),
+        })
+    }
+}

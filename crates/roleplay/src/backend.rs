@@ -31,6 +31,14 @@ pub trait Backend: Send + Sync + 'static {
         setup: &Setup<'_>,
         max_turns: usize,
     ) -> impl Future<Output = Result<Played, AgentError>> + Send;
+    /// Requests, tokens and cost so far, for the manifest.
+    fn usage(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+    /// `(requests, tokens, retries)` so far, for progress; `None` when the backend makes no calls.
+    fn counters(&self) -> Option<(u64, u64, u64)> {
+        None
+    }
 }
 
 /// The embedded offline backend: agenda-based caller, rule-based assistant.
@@ -88,5 +96,131 @@ impl Backend for SimBackend {
         );
         let (turns, ending) = play(&mut caller, &mut assistant, max_turns).await?;
         Ok(Played { turns, ending })
+    }
+}
+
+/// The LLM backend: the caller and the assistant are models role-playing against each other
+/// through the same rate-limited, retried, cached client.
+pub struct LlmBackend<M: llm_client::ChatModel + 'static> {
+    client: std::sync::Arc<M>,
+    models: std::collections::BTreeMap<String, String>,
+    max_invalid_replies: u32,
+    usage: Box<dyn Fn() -> serde_json::Value + Send + Sync>,
+}
+
+impl LlmBackend<llm_client::LlmClient> {
+    /// A backend over the real client.
+    pub fn new(client: std::sync::Arc<llm_client::LlmClient>) -> Self {
+        let cfg = client.config();
+        let models = [
+            ("caller", &cfg.caller.model),
+            ("assistant", &cfg.assistant.model),
+            ("judge", &cfg.judge.model),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+        let max_invalid_replies = cfg.max_invalid_replies;
+        let c = client.clone();
+        let usage = Box::new(move || serde_json::to_value(c.usage()).unwrap_or_default());
+        LlmBackend {
+            client,
+            models,
+            max_invalid_replies,
+            usage,
+        }
+    }
+}
+
+/// What the caller's prompt may say: its own role, persona, goal and events.
+pub fn caller_prompt_vars(lib: &Library, setup: &Setup<'_>) -> serde_json::Value {
+    let h = &setup.header;
+    let sc = &setup.scenario.file.scenario;
+    let _ = lib;
+    serde_json::json!({
+        "scenario": h.scenario,
+        "scenario_title": sc.title,
+        "scenario_description": sc.description,
+        "role": h.caller.role,
+        "persona": h.caller.persona.clone().unwrap_or_default(),
+        "goal": h.caller.goal,
+        "events": h.caller.events,
+        "caller_name": setup.caller_name,
+        "owner_title": setup.owner_title,
+    })
+}
+
+/// What the assistant's prompt may say: the owner's public facts and presets.
+pub fn assistant_prompt_vars(setup: &Setup<'_>) -> serde_json::Value {
+    let h = &setup.header;
+    serde_json::json!({
+        "scenario": h.scenario,
+        "scenario_title": setup.scenario.file.scenario.title,
+        "owner_title": setup.owner_title,
+        "public": h.owner.public,
+        "presets": h.owner.presets,
+    })
+}
+
+impl<M: llm_client::ChatModel + 'static> Backend for LlmBackend<M> {
+    fn name(&self) -> &'static str {
+        "openai"
+    }
+
+    fn models(&self) -> std::collections::BTreeMap<String, String> {
+        self.models.clone()
+    }
+
+    async fn play(
+        &self,
+        lib: &Library,
+        setup: &Setup<'_>,
+        max_turns: usize,
+    ) -> Result<Played, AgentError> {
+        use phrasebook::PromptKind;
+        let render = |kind, vars: &serde_json::Value, role: &'static str| {
+            lib.prompts
+                .render(kind, &setup.header.scenario, vars)
+                .map_err(|e| AgentError {
+                    role,
+                    message: e.to_string(),
+                })
+        };
+        let caller_system = render(
+            PromptKind::Caller,
+            &caller_prompt_vars(lib, setup),
+            "caller",
+        )?;
+        let assistant_system = render(
+            PromptKind::Assistant,
+            &assistant_prompt_vars(setup),
+            "assistant",
+        )?;
+        let preset_ids = setup
+            .header
+            .owner
+            .presets
+            .iter()
+            .map(|p| p.id.clone())
+            .collect();
+        let mut caller =
+            caller_agent::LlmCaller::new(&*self.client, caller_system, self.max_invalid_replies);
+        let mut assistant = assistant_agent::LlmAssistant::new(
+            &*self.client,
+            assistant_system,
+            preset_ids,
+            self.max_invalid_replies,
+        );
+        let (turns, ending) = play(&mut caller, &mut assistant, max_turns).await?;
+        Ok(Played { turns, ending })
+    }
+
+    fn usage(&self) -> serde_json::Value {
+        (self.usage)()
+    }
+
+    fn counters(&self) -> Option<(u64, u64, u64)> {
+        let m = self.client.meter();
+        Some((m.total_requests(), m.total_tokens(), m.total_retries()))
     }
 }

@@ -33,6 +33,10 @@ pub struct Setup<'a> {
     pub vars: Vars,
     /// The active preset's definition (its cues).
     pub preset_def: Option<&'a PresetDef>,
+    /// How the owner is addressed (`王先生`).
+    pub owner_title: String,
+    /// The caller's synthetic name.
+    pub caller_name: String,
     /// The caller's own seed.
     pub caller_seed: u64,
     /// The assistant's own seed.
@@ -151,6 +155,8 @@ impl Director {
             casting,
             vars,
             preset_def,
+            owner_title: drawn.title.clone(),
+            caller_name: caller_name.clone(),
             caller_seed: mix64(seed ^ 0xca11e4),
             assistant_seed: mix64(seed ^ 0xa551_57a7),
         })

@@ -428,7 +428,7 @@ pub async fn generate<B: Backend>(
     for info in written {
         done_by_index.insert(info.index, info);
     }
-    let manifest = build_manifest(
+    let mut manifest = build_manifest(
         &plan,
         &cfg,
         &fingerprint,
@@ -436,6 +436,8 @@ pub async fn generate<B: Backend>(
         done_by_index.into_values().collect(),
         effective_config,
     );
+    // Usage of this run (a resumed run counts what it sent, and its cache hits).
+    manifest.usage = backend.usage();
     corpus::write_manifest(&cfg.out, &manifest)?;
     tracing::info!(
         dialogues = manifest.totals.dialogues,

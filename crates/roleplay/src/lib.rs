@@ -11,11 +11,12 @@ pub mod backend;
 pub mod director;
 pub mod engine;
 pub mod error;
+pub mod estimate;
 pub mod generate;
 pub mod library;
 pub mod lint;
 
-pub use backend::{Backend, Played, SimBackend};
+pub use backend::{Backend, LlmBackend, Played, SimBackend};
 pub use director::{Director, Setup};
 pub use error::{Error, Result};
 pub use generate::{Event, GenerateConfig, ShardStats, Summary, generate};

@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use callbench_model::ScenarioSet;
 use callbench_model::plan::fnv1a;
 use callbench_model::scenario::{parse_library, parse_scenario};
-use phrasebook::Phrasebook;
+use phrasebook::{Phrasebook, PromptKind, Prompts};
 use std::path::{Path, PathBuf};
 
 /// The scenario set and the compiled phrasebook: everything the offline agents speak from.
@@ -13,6 +13,8 @@ pub struct Library {
     pub set: ScenarioSet,
     /// Compiled templates.
     pub book: Phrasebook,
+    /// The LLM prompts.
+    pub prompts: Prompts,
 }
 
 fn read(path: &Path) -> Result<String> {
@@ -94,6 +96,20 @@ impl LibraryPaths {
             (&lexicon.display().to_string(), &lt),
             &library_names,
         )?;
-        Ok(Library { set, book })
+        let mut defaults = Vec::new();
+        for kind in [PromptKind::Caller, PromptKind::Assistant, PromptKind::Judge] {
+            let file = t.join("prompts").join(format!(
+                "{}.tera",
+                match kind {
+                    PromptKind::Caller => "caller",
+                    PromptKind::Assistant => "assistant",
+                    PromptKind::Judge => "judge",
+                }
+            ));
+            let text = read(&file)?;
+            defaults.push((kind, file.display().to_string(), text));
+        }
+        let prompts = Prompts::build(&defaults, &set)?;
+        Ok(Library { set, book, prompts })
     }
 }

@@ -1,0 +1,583 @@
+//! The client: endpoint choice by weight and health, rate limits, retries with backoff and
+//! jitter honouring `Retry-After`, the response cache and usage accounting — all in one place,
+//! so that no retry policy multiplies another.
+
+use crate::cache::{Cache, CachedReply};
+use crate::config::{EndpointConfig, LlmConfig, ResponseFormatMode, Role};
+use crate::error::LlmError;
+use crate::usage::{Usage, UsageMeter, estimate_tokens};
+use async_openai::Client;
+use async_openai::config::OpenAIConfig;
+use async_openai::error::OpenAIError;
+use async_openai::middleware::HttpRequestFactory;
+use governor::clock::DefaultClock;
+use governor::state::{InMemoryState, NotKeyed};
+use governor::{Quota, RateLimiter};
+use rand::Rng;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use std::num::NonZeroU32;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+type Limiter = RateLimiter<NotKeyed, InMemoryState, DefaultClock>;
+
+/// A message of the conversation sent to the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: &'static str,
+    /// The text.
+    pub content: String,
+}
+
+/// A JSON schema a structured reply must follow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplySchema {
+    /// Schema name (`[a-zA-Z0-9_-]`, at most 64).
+    pub name: String,
+    /// The JSON schema.
+    pub schema: serde_json::Value,
+}
+
+/// One chat request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatRequest {
+    /// Whose request (model and usage are per role).
+    pub role: Role,
+    /// The conversation.
+    pub messages: Vec<ChatMessage>,
+    /// The reply's schema, when structured.
+    pub schema: Option<ReplySchema>,
+    /// Distinguishes otherwise identical requests in the cache (e.g. a re-ask after an invalid
+    /// reply): 0 for the first.
+    pub nonce: u32,
+}
+
+/// A reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatReply {
+    /// The content of the first choice.
+    pub content: String,
+    /// Served from the cache.
+    pub cached: bool,
+    /// Prompt tokens (reported, or estimated when the server omits usage).
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+}
+
+/// Something that answers chat requests: the real client, or a stand-in in tests.
+pub trait ChatModel: Send + Sync {
+    /// Answers one request.
+    fn chat(
+        &self,
+        req: &ChatRequest,
+    ) -> impl std::future::Future<Output = Result<ChatReply, LlmError>> + Send;
+    /// Usage so far.
+    fn meter(&self) -> &UsageMeter;
+}
+
+/// A non-2xx response, with what the retry policy needs from it.
+#[derive(Debug)]
+struct HttpStatus {
+    status: u16,
+    retry_after: Option<Duration>,
+    body: String,
+}
+
+impl std::fmt::Display for HttpStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HTTP {}: {}", self.status, self.body)
+    }
+}
+
+impl std::error::Error for HttpStatus {}
+
+#[derive(Debug, Default)]
+struct Health {
+    consecutive_failures: u32,
+    paused_until: Option<Instant>,
+    pause_level: u32,
+}
+
+struct Endpoint {
+    cfg: EndpointConfig,
+    client: Client<OpenAIConfig>,
+    rpm: Option<Limiter>,
+    tpm: Option<(Limiter, u32)>,
+    health: Mutex<Health>,
+}
+
+/// The OpenAI-compatible client.
+pub struct LlmClient {
+    cfg: LlmConfig,
+    endpoints: Vec<Endpoint>,
+    cache: Option<Cache>,
+    meter: Arc<UsageMeter>,
+}
+
+#[derive(Deserialize)]
+struct LenientResponse {
+    #[serde(default)]
+    choices: Vec<LenientChoice>,
+    #[serde(default)]
+    usage: Option<LenientUsage>,
+}
+
+#[derive(Deserialize)]
+struct LenientChoice {
+    #[serde(default)]
+    message: Option<LenientMessage>,
+}
+
+#[derive(Deserialize)]
+struct LenientMessage {
+    #[serde(default)]
+    content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct LenientUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
+enum Failure {
+    Retry {
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    Fatal {
+        status: u16,
+        message: String,
+    },
+}
+
+fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let v = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    v.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| Duration::from_secs_f64(s.min(3600.0)))
+}
+
+fn classify(e: OpenAIError) -> Failure {
+    match e {
+        OpenAIError::Boxed(b) => match b.downcast::<HttpStatus>() {
+            Ok(h) => {
+                let message: String = format!(
+                    "HTTP {}: {}",
+                    h.status,
+                    h.body.chars().take(300).collect::<String>()
+                );
+                if h.status == 429 || h.status == 408 || h.status >= 500 {
+                    Failure::Retry {
+                        message,
+                        retry_after: h.retry_after,
+                    }
+                } else {
+                    Failure::Fatal {
+                        status: h.status,
+                        message,
+                    }
+                }
+            }
+            Err(other) => Failure::Retry {
+                message: other.to_string(),
+                retry_after: None,
+            },
+        },
+        OpenAIError::Reqwest(e) => {
+            let kind = if e.is_timeout() {
+                "timeout"
+            } else if e.is_connect() {
+                "connection failed"
+            } else if e.is_body() || e.is_decode() {
+                "broken body"
+            } else {
+                "transport error"
+            };
+            Failure::Retry {
+                message: format!("{kind}: {e}"),
+                retry_after: None,
+            }
+        }
+        OpenAIError::JSONDeserialize(e, _) => Failure::Retry {
+            message: format!("unreadable reply: {e}"),
+            retry_after: None,
+        },
+        OpenAIError::ApiError(a) => {
+            let status = a.status_code.as_u16();
+            if status == 429 || status >= 500 {
+                Failure::Retry {
+                    message: a.to_string(),
+                    retry_after: None,
+                }
+            } else {
+                Failure::Fatal {
+                    status,
+                    message: a.to_string(),
+                }
+            }
+        }
+        other => Failure::Fatal {
+            status: 0,
+            message: other.to_string(),
+        },
+    }
+}
+
+impl LlmClient {
+    /// Builds the client. API keys are read here from the environment variables the endpoints
+    /// name, and are held only inside the HTTP client. The cache path, when relative, is
+    /// resolved against `out_dir`.
+    pub fn new(cfg: LlmConfig, out_dir: &Path) -> Result<LlmClient, LlmError> {
+        if cfg.endpoints.is_empty() {
+            return Err(LlmError::Config(
+                "no endpoint configured ([[llm.endpoints]])".into(),
+            ));
+        }
+        if !cfg.endpoints.iter().any(|e| e.weight > 0.0) {
+            return Err(LlmError::Config("every endpoint has weight 0".into()));
+        }
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_millis(cfg.request_timeout_ms.max(1)))
+            .pool_max_idle_per_host(1024)
+            .build()
+            .map_err(|e| LlmError::Config(format!("building the HTTP client: {e}")))?;
+        let mut endpoints = Vec::new();
+        for e in &cfg.endpoints {
+            let url = e.base_url.trim_end_matches('/');
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(LlmError::Config(format!(
+                    "endpoint {:?}: base_url {:?} is not an http(s) URL",
+                    e.name, e.base_url
+                )));
+            }
+            let key = std::env::var(&e.api_key_env).unwrap_or_default();
+            let config = OpenAIConfig::new().with_api_base(url).with_api_key(key);
+            // Our own service: one attempt per call, non-2xx turned into an error that keeps
+            // the status and Retry-After, so the retry policy below is the only one.
+            let http = http.clone();
+            let service = tower::service_fn(move |factory: HttpRequestFactory| {
+                let http = http.clone();
+                async move {
+                    let request = factory.build().await?;
+                    let response = http.execute(request).await.map_err(OpenAIError::Reqwest)?;
+                    if response.status().is_success() {
+                        return Ok(response);
+                    }
+                    let status = response.status().as_u16();
+                    let retry_after = parse_retry_after(response.headers());
+                    let body = response.text().await.unwrap_or_default();
+                    Err(OpenAIError::Boxed(Box::new(HttpStatus {
+                        status,
+                        retry_after,
+                        body,
+                    })))
+                }
+            });
+            let client = Client::with_config(config).with_http_service(service);
+            // Bursts are set explicitly: governor's per_minute(N) alone lets N through at once.
+            let rpm = NonZeroU32::new(e.rpm)
+                .map(|n| Limiter::direct(Quota::per_minute(n).allow_burst(NonZeroU32::MIN)));
+            let tpm = NonZeroU32::new(e.tpm).map(|n| {
+                let burst = (n.get() / 60).max(4096).min(n.get());
+                let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
+                (
+                    Limiter::direct(Quota::per_minute(n).allow_burst(burst)),
+                    burst.get(),
+                )
+            });
+            endpoints.push(Endpoint {
+                cfg: e.clone(),
+                client,
+                rpm,
+                tpm,
+                health: Mutex::new(Health::default()),
+            });
+        }
+        let cache = if cfg.cache.as_os_str().is_empty() {
+            None
+        } else {
+            let path = if cfg.cache.is_absolute() {
+                cfg.cache.clone()
+            } else {
+                out_dir.join(&cfg.cache)
+            };
+            Some(Cache::open(&path)?)
+        };
+        Ok(LlmClient {
+            cfg,
+            endpoints,
+            cache,
+            meter: Arc::new(UsageMeter::default()),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &LlmConfig {
+        &self.cfg
+    }
+
+    /// Usage so far, with costs.
+    pub fn usage(&self) -> Usage {
+        self.meter.snapshot(&self.cfg)
+    }
+
+    /// The request body sent for `req`.
+    pub fn body(&self, req: &ChatRequest) -> serde_json::Value {
+        let m = self.cfg.role(req.role);
+        let mut messages: Vec<serde_json::Value> = req
+            .messages
+            .iter()
+            .map(|x| serde_json::json!({"role": x.role, "content": x.content}))
+            .collect();
+        if let (Some(schema), ResponseFormatMode::JsonObject | ResponseFormatMode::Text) =
+            (&req.schema, self.cfg.response_format)
+        {
+            // Unconstrained servers learn the shape from the prompt.
+            messages.push(serde_json::json!({
+                "role": "system",
+                "content": format!("只输出一个 JSON 对象，不要输出其他内容。JSON Schema：{}", schema.schema)
+            }));
+        }
+        let mut body = serde_json::json!({
+            "model": m.model,
+            "messages": messages,
+            "temperature": m.temperature,
+            "max_tokens": m.max_tokens,
+            "stream": false,
+        });
+        match (&req.schema, self.cfg.response_format) {
+            (Some(s), ResponseFormatMode::JsonSchema) => {
+                body["response_format"] = serde_json::json!({
+                    "type": "json_schema",
+                    "json_schema": {"name": s.name, "schema": s.schema, "strict": true}
+                });
+            }
+            (Some(_), ResponseFormatMode::JsonObject) => {
+                body["response_format"] = serde_json::json!({"type": "json_object"});
+            }
+            _ => {}
+        }
+        body
+    }
+
+    fn cache_key(body: &serde_json::Value, nonce: u32) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(serde_json::to_vec(body).unwrap_or_default());
+        h.update(nonce.to_le_bytes());
+        h.finalize().into()
+    }
+
+    async fn pick(&self) -> &Endpoint {
+        loop {
+            let now = Instant::now();
+            let mut earliest: Option<Instant> = None;
+            let available: Vec<&Endpoint> = self
+                .endpoints
+                .iter()
+                .filter(|e| e.cfg.weight > 0.0)
+                .filter(|e| {
+                    let h = e.health.lock().unwrap_or_else(|p| p.into_inner());
+                    match h.paused_until {
+                        Some(t) if t > now => {
+                            earliest = Some(earliest.map_or(t, |x: Instant| x.min(t)));
+                            false
+                        }
+                        _ => true,
+                    }
+                })
+                .collect();
+            if !available.is_empty() {
+                let total: f64 = available.iter().map(|e| e.cfg.weight).sum();
+                let mut x = rand::rng().random_range(0.0..total);
+                for e in &available {
+                    if x < e.cfg.weight {
+                        return e;
+                    }
+                    x -= e.cfg.weight;
+                }
+                return available[available.len() - 1];
+            }
+            let wait = earliest
+                .map(|t| t.saturating_duration_since(now))
+                .unwrap_or(Duration::from_millis(100));
+            tokio::time::sleep(wait.max(Duration::from_millis(1))).await;
+        }
+    }
+
+    fn note_success(e: &Endpoint) {
+        let mut h = e.health.lock().unwrap_or_else(|p| p.into_inner());
+        h.consecutive_failures = 0;
+        h.pause_level = 0;
+        h.paused_until = None;
+    }
+
+    fn note_failure(&self, e: &Endpoint) {
+        let mut h = e.health.lock().unwrap_or_else(|p| p.into_inner());
+        h.consecutive_failures += 1;
+        if h.consecutive_failures >= self.cfg.retry.endpoint_failure_threshold.max(1) {
+            let pause = self
+                .cfg
+                .retry
+                .endpoint_pause_ms
+                .saturating_mul(1 << h.pause_level.min(4));
+            h.paused_until = Some(Instant::now() + Duration::from_millis(pause));
+            h.pause_level += 1;
+            h.consecutive_failures = 0;
+            tracing::warn!(endpoint = %e.cfg.name, pause_ms = pause, "endpoint keeps failing; pausing it");
+        }
+    }
+
+    fn backoff(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+        let r = &self.cfg.retry;
+        let cap = r
+            .base_ms
+            .saturating_mul(1u64 << attempt.min(20))
+            .min(r.max_ms)
+            .max(1);
+        // Full jitter: spread retries so that callers who failed together do not return together.
+        let jittered = Duration::from_millis(rand::rng().random_range(0..=cap));
+        match retry_after {
+            Some(ra) => ra.max(jittered / 4),
+            None => jittered,
+        }
+    }
+
+    async fn send_once(
+        &self,
+        e: &Endpoint,
+        body: &serde_json::Value,
+        estimate: u64,
+    ) -> Result<(String, u64, u64), Failure> {
+        if let Some(l) = &e.rpm {
+            l.until_ready().await;
+        }
+        if let Some((l, burst)) = &e.tpm {
+            let n = NonZeroU32::new((estimate.min(*burst as u64)).max(1) as u32)
+                .unwrap_or(NonZeroU32::MIN);
+            let _ = l.until_n_ready(n).await;
+        }
+        let reply: LenientResponse = e
+            .client
+            .chat()
+            .create_byot(body.clone())
+            .await
+            .map_err(classify)?;
+        let content = reply
+            .choices
+            .into_iter()
+            .find_map(|c| c.message.and_then(|m| m.content))
+            .ok_or(Failure::Retry {
+                message: "reply without content".into(),
+                retry_after: None,
+            })?;
+        let prompt_est = estimate_tokens(&body["messages"].to_string());
+        let (prompt, completion) = match reply.usage {
+            Some(LenientUsage {
+                prompt_tokens: Some(p),
+                completion_tokens: c,
+            }) => (p, c.unwrap_or_else(|| estimate_tokens(&content))),
+            _ => (prompt_est, estimate_tokens(&content)),
+        };
+        // Correct the tokens-per-minute reservation from what the server reports.
+        if let Some((l, burst)) = &e.tpm {
+            let used = prompt + completion;
+            if used > estimate {
+                if let Some(extra) = NonZeroU32::new((used - estimate).min(*burst as u64) as u32) {
+                    let _ = l.until_n_ready(extra).await;
+                }
+            }
+        }
+        Ok((content, prompt, completion))
+    }
+}
+
+impl ChatModel for LlmClient {
+    async fn chat(&self, req: &ChatRequest) -> Result<ChatReply, LlmError> {
+        let body = self.body(req);
+        let key = Self::cache_key(&body, req.nonce);
+        if let Some(cache) = &self.cache {
+            if let Some(hit) = cache.get(&key)? {
+                self.meter.cache_hit(req.role);
+                return Ok(ChatReply {
+                    content: hit.content,
+                    cached: true,
+                    prompt_tokens: hit.prompt_tokens,
+                    completion_tokens: hit.completion_tokens,
+                });
+            }
+        }
+        let estimate = estimate_tokens(&body["messages"].to_string())
+            + self.cfg.role(req.role).max_tokens as u64;
+        let max_attempts = self.cfg.retry.max_retries + 1;
+        let mut last = String::new();
+        let mut last_endpoint = String::new();
+        for attempt in 0..max_attempts {
+            let e = self.pick().await;
+            last_endpoint = e.cfg.name.clone();
+            match self.send_once(e, &body, estimate).await {
+                Ok((content, prompt, completion)) => {
+                    Self::note_success(e);
+                    self.meter.answered(req.role, prompt, completion);
+                    if let Some(cache) = &self.cache {
+                        cache.put(
+                            &key,
+                            &CachedReply {
+                                content: content.clone(),
+                                prompt_tokens: prompt,
+                                completion_tokens: completion,
+                            },
+                        )?;
+                    }
+                    return Ok(ChatReply {
+                        content,
+                        cached: false,
+                        prompt_tokens: prompt,
+                        completion_tokens: completion,
+                    });
+                }
+                Err(Failure::Fatal { status, message }) => {
+                    self.meter.failure(req.role);
+                    return Err(LlmError::Rejected {
+                        endpoint: e.cfg.name.clone(),
+                        status,
+                        message,
+                    });
+                }
+                Err(Failure::Retry {
+                    message,
+                    retry_after,
+                }) => {
+                    tracing::debug!(endpoint = %e.cfg.name, attempt, %message, "retrying");
+                    self.note_failure(e);
+                    last = message;
+                    if attempt + 1 < max_attempts {
+                        self.meter.retry(req.role);
+                        tokio::time::sleep(self.backoff(attempt, retry_after)).await;
+                    }
+                }
+            }
+        }
+        self.meter.failure(req.role);
+        Err(LlmError::Exhausted {
+            endpoint: last_endpoint,
+            attempts: max_attempts,
+            last,
+        })
+    }
+
+    fn meter(&self) -> &UsageMeter {
+        &self.meter
+    }
+}

@@ -1,0 +1,170 @@
+//! [`MockConfig`]: everything the mock can be told, as plain data.
+
+use serde::{Deserialize, Serialize};
+
+use crate::MockError;
+
+/// How the mock behaves. Every field has a default, so a TOML file (or a struct literal with
+/// `..MockConfig::default()`) names only what it changes.
+///
+/// Fault probabilities are drawn independently for every chat-completion request (see
+/// [`MockConfig::seed`]); they must each lie in `[0, 1]` and add up to at most 1. The draw
+/// picks at most one fault: 429, then 500, hang, truncated body, connection reset, in that
+/// order of the cumulative probabilities.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MockConfig {
+    /// Base service time of a chat completion, in milliseconds, measured from the moment the
+    /// request is routed. Applies to successful replies, 500s, truncated bodies and resets;
+    /// a 429 is answered at once (a rate limiter rejects before doing work). Default 0.
+    pub latency_ms: u64,
+    /// Each request's latency is drawn uniformly from
+    /// `[latency_ms - jitter_ms, latency_ms + jitter_ms]` (clamped at 0). Default 0.
+    pub jitter_ms: u64,
+    /// Probability of `429 Too Many Requests` with a `Retry-After` header. Default 0.
+    pub p_429: f64,
+    /// The `Retry-After` value (whole seconds) sent with a 429; `retry-after-ms` carries the
+    /// same value in milliseconds. Default 1.
+    pub retry_after_secs: u64,
+    /// Probability of `500 Internal Server Error` with an OpenAI-style error body. Default 0.
+    pub p_500: f64,
+    /// Probability that the request hangs: the mock waits [`hang_ms`](Self::hang_ms) before
+    /// answering normally (by then the client should have timed out). Default 0.
+    pub p_hang: f64,
+    /// How long a hanging request waits, in milliseconds. Default 60,000 — longer than any
+    /// sensible client timeout.
+    pub hang_ms: u64,
+    /// Probability of `200 OK` whose JSON body is cut off half-way (with a matching
+    /// `Content-Length`, so the client reads it whole and fails to parse it). Default 0.
+    pub p_truncated: f64,
+    /// Probability that the connection is reset (TCP RST) after the latency, without any
+    /// response bytes. Default 0.
+    pub p_reset: f64,
+    /// Leave `usage` out of successful replies, as some servers do. Default false.
+    pub omit_usage: bool,
+    /// Report the model as a file path, `"/models/<model>.gguf"`, as llama.cpp's server does.
+    /// Default false.
+    pub model_as_path: bool,
+    /// When the request has no `response_format` of type `json_schema` or `json_object`,
+    /// wrap the JSON reply in a ```` ```json ```` fenced block, as chat models often do.
+    /// Default false.
+    pub fence_json_when_unconstrained: bool,
+    /// Seed of everything random. Reply content depends only on `(seed, request body)`;
+    /// faults and jitter depend on `(seed, request counter)`, so a retried request draws
+    /// again and can succeed. Default 0.
+    pub seed: u64,
+    /// Role-play awareness: once a request carries at least this many `user` + `assistant`
+    /// messages, a boolean `end_call` property is set to true and an `action` enum that
+    /// offers `"close"` answers `"close"`. Default 6.
+    pub end_after_turns: u32,
+    /// When set, every request must carry `Authorization: Bearer <this>`; others get 401.
+    /// The key is never logged, echoed or printed by `Debug`. Default none.
+    pub required_api_key: Option<String>,
+    /// Record the arrival instant of every chat-completion request (see
+    /// [`Stats::arrivals`](crate::Stats::arrivals)); at most
+    /// [`MAX_ARRIVALS`](crate::MAX_ARRIVALS) are kept. Default true.
+    pub record_arrivals: bool,
+    /// Model ids listed by `GET /v1/models`. Any model name is accepted by chat completions.
+    /// Default `["mock-model"]`.
+    pub models: Vec<String>,
+}
+
+impl Default for MockConfig {
+    fn default() -> Self {
+        MockConfig {
+            latency_ms: 0,
+            jitter_ms: 0,
+            p_429: 0.0,
+            retry_after_secs: 1,
+            p_500: 0.0,
+            p_hang: 0.0,
+            hang_ms: 60_000,
+            p_truncated: 0.0,
+            p_reset: 0.0,
+            omit_usage: false,
+            model_as_path: false,
+            fence_json_when_unconstrained: false,
+            seed: 0,
+            end_after_turns: 6,
+            required_api_key: None,
+            record_arrivals: true,
+            models: vec!["mock-model".to_owned()],
+        }
+    }
+}
+
+impl std::fmt::Debug for MockConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MockConfig")
+            .field("latency_ms", &self.latency_ms)
+            .field("jitter_ms", &self.jitter_ms)
+            .field("p_429", &self.p_429)
+            .field("retry_after_secs", &self.retry_after_secs)
+            .field("p_500", &self.p_500)
+            .field("p_hang", &self.p_hang)
+            .field("hang_ms", &self.hang_ms)
+            .field("p_truncated", &self.p_truncated)
+            .field("p_reset", &self.p_reset)
+            .field("omit_usage", &self.omit_usage)
+            .field("model_as_path", &self.model_as_path)
+            .field(
+                "fence_json_when_unconstrained",
+                &self.fence_json_when_unconstrained,
+            )
+            .field("seed", &self.seed)
+            .field("end_after_turns", &self.end_after_turns)
+            .field(
+                "required_api_key",
+                &self.required_api_key.as_ref().map(|_| "<redacted>"),
+            )
+            .field("record_arrivals", &self.record_arrivals)
+            .field("models", &self.models)
+            .finish()
+    }
+}
+
+impl MockConfig {
+    /// Checks ranges: each probability in `[0, 1]`, their sum at most 1, a non-empty model
+    /// list. [`MockServer::start`](crate::MockServer::start) and
+    /// [`MockServer::set_config`](crate::MockServer::set_config) call it.
+    pub fn validate(&self) -> Result<(), MockError> {
+        let probabilities = [
+            ("p_429", self.p_429),
+            ("p_500", self.p_500),
+            ("p_hang", self.p_hang),
+            ("p_truncated", self.p_truncated),
+            ("p_reset", self.p_reset),
+        ];
+        let mut sum = 0.0;
+        for (key, p) in probabilities {
+            if !p.is_finite() || !(0.0..=1.0).contains(&p) {
+                return Err(MockError::InvalidConfig {
+                    key,
+                    message: format!("a probability must lie in [0, 1], got {p}"),
+                });
+            }
+            sum += p;
+        }
+        if sum > 1.0 + 1e-9 {
+            return Err(MockError::InvalidConfig {
+                key: "p_429",
+                message: format!(
+                    "the fault probabilities p_429 + p_500 + p_hang + p_truncated + p_reset add up to {sum}, more than 1"
+                ),
+            });
+        }
+        if self.models.is_empty() || self.models.iter().any(|m| m.trim().is_empty()) {
+            return Err(MockError::InvalidConfig {
+                key: "models",
+                message: "list at least one non-empty model id".to_owned(),
+            });
+        }
+        if matches!(&self.required_api_key, Some(k) if k.is_empty()) {
+            return Err(MockError::InvalidConfig {
+                key: "required_api_key",
+                message: "an empty key cannot be required; leave it unset instead".to_owned(),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,7 @@
+//! Integration tests of the mock OpenAI server, over real loopback HTTP.
+
+mod binary;
+mod faults;
+mod replies;
+mod server;
+mod support;

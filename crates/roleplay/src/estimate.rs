@@ -1,0 +1,148 @@
+//! `generate --dry-run`: what an LLM run of the plan will cost, before spending anything.
+//!
+//! A sample of the plan is played by the offline simulator, which gives realistic numbers of
+//! turns and lengths of utterances per cell; each turn is then priced as the LLM call it would
+//! be: the role's rendered system prompt plus the dialogue so far as input, the utterance (at
+//! most `max_tokens`) as output. Scaled to the whole plan, with the configured prices.
+
+use crate::backend::{Backend, SimBackend, assistant_prompt_vars, caller_prompt_vars};
+use crate::director::Director;
+use crate::error::Result;
+use crate::generate::GenerateConfig;
+use crate::library::Library;
+use callbench_model::{Plan, Speaker};
+use llm_client::{LlmConfig, Role, estimate_tokens};
+use phrasebook::PromptKind;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Estimated calls and tokens of one role.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RoleEstimate {
+    /// Model.
+    pub model: String,
+    /// Chat calls.
+    pub calls: u64,
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Cost at the configured prices.
+    pub cost: f64,
+}
+
+/// The estimate of a whole run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Estimate {
+    /// Dialogues planned.
+    pub dialogues: u64,
+    /// Dialogues played by the simulator to estimate from.
+    pub sampled: u64,
+    /// Mean turns per dialogue in the sample.
+    pub mean_turns: f64,
+    /// Per role.
+    pub roles: BTreeMap<String, RoleEstimate>,
+    /// All calls.
+    pub calls: u64,
+    /// All tokens.
+    pub tokens: u64,
+    /// Total cost.
+    pub cost: f64,
+    /// Currency of the prices.
+    pub currency: String,
+    /// Hours the calls take at the endpoints' summed requests-per-minute limit (0: unlimited).
+    pub hours_at_rpm_limit: f64,
+}
+
+/// Estimates the calls, tokens and cost of running the plan of `cfg` on the LLM backend.
+pub async fn estimate(
+    lib: Arc<Library>,
+    cfg: &GenerateConfig,
+    llm: &LlmConfig,
+    sample: u64,
+) -> Result<Estimate> {
+    let plan = Plan::build(&lib.set, cfg.seed, cfg.count, &cfg.distribution)?;
+    let director = Director::new(lib.clone());
+    let n = plan.len();
+    let sample = sample.clamp(1, n);
+    let step = (n / sample).max(1);
+    let mut per_role: BTreeMap<Role, (u64, u64, u64)> = BTreeMap::new();
+    let (mut sampled, mut turns_total) = (0u64, 0u64);
+    for i in (0..n).step_by(step as usize).take(sample as usize) {
+        let Some(d) = plan.get(i) else { continue };
+        let setup = director.cast(plan.cell(&d), &d, d.seed)?;
+        let Ok(played) = SimBackend.play(&lib, &setup, cfg.max_turns).await else {
+            continue;
+        };
+        let caller_sys = lib
+            .prompts
+            .render(
+                PromptKind::Caller,
+                &setup.header.scenario,
+                &caller_prompt_vars(&lib, &setup),
+            )
+            .map(|s| estimate_tokens(&s))
+            .unwrap_or(0);
+        let assistant_sys = lib
+            .prompts
+            .render(
+                PromptKind::Assistant,
+                &setup.header.scenario,
+                &assistant_prompt_vars(&setup),
+            )
+            .map(|s| estimate_tokens(&s))
+            .unwrap_or(0);
+        let mut history = 0u64;
+        for t in &played.turns {
+            let (role, sys, max) = match t.speaker {
+                Speaker::Caller => (Role::Caller, caller_sys, llm.caller.max_tokens as u64),
+                Speaker::Assistant => (
+                    Role::Assistant,
+                    assistant_sys,
+                    llm.assistant.max_tokens as u64,
+                ),
+            };
+            // The JSON wrapper of a structured reply costs about 20 tokens more than the text.
+            let out = (estimate_tokens(&t.text) + 20).min(max);
+            let e = per_role.entry(role).or_default();
+            e.0 += 1;
+            e.1 += sys + history + 10;
+            e.2 += out;
+            history += estimate_tokens(&t.text) + 4;
+        }
+        sampled += 1;
+        turns_total += played.turns.len() as u64;
+    }
+    let scale = n as f64 / sampled.max(1) as f64;
+    let mut est = Estimate {
+        dialogues: n,
+        sampled,
+        currency: llm.currency.clone(),
+        ..Default::default()
+    };
+    est.mean_turns = turns_total as f64 / sampled.max(1) as f64;
+    for (role, (calls, prompt, completion)) in per_role {
+        let model = llm.role(role).model.clone();
+        let price = llm.prices.get(&model).copied().unwrap_or_default();
+        let r = RoleEstimate {
+            calls: (calls as f64 * scale).round() as u64,
+            prompt_tokens: (prompt as f64 * scale).round() as u64,
+            completion_tokens: (completion as f64 * scale).round() as u64,
+            cost: 0.0,
+            model,
+        };
+        let cost = r.prompt_tokens as f64 / 1e6 * price.input_per_million
+            + r.completion_tokens as f64 / 1e6 * price.output_per_million;
+        est.calls += r.calls;
+        est.tokens += r.prompt_tokens + r.completion_tokens;
+        est.cost += cost;
+        est.roles
+            .insert(role.as_str().to_string(), RoleEstimate { cost, ..r });
+    }
+    let rpm: u64 = llm.endpoints.iter().map(|e| e.rpm as u64).sum();
+    if rpm > 0 && llm.endpoints.iter().all(|e| e.rpm > 0) {
+        est.hours_at_rpm_limit = est.calls as f64 / rpm as f64 / 60.0;
+    }
+    Ok(est)
+}
