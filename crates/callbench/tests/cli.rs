@@ -426,3 +426,115 @@ fn the_corpus_opens_in_pyarrow_duckdb_and_polars() {
         .unwrap();
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
 }
+
+fn all_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p)
+            } else {
+                out.push(p)
+            }
+        }
+    }
+    out
+}
+
+/// The API key is sent (the mock refuses requests without it) but appears in no log line, no
+/// progress output and no output file — with logging at its most verbose.
+#[test]
+fn the_api_key_never_leaves_the_http_client() {
+    let secret = "sk-callbench-test-4f1c9a7e2b";
+    let mock = mock_openai::MockServer::start_blocking(
+        mock_openai::MockConfig {
+            required_api_key: Some(secret.into()),
+            end_after_turns: 4,
+            ..Default::default()
+        },
+        None,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args([
+            "generate",
+            "--backend",
+            "openai",
+            "--base-url",
+            &mock.base_url(),
+            "--model",
+            "mock",
+            "--count",
+            "12",
+        ])
+        .args(["--out", out.to_str().unwrap()])
+        .current_dir(repo())
+        .env("OPENAI_API_KEY", secret)
+        .env("RUST_LOG", "trace")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(mock.stats().ok > 0, "the key was accepted");
+    assert!(
+        !stdout(&o).contains(secret) && !stderr(&o).contains(secret),
+        "the key is in the output"
+    );
+    assert!(stderr(&o).len() > 1000, "trace logging was on");
+    for f in all_files(&out) {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+            "the key is in {}",
+            f.display()
+        );
+    }
+    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+    assert!(
+        manifest.contains("OPENAI_API_KEY"),
+        "the manifest names the variable"
+    );
+}
+
+#[test]
+fn llm_flags_without_the_llm_backend_are_an_error() {
+    let o = callbench(&["generate", "--model", "x", "--count", "5", "--quiet"]);
+    fails_with(&o, &["--backend openai"]);
+    let o = callbench(&[
+        "generate",
+        "--backend",
+        "openai",
+        "--base-url",
+        "ftp://nowhere",
+        "--count",
+        "5",
+        "--quiet",
+    ]);
+    fails_with(&o, &["ftp://nowhere"]);
+}
+
+#[test]
+fn dry_run_estimates_without_calling_anything() {
+    let o = callbench(&[
+        "generate",
+        "--backend",
+        "openai",
+        "--dry-run",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--count",
+        "5000",
+        "--rpm",
+        "600",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("caller") && out.contains("assistant") && out.contains("calls"),
+        "{out}"
+    );
+    assert!(out.contains("hours"), "{out}");
+}

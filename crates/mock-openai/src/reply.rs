@@ -59,6 +59,12 @@ const SPOKEN: &[&str] = &[
     "line",
 ];
 
+/// Keys that mark an example object in a prompt as the reply's format.
+const REPLY_MARKERS: &[&str] = &["utterance", "end_call", "reply", "say", "speech"];
+
+/// Options of an `action` enum that end the call, by preference.
+const CLOSING_ACTIONS: &[&str] = &["close", "end_call", "hang_up", "end", "goodbye"];
+
 /// Array properties that list problems: left at their minimum length (usually empty), so a
 /// mock judge finds nothing wrong.
 const PROBLEM_LISTS: &[&str] = &["violations", "errors", "issues", "findings", "problems"];
@@ -305,24 +311,35 @@ fn generic_schema() -> Value {
     })
 }
 
-/// A JSON Schema, or an example object, written into the system prompt: the first `{…}` that
-/// parses as a JSON object. A schema (it has `properties`, or `"type": "object"`) is used as
-/// is; an example is turned into a schema of the same shape.
+/// A JSON Schema, or an example object, written into the system prompt. A schema (an object
+/// with `properties`, or `"type": "object"`) anywhere wins; otherwise the first example
+/// object that has a spoken field (`utterance`, …) or `end_call` is turned into a schema of
+/// the same shape ([`REPLY_MARKERS`]). Other JSON in the prompt (an owner's presets, turns of
+/// the dialogue so far) is not taken for the reply's format.
 fn schema_in_prompt(system: &str) -> Option<Value> {
-    const MAX_ATTEMPTS: usize = 64;
+    const MAX_ATTEMPTS: usize = 256;
+    let mut example: Option<Map<String, Value>> = None;
+    let mut skip_to = 0;
     for (start, _) in system.match_indices('{').take(MAX_ATTEMPTS) {
+        if start < skip_to {
+            continue;
+        }
         let mut values = serde_json::Deserializer::from_str(&system[start..]).into_iter::<Value>();
         if let Some(Ok(Value::Object(object))) = values.next() {
             let is_schema = object.get("properties").is_some_and(Value::is_object)
                 || object.get("type").and_then(Value::as_str) == Some("object");
-            return Some(if is_schema {
-                Value::Object(object)
-            } else {
-                schema_of_example(&Value::Object(object))
-            });
+            if is_schema {
+                return Some(Value::Object(object));
+            }
+            let is_reply = object.keys().any(|k| REPLY_MARKERS.contains(&k.as_str()));
+            if is_reply && example.is_none() {
+                example = Some(object);
+                // Objects nested in this one are part of it.
+                skip_to = start + values.byte_offset();
+            }
         }
     }
-    None
+    example.map(|e| schema_of_example(&Value::Object(e)))
 }
 
 /// A schema that the example value satisfies. A string holding `|` (`"ask|inform|close"`)
@@ -479,11 +496,15 @@ impl Generator<'_> {
         };
         let mut out = Map::new();
         if let Some(Value::Object(properties)) = s.get("properties") {
-            for (key, prop) in properties {
+            // Sorted, so that the draws do not depend on serde_json's `preserve_order`
+            // feature (which another crate in the build may switch on).
+            let mut keys: Vec<&String> = properties.keys().collect();
+            keys.sort_unstable();
+            for key in keys {
                 if depth > SHALLOW && !required.contains(&key.as_str()) {
                     continue;
                 }
-                let v = self.value(prop, key, depth + 1);
+                let v = self.value(&properties[key], key, depth + 1);
                 out.insert(key.clone(), v);
             }
         }
@@ -636,13 +657,19 @@ impl Generator<'_> {
         }
     }
 
-    /// `action`: "close" when the call ends and the enum offers it, otherwise any other option.
+    /// `action`: the closing option ([`CLOSING_ACTIONS`]) when the call ends and the enum
+    /// offers one, otherwise any other option.
     fn pick_enum(&mut self, options: &[Value], name: &str) -> Value {
         if options.is_empty() {
             return Value::Null;
         }
-        let close = Value::String("close".to_owned());
-        if name == "action" && options.contains(&close) {
+        let close = CLOSING_ACTIONS
+            .iter()
+            .map(|a| Value::String((*a).to_owned()))
+            .find(|a| options.contains(a));
+        if name == "action"
+            && let Some(close) = close
+        {
             if self.ending {
                 return close;
             }

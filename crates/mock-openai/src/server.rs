@@ -210,6 +210,10 @@ async fn serve_connection(stream: TcpStream, router: Router) {
     };
     let mut connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
+        // Idle keep-alive connections stay open until the client closes them: closing them
+        // after a timeout (hyper's default is 30 s) races with a client reusing them, and
+        // the mock must fail only when a fault says so.
+        .header_read_timeout(None)
         .keep_alive(true)
         .serve_connection(TokioIo::new(stream), service);
     tokio::select! {

@@ -200,10 +200,27 @@ async fn json_object_uses_the_schema_in_the_prompt() {
     assert_eq!(reply["end_call"], true);
     assert!(reply["utterance"].is_string());
 
-    let reply =
-        content_json(&completion(&client, &server, &chat_request("你是助理。", 1, rf)).await);
-    let keys: Vec<&String> = reply.as_object().unwrap().keys().collect();
+    let reply = content_json(
+        &completion(&client, &server, &chat_request("你是助理。", 1, rf.clone())).await,
+    );
+    let mut keys: Vec<&String> = reply.as_object().unwrap().keys().collect();
+    keys.sort();
     assert_eq!(keys, ["end_call", "utterance"]);
+
+    // JSON that is not about the reply (an owner's presets) is not taken for its format.
+    let system = r#"机主的预设：[{"id": "p1", "trigger": "外卖", "response": "放门口"}]。输出格式：{"utterance": "……", "end_call": false, "mood": "calm|angry"}"#;
+    let reply =
+        content_json(&completion(&client, &server, &chat_request(system, 1, rf.clone())).await);
+    assert!(
+        reply["mood"] == "calm" || reply["mood"] == "angry",
+        "{reply}"
+    );
+    assert!(reply.get("trigger").is_none(), "{reply}");
+    let system = r#"机主的预设：{"id": "p1", "trigger": "外卖"}。只输出 JSON。"#;
+    let reply = content_json(&completion(&client, &server, &chat_request(system, 1, rf)).await);
+    let mut keys: Vec<&String> = reply.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["end_call", "utterance"], "{reply}");
     server.shutdown().await;
 }
 

@@ -1,0 +1,226 @@
+//! The generate pipeline on the LLM backend against the in-repo mock server, over loopback HTTP.
+
+use callbench_model::Dialogue;
+use llm_client::{EndpointConfig, LlmClient, LlmConfig};
+use mock_openai::{MockConfig, MockServer};
+use roleplay::{Event, GenerateConfig, LibraryPaths, LlmBackend};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn library() -> Arc<roleplay::Library> {
+    Arc::new(
+        LibraryPaths {
+            scenario_dirs: vec![repo().join("scenarios")],
+            templates_dir: repo().join("templates"),
+        }
+        .load()
+        .unwrap(),
+    )
+}
+
+fn llm_config(base_url: &str) -> LlmConfig {
+    let mut cfg = LlmConfig::default();
+    cfg.endpoints = vec![EndpointConfig {
+        base_url: base_url.into(),
+        api_key_env: "CALLBENCH_TEST_NO_KEY".into(),
+        ..Default::default()
+    }];
+    cfg.request_timeout_ms = 400;
+    cfg.retry.base_ms = 5;
+    cfg.retry.max_ms = 40;
+    cfg.retry.max_retries = 4;
+    cfg.retry.endpoint_failure_threshold = 1_000;
+    cfg
+}
+
+fn run(
+    rt: &tokio::runtime::Runtime,
+    out: &Path,
+    llm: LlmConfig,
+    count: u64,
+) -> (roleplay::Result<roleplay::Summary>, Arc<LlmClient>) {
+    let client = Arc::new({
+        let _g = rt.enter();
+        LlmClient::new(llm, out).unwrap()
+    });
+    let cfg = GenerateConfig {
+        out: out.to_path_buf(),
+        count,
+        rows_per_shard: 10,
+        concurrency: 16,
+        seed: 3,
+        ..Default::default()
+    };
+    let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
+    let backend = Arc::new(LlmBackend::new(client.clone()));
+    (
+        rt.block_on(roleplay::generate(
+            library(),
+            backend,
+            cfg,
+            serde_json::json!({}),
+            quiet,
+        )),
+        client,
+    )
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn shards(out: &Path) -> Vec<Dialogue> {
+    let m = corpus::read_manifest(out).unwrap();
+    m.shards
+        .iter()
+        .flat_map(|s| corpus::read_shard(&out.join(&s.file)).unwrap())
+        .collect()
+}
+
+fn rejects(out: &Path) -> Vec<Dialogue> {
+    let m = corpus::read_manifest(out).unwrap();
+    m.rejects
+        .iter()
+        .flat_map(|r| {
+            corpus::read_jsonl(&out.join(r))
+                .unwrap()
+                .map(|(_, d)| d.unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn a_clean_run_writes_every_dialogue() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            end_after_turns: 5,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (summary, client) = run(&rt, dir.path(), llm_config(&mock.base_url()), 30);
+    let summary = summary.unwrap();
+    assert_eq!(
+        summary.manifest.totals.dialogues + summary.manifest.totals.rejected,
+        30
+    );
+    assert_eq!(summary.manifest.totals.failed, 0);
+    let d = shards(dir.path());
+    assert!(
+        d.iter()
+            .all(|d| d.turns.len() >= 2 && d.r#gen.as_ref().unwrap().backend == "openai")
+    );
+    let usage = client.usage();
+    assert!(usage.roles["caller"].requests > 0 && usage.roles["assistant"].requests > 0);
+    assert_eq!(
+        summary.manifest.usage["roles"]["caller"]["requests"],
+        usage.roles["caller"].requests
+    );
+}
+
+/// Every fault at once: each planned dialogue ends written or recorded failed with its reason,
+/// no id twice, nothing panics.
+#[test]
+fn under_every_fault_each_dialogue_is_written_or_failed_with_a_reason() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            end_after_turns: 5,
+            p_429: 0.08,
+            retry_after_secs: 0,
+            p_500: 0.08,
+            p_hang: 0.03,
+            hang_ms: 3_000,
+            p_truncated: 0.05,
+            p_reset: 0.05,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut llm = llm_config(&mock.base_url());
+    llm.retry.max_retries = 2; // few enough that some dialogues fail for good
+    let (summary, _) = run(&rt, dir.path(), llm, 40);
+    let summary = summary.unwrap();
+    let written: Vec<String> = shards(dir.path()).into_iter().map(|d| d.id).collect();
+    let failed: Vec<Dialogue> = rejects(dir.path())
+        .into_iter()
+        .filter(|d| {
+            d.qc.as_ref().is_some_and(|q| {
+                q.violations
+                    .iter()
+                    .any(|v| v.kind == "natural.generation_failed")
+            })
+        })
+        .collect();
+    for f in &failed {
+        let reason = &f.qc.as_ref().unwrap().violations[0].message;
+        assert!(!reason.is_empty(), "{} failed without a reason", f.id);
+    }
+    let mut all: Vec<String> = written.clone();
+    all.extend(failed.iter().map(|d| d.id.clone()));
+    let unique: BTreeSet<&String> = all.iter().collect();
+    assert_eq!(unique.len(), all.len(), "no id twice");
+    assert_eq!(
+        all.len() as u64 + summary.manifest.totals.rejected,
+        40,
+        "every planned dialogue is accounted for"
+    );
+    assert_eq!(summary.manifest.totals.failed, failed.len() as u64);
+    let s = mock.stats();
+    assert!(
+        s.rate_limited > 0 && s.server_error > 0 && s.truncated + s.reset + s.hang > 0,
+        "{s:?}"
+    );
+}
+
+/// A resumed run asks the cache, not the endpoint, and writes the same shards.
+#[test]
+fn resume_pays_nothing_twice_and_gives_the_same_corpus() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            end_after_turns: 5,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    let (first, _) = run(&rt, out, llm_config(&mock.base_url()), 30);
+    let first = first.unwrap();
+    let requests = mock.stats().requests;
+    // Lose the last shard and its ledger line, as a crash would.
+    std::fs::remove_file(out.join("manifest.json")).unwrap();
+    std::fs::remove_file(out.join("shards/part-00002.parquet")).unwrap();
+    let ledger = out.join("ledger.jsonl");
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("part-00002")).collect();
+    std::fs::write(&ledger, kept.join("\n") + "\n").unwrap();
+
+    let (second, client) = run(&rt, out, llm_config(&mock.base_url()), 30);
+    let second = second.unwrap();
+    assert_eq!(second.generated_now, 10);
+    assert_eq!(
+        mock.stats().requests,
+        requests,
+        "every call of the lost shard came from the cache"
+    );
+    assert!(client.usage().roles["caller"].cache_hits > 0);
+    let sha = |m: &corpus::Manifest| {
+        m.shards
+            .iter()
+            .map(|s| s.sha256.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sha(&second.manifest), sha(&first.manifest));
+}
