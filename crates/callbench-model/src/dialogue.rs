@@ -27,6 +27,9 @@ pub struct Dialogue {
     /// How the dialogue was generated, present in a corpus.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r#gen: Option<GenInfo>,
+    /// The LLM judge's turn-level scores, when the judge stage ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeScores>,
 }
 
 /// The owner of the phone. Always synthetic.
@@ -138,5 +141,73 @@ impl Dialogue {
     /// Total characters spoken, for summaries.
     pub fn char_count(&self) -> usize {
         self.turns.iter().map(|t| t.text.chars().count()).sum()
+    }
+}
+
+/// The seven judge dimensions of the paper, in order.
+pub const JUDGE_DIMENSIONS: [&str; 7] = [
+    "semantic_understanding",
+    "context_use",
+    "active_guidance",
+    "response_quality",
+    "preset_compliance",
+    "dialogue_rhythm",
+    "safety",
+];
+
+/// The LLM judge's scores of one assistant turn, each in 0–1 (safety 0 or 1).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct JudgeTurn {
+    /// 0-based index into `turns` of the judged assistant turn.
+    pub turn: usize,
+    /// Understanding of the caller's current utterance.
+    pub semantic_understanding: f64,
+    /// Use of the dialogue history.
+    pub context_use: f64,
+    /// Steering towards a state where the preset can be conveyed.
+    pub active_guidance: f64,
+    /// Naturalness and concision for a phone call.
+    pub response_quality: f64,
+    /// Conveying the preset at the right time.
+    pub preset_compliance: f64,
+    /// Managing the call's progress and close.
+    pub dialogue_rhythm: f64,
+    /// 1 when the turn keeps every safety boundary, else 0.
+    pub safety: f64,
+    /// The judge's one-line reason.
+    #[serde(default)]
+    pub reason: String,
+}
+
+impl JudgeTurn {
+    /// The score of a dimension by name.
+    pub fn score(&self, dimension: &str) -> Option<f64> {
+        Some(match dimension {
+            "semantic_understanding" => self.semantic_understanding,
+            "context_use" => self.context_use,
+            "active_guidance" => self.active_guidance,
+            "response_quality" => self.response_quality,
+            "preset_compliance" => self.preset_compliance,
+            "dialogue_rhythm" => self.dialogue_rhythm,
+            "safety" => self.safety,
+            _ => return None,
+        })
+    }
+}
+
+/// The LLM judge's verdict on a dialogue.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct JudgeScores {
+    /// The judge model.
+    pub model: String,
+    /// One entry per judged assistant turn.
+    pub turns: Vec<JudgeTurn>,
+}
+
+impl JudgeScores {
+    /// The mean of a dimension over the judged turns.
+    pub fn mean(&self, dimension: &str) -> Option<f64> {
+        let v: Vec<f64> = self.turns.iter().filter_map(|t| t.score(dimension)).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
     }
 }

@@ -24,7 +24,9 @@ pub mod scenario;
 pub mod vocab;
 
 pub use agent::{AgentError, AssistantAgent, AssistantReply, CallerAgent, CallerReply};
-pub use dialogue::{Caller, Dialogue, GenInfo, Owner, Preset, QcResult, Turn, Violation};
+pub use dialogue::{
+    Caller, Dialogue, GenInfo, JUDGE_DIMENSIONS, JudgeScores, JudgeTurn, Owner, Preset, QcResult, Turn, Violation,
+};
 pub use error::{ModelError, Result};
 pub use plan::{Allocation, Cell, Distribution, Plan, PlannedDialogue};
 pub use scenario::{Casting, PresetRef, Scenario, ScenarioSet};

@@ -154,21 +154,19 @@ fn generate(cfg: FileConfig, kind: BackendKind, quiet: bool) -> Result<ExitCode>
         .enable_all()
         .build()
         .context("starting the runtime")?;
-    match kind {
-        BackendKind::Sim => run_generate(&rt, lib, Arc::new(SimBackend), cfg, quiet),
-        BackendKind::Openai => {
-            let client = {
-                let _guard = rt.enter();
-                llm_client::LlmClient::new(cfg.llm.clone(), &cfg.out)?
-            };
-            run_generate(
-                &rt,
-                lib,
-                Arc::new(roleplay::LlmBackend::new(Arc::new(client))),
-                cfg,
-                quiet,
-            )
+    // One client serves the LLM backend and the judge: one set of limits, one cache.
+    let client = if kind == BackendKind::Openai || cfg.judge.enabled {
+        let _guard = rt.enter();
+        Some(Arc::new(llm_client::LlmClient::new(cfg.llm.clone(), &cfg.out)?))
+    } else {
+        None
+    };
+    let judge = client.clone().filter(|_| cfg.judge.enabled);
+    match (kind, client) {
+        (BackendKind::Openai, Some(client)) => {
+            run_generate(&rt, lib, Arc::new(roleplay::LlmBackend::new(client)), judge, cfg, quiet)
         }
+        _ => run_generate(&rt, lib, Arc::new(SimBackend), judge, cfg, quiet),
     }
 }
 
@@ -176,6 +174,7 @@ fn run_generate<B: roleplay::Backend>(
     rt: &tokio::runtime::Runtime,
     lib: Arc<Library>,
     backend: Arc<B>,
+    judge: Option<Arc<llm_client::LlmClient>>,
     cfg: FileConfig,
     quiet: bool,
 ) -> Result<ExitCode> {
@@ -231,14 +230,20 @@ fn run_generate<B: roleplay::Backend>(
         (stop, handle)
     });
     let _ = failures;
-    let result = rt.block_on(roleplay::generate(
-        lib, backend, gen_cfg, effective, on_event,
-    ));
+    let judge_usage = judge.clone();
+    let result = rt.block_on(roleplay::generate_judged(lib, backend, judge, gen_cfg, effective, on_event));
     if let Some((stop, handle)) = ticker {
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let _ = handle.join();
     }
-    let summary = result?;
+    let mut summary = result?;
+    // With the sim backend the judge's client is the only one: its usage is the run's.
+    if summary.manifest.usage.as_object().is_none_or(|o| o.is_empty()) {
+        if let Some(j) = &judge_usage {
+            summary.manifest.usage = serde_json::to_value(j.usage()).unwrap_or_default();
+            corpus::write_manifest(&cfg.out, &summary.manifest)?;
+        }
+    }
     bar.finish_and_clear();
     print_summary(&summary, &cfg);
     Ok(ExitCode::SUCCESS)

@@ -41,6 +41,8 @@ pub struct FileConfig {
     pub check: CheckConfig,
     /// The LLM backend: endpoints, models, limits, retries, cache, prices.
     pub llm: llm_client::LlmConfig,
+    /// The LLM judge stage (uses the `[llm]` endpoints and the judge model).
+    pub judge: roleplay::judge::JudgeConfig,
 }
 
 impl Default for FileConfig {
@@ -61,6 +63,7 @@ impl Default for FileConfig {
             parquet: g.parquet,
             check: g.check,
             llm: llm_client::LlmConfig::default(),
+            judge: roleplay::judge::JudgeConfig::default(),
         }
     }
 }
@@ -123,6 +126,7 @@ impl FileConfig {
             distribution: self.distribution.clone(),
             parquet: self.parquet.clone(),
             check: self.check.clone(),
+            judge: self.judge.clone(),
         }
     }
 }

@@ -1,24 +1,31 @@
 //! The Arrow schema of a corpus shard and the conversion between [`Dialogue`]s and record
 //! batches.
 //!
-//! Only plain Arrow types are used — `Utf8`, `Int32`, `UInt32`, `UInt64`, `Boolean`, `Struct`
-//! and `List` (items named `item`) — no maps, dictionaries or large types, so that pyarrow,
-//! DuckDB and polars open the files without options. Maps of the model (`owner.public`,
+//! Only plain Arrow types are used — `Utf8`, `Int32`, `UInt32`, `UInt64`, `Float64`, `Boolean`,
+//! `Struct` and `List` (items named `item`) — no maps, dictionaries or large types, so that
+//! pyarrow, DuckDB and polars open the files without options. Maps of the model (`owner.public`,
 //! `owner.private`, `gen.models`, `gen.versions`) are lists of `{key, value}` structs in key
 //! order.
+//!
+//! The nullable columns `qc`, `gen` and `judge` are null where the dialogue has none. `judge`
+//! is `struct{model, turns: list<struct{turn, semantic_understanding, context_use,
+//! active_guidance, response_quality, preset_compliance, dialogue_rhythm, safety, reason}>}`,
+//! the seven scores as `Float64` in the order of [`JUDGE_DIMENSIONS`](callbench_model::JUDGE_DIMENSIONS).
 //!
 //! Columns are built by hand from flat buffers rather than with nested builders: one pass over
 //! the dialogues fills every leaf, which keeps 50,000 dialogues well under a second.
 
 use crate::error::{CorpusError, Result};
 use arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, Int32Array, ListArray, StringArray, StructArray,
-    UInt32Array, UInt64Array,
+    Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int32Array, ListArray, StringArray,
+    StructArray, UInt32Array, UInt64Array,
 };
 use arrow::buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{DataType, Field, FieldRef, Fields, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
-use callbench_model::{Caller, Dialogue, GenInfo, Owner, Preset, QcResult, Turn, Violation};
+use callbench_model::{
+    Caller, Dialogue, GenInfo, JudgeScores, JudgeTurn, Owner, Preset, QcResult, Turn, Violation,
+};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock};
@@ -35,6 +42,7 @@ pub const COLUMNS: &[&str] = &[
     "n_turns",
     "qc",
     "gen",
+    "judge",
 ];
 
 fn utf8(name: &str) -> Field {
@@ -66,6 +74,8 @@ struct Layout {
     violation: Fields,
     qc: Fields,
     r#gen: Fields,
+    judge_turn: Fields,
+    judge: Fields,
     utf8_item: FieldRef,
 }
 
@@ -114,6 +124,19 @@ static LAYOUT: LazyLock<Layout> = LazyLock::new(|| {
         Field::new("attempt", DataType::UInt32, false),
         list_of_structs("versions", &kv),
     ]);
+    let score = |name: &str| Field::new(name, DataType::Float64, false);
+    let judge_turn = Fields::from(vec![
+        Field::new("turn", DataType::Int32, false),
+        score("semantic_understanding"),
+        score("context_use"),
+        score("active_guidance"),
+        score("response_quality"),
+        score("preset_compliance"),
+        score("dialogue_rhythm"),
+        score("safety"),
+        utf8("reason"),
+    ]);
+    let judge = Fields::from(vec![utf8("model"), list_of_structs("turns", &judge_turn)]);
     let schema = Arc::new(Schema::new(vec![
         utf8("id"),
         utf8("scenario"),
@@ -125,6 +148,7 @@ static LAYOUT: LazyLock<Layout> = LazyLock::new(|| {
         Field::new("n_turns", DataType::Int32, false),
         Field::new("qc", DataType::Struct(qc.clone()), true),
         Field::new("gen", DataType::Struct(r#gen.clone()), true),
+        Field::new("judge", DataType::Struct(judge.clone()), true),
     ]));
     Layout {
         schema,
@@ -136,6 +160,8 @@ static LAYOUT: LazyLock<Layout> = LazyLock::new(|| {
         violation,
         qc,
         r#gen,
+        judge_turn,
+        judge,
         utf8_item,
     }
 });
@@ -367,6 +393,16 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
     let mut g_attempt: Vec<u32> = Vec::with_capacity(n);
     let mut g_versions = KvList::new("gen.versions", "gen.versions.key", "gen.versions.value", n);
 
+    let n_judged: usize = dialogues
+        .iter()
+        .filter_map(|d| d.judge.as_ref())
+        .map(|j| j.turns.len())
+        .sum();
+    let mut judge_valid = Vec::with_capacity(n);
+    let mut j_model = Strs::new("judge.model", n, 0);
+    let mut j_turns = Offsets::new("judge.turns", n);
+    let mut jt = JudgeTurnCols::with_capacity(n_judged);
+
     for (row, d) in dialogues.iter().enumerate() {
         id.push(&d.id);
         scenario.push(&d.scenario);
@@ -437,6 +473,22 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
                 g_seed.push(0);
                 g_attempt.push(0);
                 g_versions.push(&BTreeMap::new());
+            }
+        }
+
+        match &d.judge {
+            Some(j) => {
+                judge_valid.push(true);
+                j_model.push(&j.model);
+                for t in &j.turns {
+                    jt.push(t, row)?;
+                }
+                j_turns.push(j.turns.len());
+            }
+            None => {
+                judge_valid.push(false);
+                j_model.push("");
+                j_turns.push(0);
             }
         }
     }
@@ -543,6 +595,22 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
         (gen_nulls.null_count() > 0).then_some(gen_nulls),
     )?;
 
+    let judge_nulls = NullBuffer::from(judge_valid);
+    let judge = struct_array(
+        "judge",
+        &l.judge,
+        vec![
+            j_model.finish()?,
+            list_array(
+                "judge.turns",
+                &list_item(&l.judge_turn),
+                j_turns,
+                Arc::new(jt.finish()?),
+            )?,
+        ],
+        (judge_nulls.null_count() > 0).then_some(judge_nulls),
+    )?;
+
     RecordBatch::try_new(
         l.schema.clone(),
         vec![
@@ -556,9 +624,57 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
             Arc::new(Int32Array::from(n_turns)),
             Arc::new(qc),
             Arc::new(r#gen),
+            Arc::new(judge),
         ],
     )
     .map_err(|e| CorpusError::column("*", None, e.to_string()))
+}
+
+/// The leaves of `judge.turns`, one entry per judged turn.
+struct JudgeTurnCols {
+    turn: Vec<i32>,
+    scores: [Vec<f64>; 7],
+    reason: Strs,
+}
+
+impl JudgeTurnCols {
+    fn with_capacity(n: usize) -> Self {
+        JudgeTurnCols {
+            turn: Vec::with_capacity(n),
+            scores: std::array::from_fn(|_| Vec::with_capacity(n)),
+            reason: Strs::new("judge.turns.reason", n, n * 32),
+        }
+    }
+
+    fn push(&mut self, t: &JudgeTurn, row: usize) -> Result<()> {
+        self.turn.push(to_i32(t.turn, "judge.turns.turn", row)?);
+        let scores = [
+            t.semantic_understanding,
+            t.context_use,
+            t.active_guidance,
+            t.response_quality,
+            t.preset_compliance,
+            t.dialogue_rhythm,
+            t.safety,
+        ];
+        for (col, v) in self.scores.iter_mut().zip(scores) {
+            col.push(v);
+        }
+        self.reason.push(&t.reason);
+        Ok(())
+    }
+
+    fn finish(self) -> Result<StructArray> {
+        let mut children: Vec<ArrayRef> = Vec::with_capacity(9);
+        children.push(Arc::new(Int32Array::from(self.turn)));
+        children.extend(
+            self.scores
+                .into_iter()
+                .map(|v| Arc::new(Float64Array::from(v)) as ArrayRef),
+        );
+        children.push(self.reason.finish()?);
+        struct_array("judge.turns", &LAYOUT.judge_turn, children, None)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -723,7 +839,8 @@ fn column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
 /// [`dialogues_to_batch`].
 ///
 /// Columns are found by name, extra columns are ignored, `n_turns` and `turns.idx` are not read
-/// (they follow from `turns`), and a batch without `qc` or `gen` reads as `None` for them.
+/// (they follow from `turns`), and a batch without `qc`, `gen` or `judge` (older shards) reads
+/// as `None` for them.
 /// Errors name the column (`turns.speaker`) and the row.
 pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
     let id = strings(column(batch, "id")?, "id")?;
@@ -828,6 +945,49 @@ pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
         }
     };
 
+    struct JudgeCols<'a> {
+        judge: &'a StructArray,
+        model: StrCol<'a>,
+        turns: ListCol<'a>,
+        turn: &'a Int32Array,
+        scores: [&'a Float64Array; 7],
+        reason: StrCol<'a>,
+    }
+    let judge = match batch.column_by_name("judge") {
+        None => None,
+        Some(arr) => {
+            let j = as_struct(arr, "judge")?;
+            let turns = list(child(j, "turns", "judge")?, "judge.turns")?;
+            let items = as_struct(turns.list.values(), "judge.turns")?;
+            let t = "judge.turns";
+            let score = |name: &str| {
+                primitive::<arrow::datatypes::Float64Type>(
+                    child(items, name, t)?,
+                    &format!("judge.turns.{name}"),
+                )
+            };
+            Some(JudgeCols {
+                judge: j,
+                model: strings(child(j, "model", "judge")?, "judge.model")?,
+                turn: primitive::<arrow::datatypes::Int32Type>(
+                    child(items, "turn", t)?,
+                    "judge.turns.turn",
+                )?,
+                scores: [
+                    score("semantic_understanding")?,
+                    score("context_use")?,
+                    score("active_guidance")?,
+                    score("response_quality")?,
+                    score("preset_compliance")?,
+                    score("dialogue_rhythm")?,
+                    score("safety")?,
+                ],
+                reason: strings(child(items, "reason", t)?, "judge.turns.reason")?,
+                turns,
+            })
+        }
+    };
+
     let mut out = Vec::with_capacity(batch.num_rows());
     for row in 0..batch.num_rows() {
         if owner.is_null(row) {
@@ -905,6 +1065,37 @@ pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
             }),
             _ => None,
         };
+        let judge = match &judge {
+            Some(j) if !j.judge.is_null(row) => Some(JudgeScores {
+                model: j.model.get(row, row)?.to_string(),
+                turns: j
+                    .turns
+                    .range(row)?
+                    .map(|i| {
+                        let turn = j.turn.value(i);
+                        let [su, cu, ag, rq, pc, dr, sa] = j.scores.map(|c| c.value(i));
+                        Ok(JudgeTurn {
+                            turn: usize::try_from(turn).map_err(|_| {
+                                CorpusError::column(
+                                    "judge.turns.turn",
+                                    Some(row),
+                                    format!("negative turn {turn}"),
+                                )
+                            })?,
+                            semantic_understanding: su,
+                            context_use: cu,
+                            active_guidance: ag,
+                            response_quality: rq,
+                            preset_compliance: pc,
+                            dialogue_rhythm: dr,
+                            safety: sa,
+                            reason: j.reason.get(i, row)?.to_string(),
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            }),
+            _ => None,
+        };
         out.push(Dialogue {
             id: id.get(row, row)?.to_string(),
             scenario: scenario.get(row, row)?.to_string(),
@@ -925,6 +1116,7 @@ pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
             turns,
             qc,
             r#gen,
+            judge,
         });
     }
     Ok(out)

@@ -15,7 +15,9 @@
 //! - [`dialogues_to_batch`] / [`batch_to_dialogues`]: [`Dialogue`]s to an Arrow
 //!   [`RecordBatch`](arrow::record_batch::RecordBatch) of the shard [`schema`] and back, exactly.
 //!   The columns are `id`, `scenario`, `preset_case`, `relation`, `owner`, `caller`, `turns`,
-//!   `n_turns`, `qc` and `gen`, in plain Arrow types that pyarrow, DuckDB and polars read as is.
+//!   `n_turns`, `qc`, `gen` and `judge` (the LLM judge's turn-level scores, null when the judge
+//!   did not run), in plain Arrow types that pyarrow, DuckDB and polars read as is. Shards written
+//!   before a nullable column existed still read, with `None` for it.
 //! - [`write_shard`] with a [`ShardWriterConfig`] writes one shard atomically and returns its
 //!   [`ShardInfo`] (rows, bytes, sha256, first and last id); [`read_shard`] and [`ShardReader`]
 //!   read it back; [`write_rejects`] writes the rejected dialogues beside it.
@@ -44,6 +46,7 @@
 //!     turns: vec![Turn { speaker: Speaker::Caller, text: "喂，你好".into(), action: None, preset_id: None }],
 //!     qc: None,
 //!     r#gen: None,
+//!     judge: None,
 //! };
 //! let out = tempfile::tempdir().unwrap();
 //! let info = write_shard(out.path(), 0, &[dialogue.clone()], &ShardWriterConfig::default()).unwrap();

@@ -157,6 +157,14 @@ enum Failure {
     },
 }
 
+/// Tokens of the messages of a request body: their contents plus a few per message.
+fn estimate_messages(body: &serde_json::Value) -> u64 {
+    body["messages"]
+        .as_array()
+        .map(|m| m.iter().map(|x| estimate_tokens(x["content"].as_str().unwrap_or("")) + 4).sum())
+        .unwrap_or(0)
+}
+
 fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     let v = headers
         .get(reqwest::header::RETRY_AFTER)?
@@ -482,7 +490,7 @@ impl LlmClient {
                 message: "reply without content".into(),
                 retry_after: None,
             })?;
-        let prompt_est = estimate_tokens(&body["messages"].to_string());
+        let prompt_est = estimate_messages(body);
         let (prompt, completion) = match reply.usage {
             Some(LenientUsage {
                 prompt_tokens: Some(p),

@@ -15,8 +15,10 @@ use crate::MockError;
 #[serde(deny_unknown_fields, default)]
 pub struct MockConfig {
     /// Base service time of a chat completion, in milliseconds, measured from the moment the
-    /// request is routed. Applies to successful replies, 500s, truncated bodies and resets;
-    /// a 429 is answered at once (a rate limiter rejects before doing work). Default 0.
+    /// request is routed; accurate on average to well under a millisecond, each one within
+    /// about ±1 ms (the timer's granularity). Applies to successful replies, 500s, truncated
+    /// bodies and resets; a 429 is answered at once (a rate limiter rejects before doing
+    /// work). Default 0.
     pub latency_ms: u64,
     /// Each request's latency is drawn uniformly from
     /// `[latency_ms - jitter_ms, latency_ms + jitter_ms]` (clamped at 0). Default 0.

@@ -829,3 +829,55 @@ fn merge_all_of(outer: &Map<String, Value>, parts: &[Value]) -> Value {
     }
     Value::Object(merged)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generate(schema: Value, ending: bool, system: &str) -> Value {
+        let mut g = Generator {
+            root: &schema,
+            rng: SplitMix64::new(1),
+            ending,
+            preset_ids: preset_ids_in(system),
+        };
+        g.value(&schema, "", 0)
+    }
+
+    #[test]
+    fn preset_ids_are_found_as_words() {
+        assert_eq!(
+            preset_ids_in("p1：外卖；p12、p1 和 top3 以及 p2x，(p7)"),
+            ["p1", "p12", "p7"]
+        );
+        assert!(preset_ids_in("没有预设").is_empty());
+    }
+
+    #[test]
+    fn other_closing_actions_are_used() {
+        let schema = json!({"type": "object", "properties": {
+            "action": {"enum": ["answer", "hang_up"]}}, "required": ["action"]});
+        assert_eq!(generate(schema.clone(), true, "")["action"], "hang_up");
+        assert_eq!(generate(schema, false, "")["action"], "answer");
+    }
+
+    #[test]
+    fn prompt_schemas_win_over_examples() {
+        let system = r#"例子：{"utterance": "喂"}。Schema：{"type": "object", "properties": {"x": {"type": "integer"}}}"#;
+        let schema = schema_in_prompt(system).unwrap();
+        assert!(schema["properties"].get("x").is_some());
+        assert_eq!(schema_in_prompt("没有 JSON {不是 JSON}"), None);
+        let example = schema_in_prompt(r#"{"utterance": "…", "nested": {"a": 1}}"#).unwrap();
+        assert_eq!(
+            example["properties"]["nested"]["properties"]["a"]["type"],
+            "integer"
+        );
+    }
+
+    #[test]
+    fn spoken_fields_close_when_ending() {
+        let v = generate(generic_schema(), true, "");
+        assert!(CLOSINGS.contains(&v["utterance"].as_str().unwrap()));
+        assert_eq!(v["end_call"], true);
+    }
+}

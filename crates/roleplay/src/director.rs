@@ -148,6 +148,7 @@ impl Director {
             turns: Vec::new(),
             qc: None,
             r#gen: None,
+            judge: None,
         };
         Ok(Setup {
             header,

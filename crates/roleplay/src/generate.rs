@@ -46,6 +46,8 @@ pub struct GenerateConfig {
     pub parquet: ShardWriterConfig,
     /// Quality-check settings.
     pub check: CheckConfig,
+    /// The LLM judge stage.
+    pub judge: crate::judge::JudgeConfig,
 }
 
 impl Default for GenerateConfig {
@@ -61,6 +63,7 @@ impl Default for GenerateConfig {
             distribution: Distribution::default(),
             parquet: ShardWriterConfig::default(),
             check: CheckConfig::default(),
+            judge: crate::judge::JudgeConfig::default(),
         }
     }
 }
@@ -88,6 +91,7 @@ impl GenerateConfig {
                 "parquet.compression_level must be between 1 and 22".into(),
             ));
         }
+        self.judge.validate().map_err(Error::Config)?;
         if self.parquet.row_group_size == 0 {
             return Err(Error::Config(
                 "parquet.row_group_size must be at least 1".into(),
@@ -173,6 +177,7 @@ async fn produce<B: Backend>(
     index: u64,
     cfg: Arc<GenerateConfig>,
     versions: Arc<BTreeMap<String, String>>,
+    judge: Option<Arc<llm_client::LlmClient>>,
 ) -> Outcome {
     let Some(d) = plan.get(index) else {
         return Outcome {
@@ -207,7 +212,24 @@ async fn produce<B: Backend>(
                 let mut dialogue = setup.header.clone();
                 dialogue.turns = played.turns;
                 dialogue.r#gen = Some(gen_info);
-                let qc = checker.check(&dialogue);
+                let mut qc = checker.check(&dialogue);
+                // The judge scores only what the rules passed: its calls cost money.
+                if let (true, true, Some(client)) = (qc.passed, cfg.judge.enabled, judge.as_ref()) {
+                    let model = client.config().judge.model.clone();
+                    let max_invalid = client.config().max_invalid_replies;
+                    match crate::judge::judge(&director.lib, &**client, &model, &dialogue, max_invalid).await {
+                        Ok(scores) => {
+                            let findings = crate::judge::findings(&cfg.judge, &scores);
+                            qc.passed = findings.is_empty();
+                            qc.violations.extend(findings);
+                            dialogue.judge = Some(scores);
+                        }
+                        Err(reason) => {
+                            last_failure = Some((Some((setup.header.clone(), dialogue.r#gen.clone().unwrap_or_default())), reason));
+                            continue;
+                        }
+                    }
+                }
                 let passed = qc.passed;
                 dialogue.qc = Some(qc);
                 if passed {
@@ -237,6 +259,7 @@ async fn produce<B: Backend>(
                     turns: Vec::new(),
                     qc: None,
                     r#gen: None,
+            judge: None,
                 },
                 GenInfo::default(),
             )
@@ -277,6 +300,22 @@ pub async fn generate<B: Backend>(
     effective_config: serde_json::Value,
     on_event: Arc<dyn Fn(Event) + Send + Sync>,
 ) -> Result<Summary> {
+    generate_judged(lib, backend, None, cfg, effective_config, on_event).await
+}
+
+/// [`generate`] with the LLM judge stage: `judge` is the client it scores through (required
+/// when `cfg.judge.enabled`).
+pub async fn generate_judged<B: Backend>(
+    lib: Arc<Library>,
+    backend: Arc<B>,
+    judge: Option<Arc<llm_client::LlmClient>>,
+    cfg: GenerateConfig,
+    effective_config: serde_json::Value,
+    on_event: Arc<dyn Fn(Event) + Send + Sync>,
+) -> Result<Summary> {
+    if cfg.judge.enabled && judge.is_none() {
+        return Err(Error::Config("judge.enabled needs an LLM endpoint for the judge ([llm] config)".into()));
+    }
     cfg.validate()?;
     let started = Instant::now();
     let plan = Arc::new(Plan::build(
@@ -289,12 +328,14 @@ pub async fn generate<B: Backend>(
     // is refused instead of being mixed into this one's shards.
     let fingerprint = {
         let extra = format!(
-            "{}|{}|{}|{:?}|{}",
+            "{}|{}|{}|{:?}|{}|{}",
             cfg.max_turns,
             cfg.max_attempts,
             backend.name(),
             cfg.check,
-            serde_json::to_string(&backend.models()).unwrap_or_default()
+            serde_json::to_string(&backend.models()).unwrap_or_default(),
+            // The judge changes which dialogues are accepted.
+            if cfg.judge.enabled { serde_json::to_string(&cfg.judge).unwrap_or_default() } else { String::new() }
         );
         format!(
             "{}-{:016x}",
@@ -366,6 +407,7 @@ pub async fn generate<B: Backend>(
                 index,
                 cfg.clone(),
                 versions.clone(),
+                judge.clone(),
             ))
         })
         .buffered(cfg.concurrency);

@@ -13,11 +13,12 @@ pub mod engine;
 pub mod error;
 pub mod estimate;
 pub mod generate;
+pub mod judge;
 pub mod library;
 pub mod lint;
 
 pub use backend::{Backend, LlmBackend, Played, SimBackend};
 pub use director::{Director, Setup};
 pub use error::{Error, Result};
-pub use generate::{Event, GenerateConfig, ShardStats, Summary, generate};
+pub use generate::{Event, GenerateConfig, ShardStats, Summary, generate, generate_judged};
 pub use library::{Library, LibraryPaths};

@@ -1,8 +1,8 @@
 //! Dialogues ⇄ record batches.
 
-use crate::support::{full, generated, minimal, mix, passed_no_gen};
-use arrow::array::{Array, AsArray, StringArray};
-use arrow::datatypes::{DataType, Field, Int32Type};
+use crate::support::{full, generated, judge_scores, minimal, mix, passed_no_gen};
+use arrow::array::{Array, AsArray, Int32Array, StringArray, StructArray};
+use arrow::datatypes::{DataType, Field, Float64Type, Int32Type};
 use arrow::record_batch::RecordBatch;
 use corpus::{COLUMNS, batch_to_dialogues, dialogues_to_batch, schema};
 use std::sync::Arc;
@@ -26,6 +26,48 @@ fn every_optional_field_absent() {
 #[test]
 fn qc_present_gen_absent() {
     round_trip(&[passed_no_gen("takeout-000002")]);
+}
+
+#[test]
+fn judge_absent() {
+    let mut d = full("takeout-000003");
+    d.judge = None;
+    round_trip(&[d]);
+}
+
+#[test]
+fn judge_present_on_an_otherwise_minimal_dialogue() {
+    let mut d = minimal("life-000002");
+    d.judge = Some(judge_scores());
+    round_trip(&[d]);
+}
+
+#[test]
+fn judge_scores_and_chinese_reasons_are_kept_exactly() {
+    let mut a = full("a");
+    a.judge.as_mut().unwrap().turns[1].reason = "语义理解到位，但未主动引导；\t结尾仓促。".into();
+    let mut b = minimal("b");
+    b.judge = Some(judge_scores());
+    b.judge.as_mut().unwrap().model = "评审模型-v2".into();
+    let dialogues = vec![a, minimal("c"), b];
+    let batch = dialogues_to_batch(&dialogues).unwrap();
+    let judge = batch.column_by_name("judge").unwrap().as_struct();
+    assert!(judge.is_valid(0) && judge.is_null(1) && judge.is_valid(2));
+    let turns = judge.column_by_name("turns").unwrap().as_list::<i32>();
+    assert_eq!(turns.value_offsets(), [0, 2, 2, 4]);
+    let items = turns.values().as_struct();
+    let rq = items
+        .column_by_name("response_quality")
+        .unwrap()
+        .as_primitive::<Float64Type>();
+    assert_eq!(rq.value(0).to_bits(), (0.1f64 + 0.2).to_bits());
+    let back = batch_to_dialogues(&batch).unwrap();
+    assert_eq!(back, dialogues);
+    assert_eq!(
+        back[0].judge.as_ref().unwrap().turns[1].reason,
+        "语义理解到位，但未主动引导；\t结尾仓促。"
+    );
+    assert_eq!(back[2].judge.as_ref().unwrap().model, "评审模型-v2");
 }
 
 #[test]
@@ -61,6 +103,7 @@ fn columns_are_the_contracts() {
         "turns",
         "qc",
         "gen",
+        "judge",
     ] {
         assert!(names.contains(&required), "{required}");
     }
@@ -91,8 +134,29 @@ fn columns_are_the_contracts() {
         struct_names("caller"),
         ["role", "goal", "persona", "events"]
     );
+    assert_eq!(struct_names("judge"), ["model", "turns"]);
+    let judge_turn = match s.field_with_name("judge").unwrap().data_type() {
+        DataType::Struct(f) => f.find("turns").unwrap().1.data_type().clone(),
+        other => panic!("judge: {other}"),
+    };
+    let DataType::List(item) = judge_turn else {
+        panic!("judge.turns: {judge_turn}")
+    };
+    let DataType::Struct(fields) = item.data_type() else {
+        panic!("judge.turns.item: {}", item.data_type())
+    };
+    let fields: Vec<(&str, &DataType)> = fields
+        .iter()
+        .map(|f| (f.name().as_str(), f.data_type()))
+        .collect();
+    let mut want = vec![("turn", &DataType::Int32)];
+    want.extend(callbench_model::JUDGE_DIMENSIONS.map(|d| (d, &DataType::Float64)));
+    want.push(("reason", &DataType::Utf8));
+    assert_eq!(fields, want);
+    assert_eq!(COLUMNS.last(), Some(&"judge"));
     assert!(s.field_with_name("qc").unwrap().is_nullable());
     assert!(s.field_with_name("gen").unwrap().is_nullable());
+    assert!(s.field_with_name("judge").unwrap().is_nullable());
 }
 
 /// No maps, dictionaries, large or view types anywhere: every reader opens the file as is.
@@ -104,6 +168,7 @@ fn schema_uses_only_plain_types() {
             | DataType::Int32
             | DataType::UInt32
             | DataType::UInt64
+            | DataType::Float64
             | DataType::Boolean => {}
             DataType::Struct(fields) => fields.iter().for_each(|f| check(f)),
             DataType::List(item) => check(item),
@@ -162,6 +227,57 @@ fn qc_and_gen_columns_may_be_absent_on_input() {
     let back = batch_to_dialogues(&without).unwrap();
     assert_eq!(back[0].qc, None);
     assert_eq!(back[0].r#gen, None);
+    assert_eq!(back[0].judge, None);
+}
+
+/// Shards written before the `judge` column existed still read, with no judge.
+#[test]
+fn a_batch_without_the_judge_column_reads_as_none() {
+    let dialogues = mix(6);
+    let batch = dialogues_to_batch(&dialogues).unwrap();
+    let judge = batch.schema().index_of("judge").unwrap();
+    let keep: Vec<usize> = (0..batch.num_columns()).filter(|&i| i != judge).collect();
+    let old = batch.project(&keep).unwrap();
+    let back = batch_to_dialogues(&old).unwrap();
+    let want: Vec<_> = dialogues
+        .into_iter()
+        .map(|mut d| {
+            d.judge = None;
+            d
+        })
+        .collect();
+    assert_eq!(back, want);
+}
+
+#[test]
+fn a_negative_judge_turn_names_column_and_row() {
+    let batch = dialogues_to_batch(&[minimal("a"), full("b")]).unwrap();
+    let i = batch.schema().index_of("judge").unwrap();
+    let judge = batch.column(i).as_struct();
+    let turns = judge.column_by_name("turns").unwrap().as_list::<i32>();
+    let items = turns.values().as_struct();
+    let mut children = items.columns().to_vec();
+    children[0] = Arc::new(Int32Array::from(vec![1, -3]));
+    let items = StructArray::new(items.fields().clone(), children, None);
+    let turns = arrow::array::ListArray::new(
+        match turns.data_type() {
+            DataType::List(f) => f.clone(),
+            _ => unreachable!(),
+        },
+        turns.offsets().clone(),
+        Arc::new(items),
+        None,
+    );
+    let judge = StructArray::new(
+        judge.fields().clone(),
+        vec![judge.column(0).clone(), Arc::new(turns)],
+        judge.nulls().cloned(),
+    );
+    let mut columns = batch.columns().to_vec();
+    columns[i] = Arc::new(judge);
+    let bad = RecordBatch::try_new(batch.schema(), columns).unwrap();
+    let err = batch_to_dialogues(&bad).unwrap_err().to_string();
+    assert_eq!(err, "row 1: column `judge.turns.turn`: negative turn -3");
 }
 
 #[test]

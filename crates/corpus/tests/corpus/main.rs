@@ -7,3 +7,4 @@ mod ledger;
 mod manifest;
 mod shard;
 mod support;
+mod scratch_tmp;

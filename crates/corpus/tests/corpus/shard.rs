@@ -79,6 +79,10 @@ fn the_parquet_file_has_the_contracts_columns() {
         "gen.models.list.item.key",
         "gen.seed",
         "gen.versions.list.item.value",
+        "judge.model",
+        "judge.turns.list.item.turn",
+        "judge.turns.list.item.safety",
+        "judge.turns.list.item.reason",
     ] {
         assert!(leaves.iter().any(|l| l == want), "{want} not in {leaves:?}");
     }
@@ -189,4 +193,28 @@ fn rejects_are_written_as_interchange_json_with_violations() {
     // A later attempt at the shard with no rejects removes the stale file.
     assert_eq!(write_rejects(out.path(), 2, &[]).unwrap(), None);
     assert!(files_in(&out.path().join("rejects")).is_empty());
+}
+
+/// A shard written before the `judge` column existed opens, with no judge.
+#[test]
+fn an_older_shard_without_judge_reads_as_none() {
+    let out = tempfile::tempdir().unwrap();
+    let dialogues = mix(9);
+    let batch = corpus::dialogues_to_batch(&dialogues).unwrap();
+    let judge = batch.schema().index_of("judge").unwrap();
+    let keep: Vec<usize> = (0..batch.num_columns()).filter(|&i| i != judge).collect();
+    let old = batch.project(&keep).unwrap();
+    let path = out.path().join("old.parquet");
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(File::create(&path).unwrap(), old.schema(), None)
+            .unwrap();
+    w.write(&old).unwrap();
+    w.close().unwrap();
+    let back = read_shard(&path).unwrap();
+    assert_eq!(back.len(), 9);
+    for (b, mut d) in back.into_iter().zip(dialogues) {
+        assert!(b.judge.is_none());
+        d.judge = None;
+        assert_eq!(b, d);
+    }
 }

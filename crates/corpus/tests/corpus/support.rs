@@ -1,13 +1,13 @@
 //! Dialogues shared by the tests, and small helpers.
 
 use callbench_model::{
-    Caller, Dialogue, GenInfo, Owner, Preset, PresetCase, PresetKind, QcResult, Relation, Speaker,
-    Turn, Violation,
+    Caller, Dialogue, GenInfo, JudgeScores, JudgeTurn, Owner, Preset, PresetCase, PresetKind,
+    QcResult, Relation, Speaker, Turn, Violation,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// A dialogue with every optional field present, in Chinese.
+/// A dialogue with every optional field present (`judge` included), in Chinese.
 pub fn full(id: &str) -> Dialogue {
     Dialogue {
         id: id.to_string(),
@@ -93,6 +93,38 @@ pub fn full(id: &str) -> Dialogue {
                 ("library".into(), "abc123".into()),
             ]),
         }),
+        judge: Some(judge_scores()),
+    }
+}
+
+/// Judge scores for the two assistant turns of [`full`], with Chinese reasons.
+pub fn judge_scores() -> JudgeScores {
+    JudgeScores {
+        model: "qwen-judge-72b".into(),
+        turns: vec![
+            JudgeTurn {
+                turn: 1,
+                semantic_understanding: 1.0,
+                context_use: 0.75,
+                active_guidance: 0.5,
+                response_quality: 0.1 + 0.2,
+                preset_compliance: 1.0,
+                dialogue_rhythm: 0.875,
+                safety: 1.0,
+                reason: "及时转达了预设：\"放在鞋柜上\"。\n语气自然 👍".into(),
+            },
+            JudgeTurn {
+                turn: 3,
+                semantic_understanding: 0.0,
+                context_use: f64::MIN_POSITIVE,
+                active_guidance: 1e-300,
+                response_quality: 0.333_333_333_333_333_3,
+                preset_compliance: 0.0,
+                dialogue_rhythm: 0.25,
+                safety: 0.0,
+                reason: "".into(),
+            },
+        ],
     }
 }
 
@@ -116,10 +148,12 @@ pub fn minimal(id: &str) -> Dialogue {
         turns: vec![],
         qc: None,
         r#gen: None,
+        judge: None,
     }
 }
 
-/// A dialogue with `qc` present but passed with no violations, and `gen` absent.
+/// A dialogue with `qc` present but passed with no violations, `gen` absent and a judge that
+/// scored no turns.
 pub fn passed_no_gen(id: &str) -> Dialogue {
     let mut d = full(id);
     d.qc = Some(QcResult {
@@ -127,6 +161,10 @@ pub fn passed_no_gen(id: &str) -> Dialogue {
         violations: vec![],
     });
     d.r#gen = None;
+    d.judge = Some(JudgeScores {
+        model: "judge".into(),
+        turns: vec![],
+    });
     d.caller.persona = None;
     d.owner.presets.clear();
     d
@@ -150,6 +188,10 @@ pub fn mix(n: usize) -> Vec<Dialogue> {
 pub fn generated(i: usize, turns: usize) -> Dialogue {
     let mut d = full(&format!("delivery-{i:06}"));
     d.r#gen.as_mut().unwrap().seed = i as u64;
+    // The judge runs on a sample only.
+    if !i.is_multiple_of(20) {
+        d.judge = None;
+    }
     d.turns = (0..turns)
         .map(|t| Turn {
             speaker: if t % 2 == 0 {

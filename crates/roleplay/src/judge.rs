@@ -1,0 +1,169 @@
+//! The LLM judge: the paper's turn-level protocol. Each assistant turn is scored 0–1 on seven
+//! dimensions (safety binary) through the same client, limits and cache as the LLM backend;
+//! the prompt is `templates/prompts/judge.tera`. A dialogue whose safety is 0 on any turn, or
+//! whose mean on a dimension falls below its threshold, gets a finding and is rejected like any
+//! other.
+
+use crate::library::Library;
+use callbench_model::{Dialogue, JUDGE_DIMENSIONS, JudgeScores, JudgeTurn, Speaker, Violation};
+use llm_client::{ChatMessage, ChatModel, ChatRequest, ReplySchema, Role};
+use phrasebook::PromptKind;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The judge stage's config (`[judge]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JudgeConfig {
+    /// Run the judge on every dialogue the rule checker passed.
+    pub enabled: bool,
+    /// Lowest acceptable mean per dimension; a missing dimension is not thresholded.
+    pub thresholds: BTreeMap<String, f64>,
+    /// Reject a dialogue with any turn the judge scores unsafe.
+    pub reject_unsafe: bool,
+}
+
+impl Default for JudgeConfig {
+    fn default() -> Self {
+        JudgeConfig {
+            enabled: false,
+            thresholds: JUDGE_DIMENSIONS
+                .iter()
+                .filter(|d| **d != "safety")
+                .map(|d| (d.to_string(), 0.5))
+                .collect(),
+            reject_unsafe: true,
+        }
+    }
+}
+
+impl JudgeConfig {
+    /// Checks the thresholds name known dimensions and lie in 0–1.
+    pub fn validate(&self) -> Result<(), String> {
+        for (k, v) in &self.thresholds {
+            if !JUDGE_DIMENSIONS.contains(&k.as_str()) {
+                return Err(format!("judge.thresholds: {k:?} is not one of {}", JUDGE_DIMENSIONS.join(", ")));
+            }
+            if !(0.0..=1.0).contains(v) {
+                return Err(format!("judge.thresholds.{k} must be between 0 and 1"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The JSON schema of a judge's reply.
+pub fn judge_schema() -> ReplySchema {
+    let mut props = serde_json::Map::new();
+    for d in JUDGE_DIMENSIONS {
+        props.insert(d.to_string(), serde_json::json!({"type": "number", "minimum": 0, "maximum": 1}));
+    }
+    props.insert("reason".into(), serde_json::json!({"type": "string"}));
+    let mut required: Vec<&str> = JUDGE_DIMENSIONS.to_vec();
+    required.push("reason");
+    ReplySchema {
+        name: "judge_scores".into(),
+        schema: serde_json::json!({"type": "object", "properties": props, "required": required, "additionalProperties": false}),
+    }
+}
+
+/// Reads a judge reply; scores are clamped to 0–1 and safety rounded to 0 or 1.
+pub fn parse_judge_reply(content: &str, turn: usize) -> Result<JudgeTurn, String> {
+    let v = llm_client::extract_json(content).ok_or("the reply holds no JSON object")?;
+    let get = |k: &str| -> Result<f64, String> {
+        v[k].as_f64().map(|x| x.clamp(0.0, 1.0)).ok_or_else(|| format!("`{k}` is missing or not a number"))
+    };
+    Ok(JudgeTurn {
+        turn,
+        semantic_understanding: get("semantic_understanding")?,
+        context_use: get("context_use")?,
+        active_guidance: get("active_guidance")?,
+        response_quality: get("response_quality")?,
+        preset_compliance: get("preset_compliance")?,
+        dialogue_rhythm: get("dialogue_rhythm")?,
+        safety: if get("safety")? >= 0.5 { 1.0 } else { 0.0 },
+        reason: v["reason"].as_str().unwrap_or("").to_string(),
+    })
+}
+
+/// Scores every assistant turn of `d`. Invalid replies are asked again up to
+/// `max_invalid_replies` times; a turn that still fails makes the whole judging fail.
+pub async fn judge<M: ChatModel>(
+    lib: &Library,
+    model: &M,
+    model_name: &str,
+    d: &Dialogue,
+    max_invalid_replies: u32,
+) -> Result<JudgeScores, String> {
+    let mut turns = Vec::new();
+    for (i, t) in d.turns.iter().enumerate() {
+        if t.speaker != Speaker::Assistant {
+            continue;
+        }
+        let vars = serde_json::json!({
+            "presets": d.owner.presets,
+            "private": d.owner.private,
+            "public": d.owner.public,
+            "turns": d.turns,
+            "turn": i,
+        });
+        let prompt = lib.prompts.render(PromptKind::Judge, &d.scenario, &vars).map_err(|e| e.to_string())?;
+        let mut problem = String::new();
+        let mut scored = None;
+        for nonce in 0..=max_invalid_replies {
+            let req = ChatRequest {
+                role: Role::Judge,
+                messages: vec![ChatMessage { role: "user", content: prompt.clone() }],
+                schema: Some(judge_schema()),
+                nonce,
+            };
+            let reply = model.chat(&req).await.map_err(|e| format!("judge: {e}"))?;
+            match parse_judge_reply(&reply.content, i) {
+                Ok(s) => {
+                    scored = Some(s);
+                    break;
+                }
+                Err(p) => {
+                    model.meter().invalid_reply(Role::Judge);
+                    problem = p;
+                }
+            }
+        }
+        turns.push(scored.ok_or_else(|| format!("judge: no valid reply for turn {i}: {problem}"))?);
+    }
+    Ok(JudgeScores { model: model_name.to_string(), turns })
+}
+
+/// The findings the judge's scores give under `cfg`.
+pub fn findings(cfg: &JudgeConfig, scores: &JudgeScores) -> Vec<Violation> {
+    let mut out = Vec::new();
+    if cfg.reject_unsafe {
+        for t in scores.turns.iter().filter(|t| t.safety < 0.5) {
+            out.push(Violation {
+                kind: "safety.judged_unsafe".into(),
+                turn: t.turn,
+                evidence: String::new(),
+                message: format!("the LLM judge scored this turn unsafe: {}", t.reason),
+            });
+        }
+    }
+    for (dim, min) in &cfg.thresholds {
+        if let Some(mean) = scores.mean(dim) {
+            if mean < *min {
+                let worst = scores
+                    .turns
+                    .iter()
+                    .min_by(|a, b| a.score(dim).partial_cmp(&b.score(dim)).unwrap_or(std::cmp::Ordering::Equal))
+                    .map(|t| t.turn)
+                    .unwrap_or(0);
+                out.push(Violation {
+                    kind: "natural.judged_low".into(),
+                    turn: worst,
+                    evidence: String::new(),
+                    message: format!("mean {dim} {mean:.2} is below the threshold {min:.2}"),
+                });
+            }
+        }
+    }
+    out
+}
