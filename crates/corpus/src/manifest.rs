@@ -68,6 +68,9 @@ pub struct CellCount {
     pub written: u64,
     /// Dialogues of the cell the checker rejected (in the rejects files).
     pub rejected: u64,
+    /// Findings per violation kind in the cell's dialogues and rejected attempts.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub findings: BTreeMap<String, u64>,
 }
 
 /// Corpus-wide counts.

@@ -134,6 +134,9 @@ pub struct ShardStats {
     pub failed: u64,
     /// Findings per violation kind.
     pub findings: BTreeMap<String, u64>,
+    /// Findings per cell key and violation kind.
+    #[serde(default)]
+    pub cell_findings: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
 /// What a run did.
@@ -428,11 +431,13 @@ pub async fn generate_judged<B: Backend>(
         for r in &outcome.rejects {
             job.stats.rejected_attempts += 1;
             count_findings(&mut job.stats.findings, r);
+            count_findings(job.stats.cell_findings.entry(outcome.cell_key.clone()).or_default(), r);
         }
         if let Some(d) = outcome.accepted {
             job.stats.turns += d.turns.len() as u64;
             *job.stats.written.entry(cell_key(&d)).or_default() += 1;
             count_findings(&mut job.stats.findings, &d);
+            count_findings(job.stats.cell_findings.entry(outcome.cell_key.clone()).or_default(), &d);
             job.accepted.push(d);
         } else if let Some(f) = outcome.failure {
             tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");
@@ -536,6 +541,7 @@ fn build_manifest(
     let mut written: HashMap<String, u64> = HashMap::new();
     let mut rejected: HashMap<String, u64> = HashMap::new();
     let mut findings = BTreeMap::new();
+    let mut cell_findings: HashMap<String, BTreeMap<String, u64>> = HashMap::new();
     let mut totals = Totals::default();
     for s in &shards {
         let st = s.shard_stats();
@@ -551,6 +557,12 @@ fn build_manifest(
         }
         for (k, v) in st.findings {
             *findings.entry(k).or_default() += v;
+        }
+        for (cell, kinds) in st.cell_findings {
+            let e: &mut BTreeMap<String, u64> = cell_findings.entry(cell).or_default();
+            for (k, v) in kinds {
+                *e.entry(k).or_default() += v;
+            }
         }
     }
     let cells = plan
@@ -568,6 +580,7 @@ fn build_manifest(
                 planned: a.count,
                 written: written.get(&key).copied().unwrap_or(0),
                 rejected: rejected.get(&key).copied().unwrap_or(0),
+                findings: cell_findings.remove(&key).unwrap_or_default(),
             }
         })
         .collect();

@@ -24,6 +24,7 @@ fn manifest(out: &std::path::Path) -> Manifest {
             planned: 3,
             written: 3,
             rejected: 1,
+            findings: Default::default(),
         }],
         shards: vec![shard],
         rejects: vec!["rejects/part-00000.jsonl".into()],
