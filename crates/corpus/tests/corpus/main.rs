@@ -7,4 +7,3 @@ mod ledger;
 mod manifest;
 mod shard;
 mod support;
-mod scratch_tmp;
