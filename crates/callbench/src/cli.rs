@@ -120,21 +120,36 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "jsonl")]
         format: Format,
     },
-    /// Draw the stratified manual-inspection sample.
+    /// Draw the stratified manual-inspection sample into DIR/inspection/.
     Sample {
         #[command(flatten)]
         common: Common,
         /// The corpus directory.
         #[arg(long, value_name = "DIR")]
         corpus: PathBuf,
+        /// Share of each stratum to sample (default 0.10, or `sample.rate` of the config).
+        #[arg(long, value_name = "R")]
+        rate: Option<f64>,
+        /// Share of the rejected dialogues to sample beside them (0 for none).
+        #[arg(long, value_name = "R")]
+        reject_rate: Option<f64>,
+        /// Replace a sample that auditors have already reviewed.
+        #[arg(long)]
+        replace_reviewed: bool,
     },
-    /// Serve the auditors' review page.
+    /// Serve the auditors' review page (127.0.0.1 unless --addr and --allow-remote say otherwise).
     Review {
         #[command(flatten)]
         common: Common,
         /// The corpus directory.
         #[arg(long, value_name = "DIR")]
         corpus: PathBuf,
+        /// Address to listen on.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
+        addr: std::net::SocketAddr,
+        /// Allow an address other than loopback (anyone who can reach it can record verdicts).
+        #[arg(long)]
+        allow_remote: bool,
     },
     /// Print the agreement report.
     Audit {

@@ -126,10 +126,65 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let Format::Jsonl = format;
             export(&corpus, common.out.as_deref())
         }
-        Command::Sample { .. } | Command::Review { .. } | Command::Audit { .. } => {
-            bail!("manual inspection (sample, review, audit) is not available in this build yet")
+        Command::Sample { common, corpus, rate, reject_rate, replace_reviewed } => {
+            let cfg = config::load(&common)?;
+            let mut sc = cfg.sample.config(common.seed.unwrap_or(cfg.seed));
+            if let Some(r) = rate {
+                sc.rate = r;
+            }
+            if let Some(r) = reject_rate {
+                sc.reject_rate = r;
+            }
+            sc.replace_reviewed = replace_reviewed;
+            let summary = inspection::draw_sample(&corpus, &sc)?;
+            print_sample(&summary, &corpus);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Review { common: _, corpus, addr, allow_remote } => review(&corpus, addr, allow_remote),
+        Command::Audit { common: _, corpus } => {
+            let report = inspection::audit(&corpus)?;
+            println!("{}", inspection::to_markdown(&report));
+            eprintln!(
+                "wrote {} and {}",
+                corpus.join("inspection/audit.md").display(),
+                corpus.join("inspection/audit.html").display()
+            );
+            Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn print_sample(summary: &inspection::SampleSummary, corpus: &std::path::Path) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{:<36} {:>10} {:>8} {:>9} {:>8}", "stratum", "population", "sampled", "rejects", "sampled");
+    for s in &summary.strata {
+        let _ = writeln!(
+            out,
+            "{:<36} {:>10} {:>8} {:>9} {:>8}",
+            s.stratum.to_string(),
+            s.population,
+            s.sampled,
+            s.rejects_population,
+            s.rejects_sampled
+        );
+    }
+    let _ = writeln!(
+        out,
+        "sampled {} of {} dialogues (rate {}) and {} of {} rejects (rate {}), seed {}, into {}",
+        summary.sampled,
+        summary.population,
+        summary.rate,
+        summary.rejects_sampled,
+        summary.rejects_population,
+        summary.reject_rate,
+        summary.seed,
+        corpus.join("inspection").display()
+    );
+}
+
+fn review(corpus: &std::path::Path, addr: std::net::SocketAddr, allow_remote: bool) -> Result<ExitCode> {
+    let _ = (corpus, addr, allow_remote);
+    bail!("the review page is not available in this build yet")
 }
 
 fn load_library(cfg: &FileConfig) -> Result<Library> {
@@ -246,6 +301,19 @@ fn run_generate<B: roleplay::Backend>(
     }
     bar.finish_and_clear();
     print_summary(&summary, &cfg);
+    if cfg.sample.after_generate {
+        match inspection::draw_sample(&cfg.out, &cfg.sample.config(cfg.seed)) {
+            Ok(s) => println!(
+                "inspection sample: {} dialogues and {} rejects in {}",
+                s.sampled,
+                s.rejects_sampled,
+                cfg.out.join("inspection").display()
+            ),
+            // A reviewed sample is never replaced behind the auditors' backs.
+            Err(e @ inspection::InspectionError::SampleInUse { .. }) => eprintln!("inspection sample kept: {e}"),
+            Err(e) => return Err(e.into()),
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -43,6 +43,40 @@ pub struct FileConfig {
     pub llm: llm_client::LlmConfig,
     /// The LLM judge stage (uses the `[llm]` endpoints and the judge model).
     pub judge: roleplay::judge::JudgeConfig,
+    /// The manual-inspection sample drawn at the end of `generate` (and by `sample`).
+    pub sample: SampleSection,
+}
+
+/// `[sample]`: the manual-inspection sample.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SampleSection {
+    /// Draw the sample at the end of `generate`.
+    pub after_generate: bool,
+    /// Share of each stratum.
+    pub rate: f64,
+    /// Share of the rejected dialogues sampled beside them (0: none).
+    pub reject_rate: f64,
+    /// Seed of the draw; absent: the run seed.
+    pub seed: Option<u64>,
+}
+
+impl Default for SampleSection {
+    fn default() -> Self {
+        SampleSection { after_generate: true, rate: 0.10, reject_rate: 0.10, seed: None }
+    }
+}
+
+impl SampleSection {
+    /// The inspection crate's config for a run with `run_seed`.
+    pub fn config(&self, run_seed: u64) -> inspection::SampleConfig {
+        inspection::SampleConfig {
+            rate: self.rate,
+            reject_rate: self.reject_rate,
+            seed: self.seed.unwrap_or(run_seed),
+            ..Default::default()
+        }
+    }
 }
 
 impl Default for FileConfig {
@@ -64,6 +98,7 @@ impl Default for FileConfig {
             check: g.check,
             llm: llm_client::LlmConfig::default(),
             judge: roleplay::judge::JudgeConfig::default(),
+            sample: SampleSection::default(),
         }
     }
 }

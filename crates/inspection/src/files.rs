@@ -1,0 +1,179 @@
+//! The inspection folder's paths, atomic file replacement and the clock.
+
+use crate::error::{InspectionError, Result};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The inspection folder inside a corpus directory.
+pub const INSPECTION_DIR: &str = "inspection";
+/// The sample's dialogues as a Parquet file of the shard schema.
+pub const SAMPLE_PARQUET: &str = "sample.parquet";
+/// The sample's dialogues in the interchange format.
+pub const SAMPLE_JSONL: &str = "sample.jsonl";
+/// The printable sample.
+pub const SAMPLE_HTML: &str = "sample.html";
+/// The sample's description ([`crate::SampleSummary`]).
+pub const SAMPLE_JSON: &str = "sample.json";
+/// The auditors' verdicts, one JSON object a line, append-only.
+pub const VERDICTS_JSONL: &str = "verdicts.jsonl";
+/// The agreement report as Markdown.
+pub const AUDIT_MD: &str = "audit.md";
+/// The agreement report as HTML.
+pub const AUDIT_HTML: &str = "audit.html";
+
+/// `corpus_dir/inspection`.
+pub fn inspection_dir(corpus_dir: &Path) -> PathBuf {
+    corpus_dir.join(INSPECTION_DIR)
+}
+
+/// Writes `bytes` to `dest` atomically: a hidden temp file beside it is written and fsynced,
+/// renamed over `dest`, and the folder is fsynced. A reader sees the old file or the new one.
+pub(crate) fn write_atomic(dest: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = parent(dest);
+    std::fs::create_dir_all(dir).map_err(|e| InspectionError::io(dir, e))?;
+    let tmp = temp_path(dest);
+    let result = (|| {
+        let mut f = File::create(&tmp).map_err(|e| InspectionError::io(&tmp, e))?;
+        f.write_all(bytes)
+            .map_err(|e| InspectionError::io(&tmp, e))?;
+        f.sync_all().map_err(|e| InspectionError::io(&tmp, e))?;
+        drop(f);
+        std::fs::rename(&tmp, dest).map_err(|e| InspectionError::io(dest, e))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result?;
+    sync_dir(dir)
+}
+
+/// Moves `from` over `to` (same file system) and fsyncs the destination folder.
+pub(crate) fn rename_synced(from: &Path, to: &Path) -> Result<()> {
+    std::fs::rename(from, to).map_err(|e| InspectionError::io(to, e))?;
+    sync_dir(parent(to))
+}
+
+/// `.NAME.tmp` beside `dest`.
+pub(crate) fn temp_path(dest: &Path) -> PathBuf {
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dest.with_file_name(format!(".{name}.tmp"))
+}
+
+fn parent(p: &Path) -> &Path {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Fsyncs a directory so that a rename or a new entry in it survives a crash.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| InspectionError::io(dir, e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// The current UTC time as RFC 3339 (`2025-01-31T08:15:00Z`), from the system clock.
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Whether `s` is an RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`, `t`/`z` and a
+/// space for `T` accepted as RFC 3339 allows.
+pub fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap_or(99);
+    if b.len() < 20
+        || !digits(0..4)
+        || b[4] != b'-'
+        || !digits(5..7)
+        || b[7] != b'-'
+        || !digits(8..10)
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || !digits(11..13)
+        || b[13] != b':'
+        || !digits(14..16)
+        || b[16] != b':'
+        || !digits(17..19)
+    {
+        return false;
+    }
+    if !(1..=12).contains(&num(5..7))
+        || !(1..=31).contains(&num(8..10))
+        || num(11..13) > 23
+        || num(14..16) > 59
+        || num(17..19) > 60
+    {
+        return false;
+    }
+    let mut i = 19;
+    if b[i] == b'.' {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    match &b[i..] {
+        [b'Z' | b'z'] => true,
+        [b'+' | b'-', _, _, b':', _, _] => {
+            digits(i + 1..i + 3)
+                && digits(i + 4..i + 6)
+                && num(i + 1..i + 3) <= 23
+                && num(i + 4..i + 6) <= 59
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339() {
+        assert!(is_rfc3339(&now_rfc3339()));
+        assert!(is_rfc3339("2025-01-31T08:15:00Z"));
+        assert!(is_rfc3339("2025-01-31T08:15:00.123+08:00"));
+        assert!(!is_rfc3339("2025-01-31 08:15"));
+        assert!(!is_rfc3339("2025-13-31T08:15:00Z"));
+        assert!(!is_rfc3339("2025-01-31T08:15:00"));
+        assert!(!is_rfc3339("2025-01-31T08:15:00.Z"));
+        assert!(!is_rfc3339("yesterday"));
+    }
+}

@@ -1,0 +1,652 @@
+//! The stratified manual-inspection sample: which dialogues the auditors read.
+//!
+//! The corpus is read twice, streaming: first only each dialogue's id and stratum (scenario ×
+//! preset case × relation), then the chosen dialogues themselves. Each stratum gets its share of
+//! the sample ([`allocate`]), and within a stratum the dialogues are taken in the order of a
+//! keyed hash of `(seed, id)` ([`rank`]), so a draw depends only on the seed and the set of ids —
+//! not on how the corpus was split into shards, nor on the order the shards are read.
+//!
+//! **Rejects.** A sample of accepted dialogues alone cannot measure the checker: every one of
+//! them was accepted, so agreement on accept/reject is degenerate and the checker's findings on
+//! rejected dialogues are never seen. So a second, separate stratified sample is drawn from
+//! `DIR/rejects/*.jsonl` at [`SampleConfig::reject_rate`] (default the same 10 %; 0 turns it
+//! off). Each sampled entry says where it came from ([`Origin`]); the human acceptance rate is
+//! computed over the corpus part only, the checker's agreement over both. A rejected dialogue
+//! that was regenerated may appear in the rejects more than once (one line per attempt); the
+//! sampler keeps its last rejected attempt, skips generation failures (no turns), and never
+//! takes an id that is already in the corpus part, so an id names one dialogue in the sample.
+
+use crate::error::{InspectionError, Result};
+use crate::files::{
+    self, SAMPLE_HTML, SAMPLE_JSON, SAMPLE_JSONL, SAMPLE_PARQUET, VERDICTS_JSONL, inspection_dir,
+};
+use callbench_model::{Dialogue, PresetCase, Relation};
+use corpus::{JsonlReader, JsonlWriter, ShardReader, ShardWriterConfig};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The format of `sample.json` this crate writes.
+pub const SAMPLE_FORMAT_VERSION: u32 = 1;
+
+/// The generation-failure kind the pipeline records for a dialogue it could not produce at all;
+/// such entries of the rejects files are not checker decisions and are never sampled.
+const GENERATION_FAILED: &str = "natural.generation_failed";
+
+/// How the sample is drawn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SampleConfig {
+    /// Share of each stratum of the corpus to inspect, in (0, 1]. The paper inspects 10 %.
+    #[serde(default = "default_rate")]
+    pub rate: f64,
+    /// The seed of the draw; the same seed and corpus give the same sample.
+    pub seed: u64,
+    /// Share of each stratum of the checker's rejects to inspect beside the corpus, in [0, 1];
+    /// 0 draws no rejects. See the module documentation for why they are sampled.
+    #[serde(default = "default_rate")]
+    pub reject_rate: f64,
+    /// Draw even when auditors have recorded verdicts on a different earlier sample (their
+    /// verdicts then no longer match the sample). Off by default.
+    pub replace_reviewed: bool,
+}
+
+fn default_rate() -> f64 {
+    0.10
+}
+
+impl Default for SampleConfig {
+    fn default() -> Self {
+        SampleConfig {
+            rate: default_rate(),
+            seed: 0,
+            reject_rate: default_rate(),
+            replace_reviewed: false,
+        }
+    }
+}
+
+impl SampleConfig {
+    /// Checks the rates: `rate` in (0, 1], `reject_rate` in [0, 1].
+    pub fn validate(&self) -> Result<()> {
+        if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= 1.0) {
+            return Err(InspectionError::Config {
+                key: "rate",
+                message: format!("{} is not in (0, 1]", self.rate),
+            });
+        }
+        if !(self.reject_rate.is_finite() && (0.0..=1.0).contains(&self.reject_rate)) {
+            return Err(InspectionError::Config {
+                key: "reject_rate",
+                message: format!("{} is not in [0, 1]", self.reject_rate),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A stratum: scenario × preset case × relation, the plan's cell.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Stratum {
+    /// Scenario name.
+    pub scenario: String,
+    /// Preset case.
+    pub preset_case: PresetCase,
+    /// Relation between the owner's goal and the caller's.
+    pub relation: Relation,
+}
+
+impl Stratum {
+    /// The stratum of a dialogue.
+    pub fn of(d: &Dialogue) -> Stratum {
+        Stratum {
+            scenario: d.scenario.clone(),
+            preset_case: d.preset_case,
+            relation: d.relation,
+        }
+    }
+}
+
+impl fmt::Display for Stratum {
+    /// `takeout/regular/conflict`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}/{}/{}",
+            self.scenario, self.preset_case, self.relation
+        )
+    }
+}
+
+/// Where a sampled dialogue comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// The finished corpus (`shards/`): the checker accepted it.
+    Corpus,
+    /// The checker's rejects (`rejects/`), sampled to measure the checker.
+    Rejects,
+}
+
+impl Origin {
+    /// `corpus` or `rejects`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Corpus => "corpus",
+            Origin::Rejects => "rejects",
+        }
+    }
+}
+
+/// One stratum's population and sample counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StratumSample {
+    /// The stratum.
+    #[serde(flatten)]
+    pub stratum: Stratum,
+    /// Dialogues of the stratum in the corpus.
+    pub population: u64,
+    /// Of them, sampled.
+    pub sampled: u64,
+    /// Distinct rejected dialogues of the stratum in the rejects files.
+    #[serde(default)]
+    pub rejects_population: u64,
+    /// Of them, sampled.
+    #[serde(default)]
+    pub rejects_sampled: u64,
+}
+
+/// One sampled dialogue, as the review page and the audit need it without reading the dialogue.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampleEntry {
+    /// The dialogue id; unique within the sample.
+    pub id: String,
+    /// Its stratum.
+    #[serde(flatten)]
+    pub stratum: Stratum,
+    /// Corpus or rejects.
+    pub origin: Origin,
+    /// The generation attempt (0 = first try), from `gen.attempt`.
+    #[serde(default)]
+    pub attempt: u32,
+    /// Number of turns; a finding's turn must be below it.
+    pub turns: usize,
+    /// The checker's verdict (`qc.passed`; a corpus dialogue without `qc` counts as passed).
+    pub checker_passed: bool,
+    /// The violation kinds the checker reported, sorted, each once.
+    #[serde(default)]
+    pub checker_kinds: Vec<String>,
+}
+
+/// What was drawn: the content of `DIR/inspection/sample.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampleSummary {
+    /// [`SAMPLE_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// When the sample was drawn, RFC 3339.
+    pub created_at: String,
+    /// The corpus rate used.
+    pub rate: f64,
+    /// The rejects rate used.
+    pub reject_rate: f64,
+    /// The seed used.
+    pub seed: u64,
+    /// Dialogues in the corpus.
+    pub population: u64,
+    /// Of them, sampled.
+    pub sampled: u64,
+    /// Distinct rejected dialogues in the rejects files (generation failures left out).
+    pub rejects_population: u64,
+    /// Of them, sampled.
+    pub rejects_sampled: u64,
+    /// Per stratum, in stratum order.
+    pub strata: Vec<StratumSample>,
+    /// The sampled ids in review order (corpus and rejects interleaved by the keyed hash, so
+    /// that any prefix the auditors get through spreads over the strata).
+    pub ids: Vec<String>,
+    /// The sampled dialogues' entries, in the order of `ids`.
+    pub dialogues: Vec<SampleEntry>,
+}
+
+impl SampleSummary {
+    /// The entry of a sampled id.
+    pub fn entry(&self, id: &str) -> Option<&SampleEntry> {
+        self.dialogues.iter().find(|e| e.id == id)
+    }
+}
+
+/// Reads `DIR/inspection/sample.json`; a missing file is [`InspectionError::NoSample`].
+pub fn read_sample(corpus_dir: &Path) -> Result<SampleSummary> {
+    let path = inspection_dir(corpus_dir).join(SAMPLE_JSON);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(InspectionError::NoSample {
+                path,
+                corpus: corpus_dir.to_path_buf(),
+            });
+        }
+        Err(e) => return Err(InspectionError::io(&path, e)),
+    };
+    serde_json::from_slice(&bytes).map_err(|e| InspectionError::json(&path, None, e))
+}
+
+/// Reads the sampled dialogues back from `DIR/inspection/sample.jsonl`, in review order.
+pub fn read_sample_dialogues(corpus_dir: &Path) -> Result<Vec<Dialogue>> {
+    let path = inspection_dir(corpus_dir).join(SAMPLE_JSONL);
+    let mut out = Vec::new();
+    for (line, item) in JsonlReader::<Dialogue>::open(&path)? {
+        out.push(item.map_err(|m| InspectionError::json(&path, Some(line), m))?);
+    }
+    Ok(out)
+}
+
+/// The keyed hash that orders a stratum's dialogues for the draw: the first 8 bytes of
+/// SHA-256 over a domain tag, the seed (little-endian) and the id.
+pub fn rank(seed: u64, origin: Origin, id: &str) -> u64 {
+    let mut h = Sha256::new();
+    h.update(b"callbench-inspection-sample\0");
+    h.update(origin.as_str().as_bytes());
+    h.update(b"\0");
+    h.update(seed.to_le_bytes());
+    h.update(id.as_bytes());
+    let d = h.finalize();
+    u64::from_be_bytes(d[..8].try_into().expect("8 bytes"))
+}
+
+/// How many dialogues each stratum gives, for the quotas `rate × size`: every stratum gets
+/// ⌊quota⌋, a non-empty stratum at least one, and the rest of `round(rate × Σ sizes)` goes one
+/// each to the strata with the largest remainders (ties to the earlier stratum; a stratum
+/// raised to one has used its remainder). So each stratum gets ⌊quota⌋ or one more — within
+/// ±1 of its quota — never more than its size, and the total exceeds the rounded rate only by
+/// what the minimum of one adds.
+pub fn allocate(sizes: &[u64], rate: f64) -> Vec<u64> {
+    const EPS: f64 = 1e-9;
+    let quotas: Vec<f64> = sizes.iter().map(|&n| rate * n as f64).collect();
+    let floors: Vec<u64> = quotas.iter().map(|q| (q + EPS).floor() as u64).collect();
+    let mut out: Vec<u64> = floors
+        .iter()
+        .zip(sizes)
+        .map(|(&f, &n)| if n > 0 { f.max(1) } else { 0 })
+        .collect();
+    let total = (rate * sizes.iter().sum::<u64>() as f64 + EPS).round() as u64;
+    let mut extra = total.saturating_sub(out.iter().sum());
+    let rems: Vec<f64> = quotas
+        .iter()
+        .zip(&floors)
+        .map(|(q, &f)| q - f as f64)
+        .collect();
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by(|&a, &b| rems[b].total_cmp(&rems[a]).then(a.cmp(&b)));
+    for i in order {
+        if extra == 0 {
+            break;
+        }
+        if rems[i] > EPS && out[i] == floors[i] && out[i] < sizes[i] {
+            out[i] += 1;
+            extra -= 1;
+        }
+    }
+    for (k, &n) in out.iter_mut().zip(sizes) {
+        *k = (*k).min(n);
+    }
+    out
+}
+
+/// The corpus's shard files: those the manifest lists, or, without a manifest, every
+/// `shards/*.parquet` in name order.
+fn shard_paths(corpus_dir: &Path) -> Result<Vec<PathBuf>> {
+    if corpus::manifest_path(corpus_dir).exists() {
+        let m = corpus::read_manifest(corpus_dir)?;
+        return Ok(m.shards.iter().map(|s| corpus_dir.join(&s.file)).collect());
+    }
+    list(&corpus_dir.join(corpus::SHARDS_DIR), ".parquet")
+}
+
+/// The corpus's rejects files: those the manifest lists, or every `rejects/*.jsonl`.
+fn rejects_paths(corpus_dir: &Path) -> Result<Vec<PathBuf>> {
+    if corpus::manifest_path(corpus_dir).exists() {
+        let m = corpus::read_manifest(corpus_dir)?;
+        return Ok(m.rejects.iter().map(|f| corpus_dir.join(f)).collect());
+    }
+    list(&corpus_dir.join(corpus::REJECTS_DIR), ".jsonl")
+}
+
+fn list(dir: &Path, suffix: &str) -> Result<Vec<PathBuf>> {
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(InspectionError::io(dir, e)),
+    };
+    let mut out = Vec::new();
+    for entry in rd {
+        let entry = entry.map_err(|e| InspectionError::io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(suffix) && !name.starts_with('.') {
+            out.push(entry.path());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Rows per batch when streaming shards: bounds what is held beside the ids.
+const BATCH: usize = 1024;
+
+/// A rejected dialogue the sampler may take: its last rejected attempt.
+struct RejectRef {
+    stratum: Stratum,
+    attempt: u32,
+}
+
+/// Draws the sample of the corpus in `corpus_dir` and writes it under `DIR/inspection/`:
+/// `sample.parquet` (the shard schema), `sample.jsonl` (interchange), `sample.html` (printable)
+/// and, last, `sample.json` ([`SampleSummary`]), each atomically. Returns the summary.
+///
+/// Refuses ([`InspectionError::SampleInUse`]) to replace a sample that auditors have recorded
+/// verdicts on by a different one, unless [`SampleConfig::replace_reviewed`] is set; drawing
+/// the same sample again (same seed and corpus) is always allowed.
+pub fn draw_sample(corpus_dir: &Path, cfg: &SampleConfig) -> Result<SampleSummary> {
+    cfg.validate()?;
+    let shards = shard_paths(corpus_dir)?;
+
+    // Pass 1: ids and strata only.
+    let mut strata: BTreeMap<Stratum, Vec<(u64, String)>> = BTreeMap::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (si, path) in shards.iter().enumerate() {
+        for chunk in ShardReader::with_batch_size(path, BATCH)? {
+            for d in chunk? {
+                if let Some(&first) = seen.get(&d.id) {
+                    return Err(InspectionError::BadCorpus {
+                        path: path.clone(),
+                        message: format!(
+                            "dialogue id {:?} also appears in {}",
+                            d.id,
+                            shards[first].display()
+                        ),
+                    });
+                }
+                seen.insert(d.id.clone(), si);
+                let r = rank(cfg.seed, Origin::Corpus, &d.id);
+                strata.entry(Stratum::of(&d)).or_default().push((r, d.id));
+            }
+        }
+    }
+    if seen.is_empty() {
+        return Err(InspectionError::BadCorpus {
+            path: corpus_dir.join(corpus::SHARDS_DIR),
+            message: "the corpus holds no dialogues to sample".into(),
+        });
+    }
+    drop(seen);
+
+    // Rejects, pass 1: the last rejected attempt of each id.
+    let rejects_files = if cfg.reject_rate > 0.0 {
+        rejects_paths(corpus_dir)?
+    } else {
+        Vec::new()
+    };
+    let mut rejects: HashMap<String, RejectRef> = HashMap::new();
+    for path in &rejects_files {
+        for_each_reject(path, |d| {
+            let attempt = d.r#gen.as_ref().map_or(0, |g| g.attempt);
+            let keep = rejects.get(&d.id).is_none_or(|r| attempt >= r.attempt);
+            if keep {
+                rejects.insert(
+                    d.id.clone(),
+                    RejectRef {
+                        stratum: Stratum::of(&d),
+                        attempt,
+                    },
+                );
+            }
+        })?;
+    }
+
+    // Allocation and draw, corpus first.
+    let keys: Vec<Stratum> = strata
+        .keys()
+        .cloned()
+        .chain(rejects.values().map(|r| r.stratum.clone()))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let sizes: Vec<u64> = keys
+        .iter()
+        .map(|k| strata.get(k).map_or(0, |v| v.len() as u64))
+        .collect();
+    let ks = allocate(&sizes, cfg.rate);
+    let mut picked: Vec<(u64, Origin, String)> = Vec::new();
+    let mut chosen: HashSet<String> = HashSet::new();
+    let mut counts: Vec<StratumSample> = Vec::new();
+    for (i, key) in keys.iter().enumerate() {
+        let mut members = strata.remove(key).unwrap_or_default();
+        members.sort_unstable();
+        for (r, id) in members.into_iter().take(ks[i] as usize) {
+            chosen.insert(id.clone());
+            picked.push((r, Origin::Corpus, id));
+        }
+        counts.push(StratumSample {
+            stratum: key.clone(),
+            population: sizes[i],
+            sampled: ks[i],
+            rejects_population: 0,
+            rejects_sampled: 0,
+        });
+    }
+
+    let mut reject_strata: BTreeMap<Stratum, Vec<(u64, String)>> = BTreeMap::new();
+    for (id, r) in &rejects {
+        let rk = rank(cfg.seed, Origin::Rejects, id);
+        reject_strata
+            .entry(r.stratum.clone())
+            .or_default()
+            .push((rk, id.clone()));
+    }
+    let rsizes: Vec<u64> = keys
+        .iter()
+        .map(|k| reject_strata.get(k).map_or(0, |v| v.len() as u64))
+        .collect();
+    let rks = if cfg.reject_rate > 0.0 {
+        allocate(&rsizes, cfg.reject_rate)
+    } else {
+        vec![0; keys.len()]
+    };
+    let mut reject_picks: HashMap<String, u32> = HashMap::new();
+    for (i, key) in keys.iter().enumerate() {
+        let mut members = reject_strata.remove(key).unwrap_or_default();
+        members.sort_unstable();
+        let mut taken = 0;
+        for (r, id) in members {
+            if taken == rks[i] {
+                break;
+            }
+            if chosen.contains(&id) {
+                continue;
+            }
+            reject_picks.insert(id.clone(), rejects[&id].attempt);
+            picked.push((r, Origin::Rejects, id));
+            taken += 1;
+        }
+        counts[i].rejects_population = rsizes[i];
+        counts[i].rejects_sampled = taken;
+    }
+    drop(rejects);
+
+    // Pass 2: the chosen dialogues themselves.
+    let mut found: HashMap<(Origin, String), Dialogue> = HashMap::new();
+    for path in &shards {
+        for chunk in ShardReader::with_batch_size(path, BATCH)? {
+            for d in chunk? {
+                if chosen.contains(&d.id) {
+                    found.insert((Origin::Corpus, d.id.clone()), d);
+                }
+            }
+        }
+    }
+    for path in &rejects_files {
+        for_each_reject(path, |d| {
+            let attempt = d.r#gen.as_ref().map_or(0, |g| g.attempt);
+            if reject_picks.get(&d.id) == Some(&attempt) {
+                found.insert((Origin::Rejects, d.id.clone()), d);
+            }
+        })?;
+    }
+
+    picked.sort();
+    let mut dialogues = Vec::with_capacity(picked.len());
+    let mut entries = Vec::with_capacity(picked.len());
+    for (_, origin, id) in picked {
+        let d = found
+            .remove(&(origin, id.clone()))
+            .ok_or_else(|| InspectionError::BadCorpus {
+                path: corpus_dir.to_path_buf(),
+                message: format!("dialogue {id:?} vanished between the two reads of the corpus"),
+            })?;
+        entries.push(entry_of(&d, origin));
+        dialogues.push(d);
+    }
+
+    let summary = SampleSummary {
+        format_version: SAMPLE_FORMAT_VERSION,
+        created_at: files::now_rfc3339(),
+        rate: cfg.rate,
+        reject_rate: cfg.reject_rate,
+        seed: cfg.seed,
+        population: counts.iter().map(|c| c.population).sum(),
+        sampled: counts.iter().map(|c| c.sampled).sum(),
+        rejects_population: counts.iter().map(|c| c.rejects_population).sum(),
+        rejects_sampled: counts.iter().map(|c| c.rejects_sampled).sum(),
+        strata: counts,
+        ids: entries.iter().map(|e| e.id.clone()).collect(),
+        dialogues: entries,
+    };
+    refuse_replacing_reviewed(corpus_dir, &summary, cfg)?;
+    write_sample(corpus_dir, &summary, &dialogues)?;
+    tracing::info!(
+        sampled = summary.sampled,
+        rejects = summary.rejects_sampled,
+        population = summary.population,
+        "drew the inspection sample"
+    );
+    Ok(summary)
+}
+
+/// Calls `f` with every rejected dialogue of a rejects file that the checker judged (not a
+/// generation failure, at least one turn).
+fn for_each_reject(path: &Path, mut f: impl FnMut(Dialogue)) -> Result<()> {
+    for (line, item) in JsonlReader::<Dialogue>::open(path)? {
+        let d = item.map_err(|m| InspectionError::json(path, Some(line), m))?;
+        let failed =
+            d.qc.as_ref()
+                .is_some_and(|q| q.violations.iter().any(|v| v.kind == GENERATION_FAILED));
+        if !failed && !d.turns.is_empty() {
+            f(d);
+        }
+    }
+    Ok(())
+}
+
+fn entry_of(d: &Dialogue, origin: Origin) -> SampleEntry {
+    let mut kinds: Vec<String> =
+        d.qc.iter()
+            .flat_map(|q| q.violations.iter().map(|v| v.kind.clone()))
+            .collect();
+    kinds.sort();
+    kinds.dedup();
+    SampleEntry {
+        id: d.id.clone(),
+        stratum: Stratum::of(d),
+        origin,
+        attempt: d.r#gen.as_ref().map_or(0, |g| g.attempt),
+        turns: d.turns.len(),
+        checker_passed: d.qc.as_ref().is_none_or(|q| q.passed),
+        checker_kinds: kinds,
+    }
+}
+
+fn refuse_replacing_reviewed(
+    corpus_dir: &Path,
+    new: &SampleSummary,
+    cfg: &SampleConfig,
+) -> Result<()> {
+    if cfg.replace_reviewed {
+        return Ok(());
+    }
+    let verdicts = inspection_dir(corpus_dir).join(VERDICTS_JSONL);
+    let reviewed = std::fs::metadata(&verdicts).is_ok_and(|m| m.len() > 0);
+    if !reviewed {
+        return Ok(());
+    }
+    let same = match read_sample(corpus_dir) {
+        Ok(old) => old.ids == new.ids,
+        Err(InspectionError::NoSample { .. }) => false,
+        Err(e) => return Err(e),
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(InspectionError::SampleInUse { path: verdicts })
+    }
+}
+
+fn write_sample(corpus_dir: &Path, summary: &SampleSummary, dialogues: &[Dialogue]) -> Result<()> {
+    let dir = inspection_dir(corpus_dir);
+    std::fs::create_dir_all(&dir).map_err(|e| InspectionError::io(&dir, e))?;
+
+    // Parquet through the corpus crate (the only one that knows Parquet): write an atomic shard
+    // into a staging folder beside the destination, then rename it into place.
+    let staging = dir.join(".sample-staging");
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(|e| InspectionError::io(&staging, e))?;
+    }
+    let info = corpus::write_shard(&staging, 0, dialogues, &ShardWriterConfig::default())?;
+    files::rename_synced(&staging.join(&info.file), &dir.join(SAMPLE_PARQUET))?;
+    std::fs::remove_dir_all(&staging).map_err(|e| InspectionError::io(&staging, e))?;
+
+    let mut w = JsonlWriter::create(&dir.join(SAMPLE_JSONL))?;
+    for d in dialogues {
+        w.write(d)?;
+    }
+    w.finish()?;
+
+    let html = crate::html::sample_page(summary, dialogues);
+    files::write_atomic(&dir.join(SAMPLE_HTML), html.as_bytes())?;
+
+    let path = dir.join(SAMPLE_JSON);
+    let mut json =
+        serde_json::to_vec_pretty(summary).map_err(|e| InspectionError::json(&path, None, e))?;
+    json.push(b'\n');
+    files::write_atomic(&path, &json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocation_by_hand() {
+        // 10 % of 25, 14 and 1: quotas 2.5, 1.4, 0.1; floors 2, 1, 0, the third raised to 1;
+        // that makes round(4.0) = 4 already, so no extra.
+        assert_eq!(allocate(&[25, 14, 1], 0.10), vec![2, 1, 1]);
+        // 10 % of 25, 14, 6: quotas 2.5, 1.4, .6 → 2, 1, 1 (raised) = 4 of round(4.5) = 5:
+        // one extra to the largest remainder not raised, 2.5.
+        assert_eq!(allocate(&[25, 14, 6], 0.10), vec![3, 1, 1]);
+        // 50 % of 1, 1, 3: quotas .5 .5 1.5 → 1, 1, 1 = 3 of round(2.5) = 3.
+        assert_eq!(allocate(&[1, 1, 3], 0.5), vec![1, 1, 1]);
+        assert_eq!(allocate(&[0, 10], 0.10), vec![0, 1]);
+        assert_eq!(allocate(&[3, 3], 1.0), vec![3, 3]);
+        assert_eq!(allocate(&[100, 200, 300], 0.10), vec![10, 20, 30]);
+        // 0.29 × 100 is 28.999…96 in floating point: still 29.
+        assert_eq!(allocate(&[100], 0.29), vec![29]);
+    }
+
+    #[test]
+    fn rank_depends_on_seed_and_id_only() {
+        assert_eq!(rank(1, Origin::Corpus, "a"), rank(1, Origin::Corpus, "a"));
+        assert_ne!(rank(1, Origin::Corpus, "a"), rank(2, Origin::Corpus, "a"));
+        assert_ne!(rank(1, Origin::Corpus, "a"), rank(1, Origin::Rejects, "a"));
+    }
+}
