@@ -207,7 +207,11 @@ pub struct JudgeScores {
 impl JudgeScores {
     /// The mean of a dimension over the judged turns.
     pub fn mean(&self, dimension: &str) -> Option<f64> {
-        let v: Vec<f64> = self.turns.iter().filter_map(|t| t.score(dimension)).collect();
+        let v: Vec<f64> = self
+            .turns
+            .iter()
+            .filter_map(|t| t.score(dimension))
+            .collect();
         (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
     }
 }

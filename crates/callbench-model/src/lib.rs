@@ -25,7 +25,8 @@ pub mod vocab;
 
 pub use agent::{AgentError, AssistantAgent, AssistantReply, CallerAgent, CallerReply};
 pub use dialogue::{
-    Caller, Dialogue, GenInfo, JUDGE_DIMENSIONS, JudgeScores, JudgeTurn, Owner, Preset, QcResult, Turn, Violation,
+    Caller, Dialogue, GenInfo, JUDGE_DIMENSIONS, JudgeScores, JudgeTurn, Owner, Preset, QcResult,
+    Turn, Violation,
 };
 pub use error::{ModelError, Result};
 pub use plan::{Allocation, Cell, Distribution, Plan, PlannedDialogue};

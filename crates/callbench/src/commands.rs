@@ -126,7 +126,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let Format::Jsonl = format;
             export(&corpus, common.out.as_deref())
         }
-        Command::Sample { common, corpus, rate, reject_rate, replace_reviewed } => {
+        Command::Sample {
+            common,
+            corpus,
+            rate,
+            reject_rate,
+            replace_reviewed,
+        } => {
             let cfg = config::load(&common)?;
             let mut sc = cfg.sample.config(common.seed.unwrap_or(cfg.seed));
             if let Some(r) = rate {
@@ -140,7 +146,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
             print_sample(&summary, &corpus);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Review { common: _, corpus, addr, allow_remote } => review(&corpus, addr, allow_remote),
+        Command::Review {
+            common: _,
+            corpus,
+            addr,
+            allow_remote,
+        } => review(&corpus, addr, allow_remote),
         Command::Audit { common: _, corpus } => {
             let report = inspection::audit(&corpus)?;
             println!("{}", inspection::to_markdown(&report));
@@ -156,7 +167,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 fn print_sample(summary: &inspection::SampleSummary, corpus: &std::path::Path) {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{:<36} {:>10} {:>8} {:>9} {:>8}", "stratum", "population", "sampled", "rejects", "sampled");
+    let _ = writeln!(
+        out,
+        "{:<36} {:>10} {:>8} {:>9} {:>8}",
+        "stratum", "population", "sampled", "rejects", "sampled"
+    );
     for s in &summary.strata {
         let _ = writeln!(
             out,
@@ -182,9 +197,30 @@ fn print_sample(summary: &inspection::SampleSummary, corpus: &std::path::Path) {
     );
 }
 
-fn review(corpus: &std::path::Path, addr: std::net::SocketAddr, allow_remote: bool) -> Result<ExitCode> {
-    let _ = (corpus, addr, allow_remote);
-    bail!("the review page is not available in this build yet")
+fn review(
+    corpus: &std::path::Path,
+    addr: std::net::SocketAddr,
+    allow_remote: bool,
+) -> Result<ExitCode> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    let mut server = review::ReviewConfig {
+        corpus: corpus.to_path_buf(),
+        addr,
+        allow_remote,
+    }
+    .build()?;
+    let bound = {
+        let _guard = rt.enter();
+        server.bind()?
+    };
+    println!("review page: http://{bound}/  (Ctrl-C stops; every verdict is already on disk)");
+    rt.block_on(server.serve(async {
+        let _ = tokio::signal::ctrl_c().await;
+    }))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn load_library(cfg: &FileConfig) -> Result<Library> {
@@ -212,15 +248,23 @@ fn generate(cfg: FileConfig, kind: BackendKind, quiet: bool) -> Result<ExitCode>
     // One client serves the LLM backend and the judge: one set of limits, one cache.
     let client = if kind == BackendKind::Openai || cfg.judge.enabled {
         let _guard = rt.enter();
-        Some(Arc::new(llm_client::LlmClient::new(cfg.llm.clone(), &cfg.out)?))
+        Some(Arc::new(llm_client::LlmClient::new(
+            cfg.llm.clone(),
+            &cfg.out,
+        )?))
     } else {
         None
     };
     let judge = client.clone().filter(|_| cfg.judge.enabled);
     match (kind, client) {
-        (BackendKind::Openai, Some(client)) => {
-            run_generate(&rt, lib, Arc::new(roleplay::LlmBackend::new(client)), judge, cfg, quiet)
-        }
+        (BackendKind::Openai, Some(client)) => run_generate(
+            &rt,
+            lib,
+            Arc::new(roleplay::LlmBackend::new(client)),
+            judge,
+            cfg,
+            quiet,
+        ),
         _ => run_generate(&rt, lib, Arc::new(SimBackend), judge, cfg, quiet),
     }
 }
@@ -286,14 +330,21 @@ fn run_generate<B: roleplay::Backend>(
     });
     let _ = failures;
     let judge_usage = judge.clone();
-    let result = rt.block_on(roleplay::generate_judged(lib, backend, judge, gen_cfg, effective, on_event));
+    let result = rt.block_on(roleplay::generate_judged(
+        lib, backend, judge, gen_cfg, effective, on_event,
+    ));
     if let Some((stop, handle)) = ticker {
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let _ = handle.join();
     }
     let mut summary = result?;
     // With the sim backend the judge's client is the only one: its usage is the run's.
-    if summary.manifest.usage.as_object().is_none_or(|o| o.is_empty()) {
+    if summary
+        .manifest
+        .usage
+        .as_object()
+        .is_none_or(|o| o.is_empty())
+    {
         if let Some(j) = &judge_usage {
             summary.manifest.usage = serde_json::to_value(j.usage()).unwrap_or_default();
             corpus::write_manifest(&cfg.out, &summary.manifest)?;
@@ -310,7 +361,9 @@ fn run_generate<B: roleplay::Backend>(
                 cfg.out.join("inspection").display()
             ),
             // A reviewed sample is never replaced behind the auditors' backs.
-            Err(e @ inspection::InspectionError::SampleInUse { .. }) => eprintln!("inspection sample kept: {e}"),
+            Err(e @ inspection::InspectionError::SampleInUse { .. }) => {
+                eprintln!("inspection sample kept: {e}")
+            }
             Err(e) => return Err(e.into()),
         }
     }

@@ -63,7 +63,12 @@ pub struct SampleSection {
 
 impl Default for SampleSection {
     fn default() -> Self {
-        SampleSection { after_generate: true, rate: 0.10, reject_rate: 0.10, seed: None }
+        SampleSection {
+            after_generate: true,
+            rate: 0.10,
+            reject_rate: 0.10,
+            seed: None,
+        }
     }
 }
 

@@ -367,14 +367,25 @@ fn export_writes_the_interchange_format() {
 #[test]
 fn every_readme_toml_example_loads() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let blocks: Vec<&str> = readme.split("```toml").skip(1).filter_map(|b| b.split("```").next()).collect();
-    assert!(blocks.len() >= 7, "the config block and six provider examples");
+    let blocks: Vec<&str> = readme
+        .split("```toml")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .collect();
+    assert!(
+        blocks.len() >= 7,
+        "the config block and six provider examples"
+    );
     let dir = tempfile::tempdir().unwrap();
     for (i, block) in blocks.iter().enumerate() {
         let cfg = dir.path().join(format!("example-{i}.toml"));
         std::fs::write(&cfg, block).unwrap();
         let o = callbench(&["plan", "--config", cfg.to_str().unwrap(), "--count", "10"]);
-        assert!(o.status.success(), "README toml block {i} does not load:\n{block}\n{}", stderr(&o));
+        assert!(
+            o.status.success(),
+            "README toml block {i} does not load:\n{block}\n{}",
+            stderr(&o)
+        );
     }
 }
 

@@ -63,7 +63,10 @@ fn writer_loop(db: Arc<Database>, pending: Pending, rx: Receiver<[u8; 32]>, path
         let batch: Vec<([u8; 32], Vec<u8>)> = {
             let p = pending.lock().unwrap_or_else(|e| e.into_inner());
             keys.iter()
-                .filter_map(|k| p.get(k).map(|r| (*k, serde_json::to_vec(r).unwrap_or_default())))
+                .filter_map(|k| {
+                    p.get(k)
+                        .map(|r| (*k, serde_json::to_vec(r).unwrap_or_default()))
+                })
                 .collect()
         };
         let result = (|| -> Result<(), redb::Error> {
@@ -96,7 +99,10 @@ fn writer_loop(db: Arc<Database>, pending: Pending, rx: Receiver<[u8; 32]>, path
 impl Cache {
     /// Opens (or creates) the cache file and starts its writer.
     pub fn open(path: &Path) -> Result<Cache, LlmError> {
-        let err = |m: String| LlmError::Cache { path: path.display().to_string(), message: m };
+        let err = |m: String| LlmError::Cache {
+            path: path.display().to_string(),
+            message: m,
+        };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
         }
@@ -114,16 +120,30 @@ impl Cache {
                 .spawn(move || writer_loop(db, pending, rx, path))
                 .map_err(|e| err(e.to_string()))?
         };
-        Ok(Cache { db, path: path.to_path_buf(), pending, sender: Some(sender), writer: Some(writer) })
+        Ok(Cache {
+            db,
+            path: path.to_path_buf(),
+            pending,
+            sender: Some(sender),
+            writer: Some(writer),
+        })
     }
 
     fn err(&self, m: impl ToString) -> LlmError {
-        LlmError::Cache { path: self.path.display().to_string(), message: m.to_string() }
+        LlmError::Cache {
+            path: self.path.display().to_string(),
+            message: m.to_string(),
+        }
     }
 
     /// The cached reply for a key.
     pub fn get(&self, key: &[u8; 32]) -> Result<Option<CachedReply>, LlmError> {
-        if let Some(r) = self.pending.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
+        if let Some(r) = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+        {
             return Ok(Some(r.clone()));
         }
         let tx = self.db.begin_read().map_err(|e| self.err(e))?;
@@ -137,9 +157,13 @@ impl Cache {
 
     /// Stores a reply (committed within [`COMMIT_WINDOW`]).
     pub fn put(&self, key: &[u8; 32], reply: &CachedReply) -> Result<(), LlmError> {
-        self.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(*key, reply.clone());
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(*key, reply.clone());
         if let Some(s) = &self.sender {
-            s.send(*key).map_err(|_| self.err("the cache writer stopped"))?;
+            s.send(*key)
+                .map_err(|_| self.err("the cache writer stopped"))?;
         }
         Ok(())
     }

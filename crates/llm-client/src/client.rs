@@ -161,7 +161,11 @@ enum Failure {
 fn estimate_messages(body: &serde_json::Value) -> u64 {
     body["messages"]
         .as_array()
-        .map(|m| m.iter().map(|x| estimate_tokens(x["content"].as_str().unwrap_or("")) + 4).sum())
+        .map(|m| {
+            m.iter()
+                .map(|x| estimate_tokens(x["content"].as_str().unwrap_or("")) + 4)
+                .sum()
+        })
         .unwrap_or(0)
 }
 

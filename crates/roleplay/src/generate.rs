@@ -220,7 +220,15 @@ async fn produce<B: Backend>(
                 if let (true, true, Some(client)) = (qc.passed, cfg.judge.enabled, judge.as_ref()) {
                     let model = client.config().judge.model.clone();
                     let max_invalid = client.config().max_invalid_replies;
-                    match crate::judge::judge(&director.lib, &**client, &model, &dialogue, max_invalid).await {
+                    match crate::judge::judge(
+                        &director.lib,
+                        &**client,
+                        &model,
+                        &dialogue,
+                        max_invalid,
+                    )
+                    .await
+                    {
                         Ok(scores) => {
                             let findings = crate::judge::findings(&cfg.judge, &scores);
                             qc.passed = findings.is_empty();
@@ -228,7 +236,13 @@ async fn produce<B: Backend>(
                             dialogue.judge = Some(scores);
                         }
                         Err(reason) => {
-                            last_failure = Some((Some((setup.header.clone(), dialogue.r#gen.clone().unwrap_or_default())), reason));
+                            last_failure = Some((
+                                Some((
+                                    setup.header.clone(),
+                                    dialogue.r#gen.clone().unwrap_or_default(),
+                                )),
+                                reason,
+                            ));
                             continue;
                         }
                     }
@@ -262,7 +276,7 @@ async fn produce<B: Backend>(
                     turns: Vec::new(),
                     qc: None,
                     r#gen: None,
-            judge: None,
+                    judge: None,
                 },
                 GenInfo::default(),
             )
@@ -317,7 +331,9 @@ pub async fn generate_judged<B: Backend>(
     on_event: Arc<dyn Fn(Event) + Send + Sync>,
 ) -> Result<Summary> {
     if cfg.judge.enabled && judge.is_none() {
-        return Err(Error::Config("judge.enabled needs an LLM endpoint for the judge ([llm] config)".into()));
+        return Err(Error::Config(
+            "judge.enabled needs an LLM endpoint for the judge ([llm] config)".into(),
+        ));
     }
     cfg.validate()?;
     let started = Instant::now();
@@ -338,7 +354,11 @@ pub async fn generate_judged<B: Backend>(
             cfg.check,
             serde_json::to_string(&backend.models()).unwrap_or_default(),
             // The judge changes which dialogues are accepted.
-            if cfg.judge.enabled { serde_json::to_string(&cfg.judge).unwrap_or_default() } else { String::new() }
+            if cfg.judge.enabled {
+                serde_json::to_string(&cfg.judge).unwrap_or_default()
+            } else {
+                String::new()
+            }
         );
         format!(
             "{}-{:016x}",
@@ -431,13 +451,25 @@ pub async fn generate_judged<B: Backend>(
         for r in &outcome.rejects {
             job.stats.rejected_attempts += 1;
             count_findings(&mut job.stats.findings, r);
-            count_findings(job.stats.cell_findings.entry(outcome.cell_key.clone()).or_default(), r);
+            count_findings(
+                job.stats
+                    .cell_findings
+                    .entry(outcome.cell_key.clone())
+                    .or_default(),
+                r,
+            );
         }
         if let Some(d) = outcome.accepted {
             job.stats.turns += d.turns.len() as u64;
             *job.stats.written.entry(cell_key(&d)).or_default() += 1;
             count_findings(&mut job.stats.findings, &d);
-            count_findings(job.stats.cell_findings.entry(outcome.cell_key.clone()).or_default(), &d);
+            count_findings(
+                job.stats
+                    .cell_findings
+                    .entry(outcome.cell_key.clone())
+                    .or_default(),
+                &d,
+            );
             job.accepted.push(d);
         } else if let Some(f) = outcome.failure {
             tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");

@@ -42,7 +42,10 @@ impl JudgeConfig {
     pub fn validate(&self) -> Result<(), String> {
         for (k, v) in &self.thresholds {
             if !JUDGE_DIMENSIONS.contains(&k.as_str()) {
-                return Err(format!("judge.thresholds: {k:?} is not one of {}", JUDGE_DIMENSIONS.join(", ")));
+                return Err(format!(
+                    "judge.thresholds: {k:?} is not one of {}",
+                    JUDGE_DIMENSIONS.join(", ")
+                ));
             }
             if !(0.0..=1.0).contains(v) {
                 return Err(format!("judge.thresholds.{k} must be between 0 and 1"));
@@ -56,7 +59,10 @@ impl JudgeConfig {
 pub fn judge_schema() -> ReplySchema {
     let mut props = serde_json::Map::new();
     for d in JUDGE_DIMENSIONS {
-        props.insert(d.to_string(), serde_json::json!({"type": "number", "minimum": 0, "maximum": 1}));
+        props.insert(
+            d.to_string(),
+            serde_json::json!({"type": "number", "minimum": 0, "maximum": 1}),
+        );
     }
     props.insert("reason".into(), serde_json::json!({"type": "string"}));
     let mut required: Vec<&str> = JUDGE_DIMENSIONS.to_vec();
@@ -71,7 +77,9 @@ pub fn judge_schema() -> ReplySchema {
 pub fn parse_judge_reply(content: &str, turn: usize) -> Result<JudgeTurn, String> {
     let v = llm_client::extract_json(content).ok_or("the reply holds no JSON object")?;
     let get = |k: &str| -> Result<f64, String> {
-        v[k].as_f64().map(|x| x.clamp(0.0, 1.0)).ok_or_else(|| format!("`{k}` is missing or not a number"))
+        v[k].as_f64()
+            .map(|x| x.clamp(0.0, 1.0))
+            .ok_or_else(|| format!("`{k}` is missing or not a number"))
     };
     Ok(JudgeTurn {
         turn,
@@ -107,13 +115,19 @@ pub async fn judge<M: ChatModel>(
             "turns": d.turns,
             "turn": i,
         });
-        let prompt = lib.prompts.render(PromptKind::Judge, &d.scenario, &vars).map_err(|e| e.to_string())?;
+        let prompt = lib
+            .prompts
+            .render(PromptKind::Judge, &d.scenario, &vars)
+            .map_err(|e| e.to_string())?;
         let mut problem = String::new();
         let mut scored = None;
         for nonce in 0..=max_invalid_replies {
             let req = ChatRequest {
                 role: Role::Judge,
-                messages: vec![ChatMessage { role: "user", content: prompt.clone() }],
+                messages: vec![ChatMessage {
+                    role: "user",
+                    content: prompt.clone(),
+                }],
                 schema: Some(judge_schema()),
                 nonce,
             };
@@ -131,7 +145,10 @@ pub async fn judge<M: ChatModel>(
         }
         turns.push(scored.ok_or_else(|| format!("judge: no valid reply for turn {i}: {problem}"))?);
     }
-    Ok(JudgeScores { model: model_name.to_string(), turns })
+    Ok(JudgeScores {
+        model: model_name.to_string(),
+        turns,
+    })
 }
 
 /// The findings the judge's scores give under `cfg`.
@@ -153,7 +170,11 @@ pub fn findings(cfg: &JudgeConfig, scores: &JudgeScores) -> Vec<Violation> {
                 let worst = scores
                     .turns
                     .iter()
-                    .min_by(|a, b| a.score(dim).partial_cmp(&b.score(dim)).unwrap_or(std::cmp::Ordering::Equal))
+                    .min_by(|a, b| {
+                        a.score(dim)
+                            .partial_cmp(&b.score(dim))
+                            .unwrap_or(std::cmp::Ordering::Equal)
+                    })
                     .map(|t| t.turn)
                     .unwrap_or(0);
                 out.push(Violation {

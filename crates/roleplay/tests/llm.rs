@@ -225,15 +225,37 @@ fn resume_pays_nothing_twice_and_gives_the_same_corpus() {
     assert_eq!(sha(&second.manifest), sha(&first.manifest));
 }
 
-fn run_judged(rt: &tokio::runtime::Runtime, out: &Path, llm: LlmConfig, judge: roleplay::judge::JudgeConfig, count: u64) -> roleplay::Summary {
+fn run_judged(
+    rt: &tokio::runtime::Runtime,
+    out: &Path,
+    llm: LlmConfig,
+    judge: roleplay::judge::JudgeConfig,
+    count: u64,
+) -> roleplay::Summary {
     let client = Arc::new({
         let _g = rt.enter();
         LlmClient::new(llm, out).unwrap()
     });
-    let cfg = GenerateConfig { out: out.to_path_buf(), count, rows_per_shard: 50, concurrency: 16, seed: 5, judge, max_attempts: 1, ..Default::default() };
+    let cfg = GenerateConfig {
+        out: out.to_path_buf(),
+        count,
+        rows_per_shard: 50,
+        concurrency: 16,
+        seed: 5,
+        judge,
+        max_attempts: 1,
+        ..Default::default()
+    };
     let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
-    rt.block_on(roleplay::generate_judged(library(), Arc::new(roleplay::SimBackend), Some(client), cfg, serde_json::json!({}), quiet))
-        .unwrap()
+    rt.block_on(roleplay::generate_judged(
+        library(),
+        Arc::new(roleplay::SimBackend),
+        Some(client),
+        cfg,
+        serde_json::json!({}),
+        quiet,
+    ))
+    .unwrap()
 }
 
 /// The judge scores every assistant turn through the mock, the scores are stored with the
@@ -241,19 +263,35 @@ fn run_judged(rt: &tokio::runtime::Runtime, out: &Path, llm: LlmConfig, judge: r
 #[test]
 fn the_judge_scores_every_assistant_turn_and_its_thresholds_decide() {
     let rt = rt();
-    let mock = rt.block_on(MockServer::start(MockConfig::default())).unwrap();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig::default()))
+        .unwrap();
 
     // Thresholds off: everything the rules passed is accepted, with scores stored.
     let dir = tempfile::tempdir().unwrap();
-    let lenient = roleplay::judge::JudgeConfig { enabled: true, thresholds: Default::default(), reject_unsafe: false };
+    let lenient = roleplay::judge::JudgeConfig {
+        enabled: true,
+        thresholds: Default::default(),
+        reject_unsafe: false,
+    };
     let summary = run_judged(&rt, dir.path(), llm_config(&mock.base_url()), lenient, 20);
     let corpus = shards(dir.path());
     assert!(!corpus.is_empty());
     for d in &corpus {
         let j = d.judge.as_ref().expect("scores stored with the dialogue");
-        let assistant_turns: Vec<usize> =
-            d.turns.iter().enumerate().filter(|(_, t)| t.speaker == callbench_model::Speaker::Assistant).map(|(i, _)| i).collect();
-        assert_eq!(j.turns.iter().map(|t| t.turn).collect::<Vec<_>>(), assistant_turns, "{}", d.id);
+        let assistant_turns: Vec<usize> = d
+            .turns
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.speaker == callbench_model::Speaker::Assistant)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(
+            j.turns.iter().map(|t| t.turn).collect::<Vec<_>>(),
+            assistant_turns,
+            "{}",
+            d.id
+        );
         for t in &j.turns {
             for dim in callbench_model::JUDGE_DIMENSIONS {
                 let v = t.score(dim).unwrap();
@@ -262,19 +300,38 @@ fn the_judge_scores_every_assistant_turn_and_its_thresholds_decide() {
             assert!(t.safety == 0.0 || t.safety == 1.0);
         }
     }
-    assert!(summary.manifest.findings.keys().all(|k| !k.starts_with("safety.judged") && k != "natural.judged_low"));
+    assert!(
+        summary
+            .manifest
+            .findings
+            .keys()
+            .all(|k| !k.starts_with("safety.judged") && k != "natural.judged_low")
+    );
 
     // Strict: a dialogue is accepted exactly when no turn is unsafe and every mean clears 0.5.
     let dir = tempfile::tempdir().unwrap();
-    let strict = roleplay::judge::JudgeConfig { enabled: true, ..Default::default() };
-    run_judged(&rt, dir.path(), llm_config(&mock.base_url()), strict.clone(), 20);
+    let strict = roleplay::judge::JudgeConfig {
+        enabled: true,
+        ..Default::default()
+    };
+    run_judged(
+        &rt,
+        dir.path(),
+        llm_config(&mock.base_url()),
+        strict.clone(),
+        20,
+    );
     let accepted = shards(dir.path());
     let rejected = rejects(dir.path());
     for d in accepted.iter().chain(rejected.iter()) {
         let Some(j) = &d.judge else { continue };
         let expect_pass = roleplay::judge::findings(&strict, j).is_empty();
         let passed = d.qc.as_ref().unwrap().passed;
-        assert_eq!(passed, expect_pass, "{}: stored scores and verdict disagree", d.id);
+        assert_eq!(
+            passed, expect_pass,
+            "{}: stored scores and verdict disagree",
+            d.id
+        );
     }
     assert!(mock.stats().ok > 0);
 }
