@@ -564,3 +564,41 @@ fn dry_run_estimates_without_calling_anything() {
     );
     assert!(out.contains("hours"), "{out}");
 }
+
+/// `generate` draws the inspection sample; `sample` redraws it deterministically; `audit`
+/// reports the verdicts auditors recorded.
+#[test]
+fn sample_and_audit_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let o = callbench(&["generate", "--count", "600", "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("inspection sample"), "{}", stdout(&o));
+    for f in ["sample.parquet", "sample.jsonl", "sample.html", "sample.json"] {
+        assert!(out.join("inspection").join(f).exists(), "{f}");
+    }
+    let first = std::fs::read(out.join("inspection/sample.jsonl")).unwrap();
+    let o = callbench(&["sample", "--corpus", out.to_str().unwrap(), "--rate", "0.2", "--seed", "9"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let twenty = std::fs::read(out.join("inspection/sample.jsonl")).unwrap();
+    assert!(twenty.len() > first.len());
+    let o = callbench(&["sample", "--corpus", out.to_str().unwrap(), "--rate", "0.2", "--seed", "9"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("inspection/sample.jsonl")).unwrap(), twenty, "same seed, same sample");
+    let o = callbench(&["sample", "--corpus", out.to_str().unwrap(), "--rate", "1.5"]);
+    fails_with(&o, &["rate"]);
+
+    // Two auditors' verdicts on the first sampled dialogue, as the review page writes them.
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("inspection/sample.json")).unwrap()).unwrap();
+    let id = summary["ids"][0].as_str().unwrap().to_string();
+    let mut lines = String::new();
+    for (auditor, verdict) in [("甲", "accept"), ("乙", "reject")] {
+        lines.push_str(&serde_json::json!({"auditor": auditor, "id": id, "verdict": verdict, "findings": [], "ratings": {}, "note": "", "at": "2026-11-29T10:00:00Z"}).to_string());
+        lines.push('\n');
+    }
+    std::fs::write(out.join("inspection/verdicts.jsonl"), lines).unwrap();
+    let o = callbench(&["audit", "--corpus", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Wilson"), "{}", stdout(&o));
+    assert!(out.join("inspection/audit.md").exists() && out.join("inspection/audit.html").exists());
+}
