@@ -414,26 +414,23 @@ pub async fn generate_judged<B: Backend>(
         Ok(written)
     });
 
-    let positions = todo.iter().flat_map(|&k| {
-        let start = k as u64 * cfg.rows_per_shard;
-        let end = ((k as u64 + 1) * cfg.rows_per_shard).min(cfg.count);
-        start..end
-    });
-    let generated_now = positions.clone().count() as u64;
-    let mut stream = futures::stream::iter(positions)
-        .map(|index| {
-            tokio::spawn(produce(
-                director.clone(),
-                backend.clone(),
-                checker.clone(),
-                plan.clone(),
-                index,
-                cfg.clone(),
-                versions.clone(),
-                judge.clone(),
-            ))
+    let positions: Vec<u64> = todo
+        .iter()
+        .flat_map(|&k| {
+            let start = k as u64 * cfg.rows_per_shard;
+            let end = ((k as u64 + 1) * cfg.rows_per_shard).min(cfg.count);
+            start..end
         })
-        .buffered(cfg.concurrency);
+        .collect();
+    let generated_now = positions.len() as u64;
+    // `concurrency` dialogues run at once; finished ones wait in a reorder buffer so that they
+    // are written in plan order. A slow or regenerated dialogue no longer holds up the slots
+    // behind it; dispatch stops only when the buffer is `max_ahead` past the oldest unfinished
+    // dialogue, which bounds memory.
+    let max_ahead = cfg.concurrency.saturating_mul(8).max(cfg.concurrency + 1);
+    let mut inflight = futures::stream::FuturesUnordered::new();
+    let mut finished: BTreeMap<usize, Outcome> = BTreeMap::new();
+    let (mut next_dispatch, mut next_emit) = (0usize, 0usize);
     let mut shard_iter = todo.iter().copied();
     let mut current: Option<(u32, u64)> = shard_iter.next().map(|k| (k, shard_len(k, &cfg)));
     let mut job = ShardJob {
@@ -443,61 +440,86 @@ pub async fn generate_judged<B: Backend>(
         stats: ShardStats::default(),
     };
     let mut in_shard = 0u64;
-    while let Some(res) = stream.next().await {
+    'run: loop {
+        while inflight.len() < cfg.concurrency
+            && next_dispatch < positions.len()
+            && next_dispatch - next_emit < max_ahead
+        {
+            let seq = next_dispatch;
+            let handle = tokio::spawn(produce(
+                director.clone(),
+                backend.clone(),
+                checker.clone(),
+                plan.clone(),
+                positions[seq],
+                cfg.clone(),
+                versions.clone(),
+                judge.clone(),
+            ));
+            inflight.push(async move { (seq, handle.await) });
+            next_dispatch += 1;
+        }
+        let Some((seq, res)) = inflight.next().await else {
+            break;
+        };
         let outcome = res.map_err(|e| Error::Config(format!("a generation task panicked: {e}")))?;
-        on_event(Event::Dialogue);
-        let Some((k, len)) = current else { break };
-        job.index = k;
-        for r in &outcome.rejects {
-            job.stats.rejected_attempts += 1;
-            count_findings(&mut job.stats.findings, r);
-            count_findings(
-                job.stats
-                    .cell_findings
-                    .entry(outcome.cell_key.clone())
-                    .or_default(),
-                r,
-            );
-        }
-        if let Some(d) = outcome.accepted {
-            job.stats.turns += d.turns.len() as u64;
-            *job.stats.written.entry(cell_key(&d)).or_default() += 1;
-            count_findings(&mut job.stats.findings, &d);
-            count_findings(
-                job.stats
-                    .cell_findings
-                    .entry(outcome.cell_key.clone())
-                    .or_default(),
-                &d,
-            );
-            job.accepted.push(d);
-        } else if let Some(f) = outcome.failure {
-            tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");
-            job.stats.failed += 1;
-            job.rejects.push(f);
-        } else {
-            *job.stats
-                .rejected
-                .entry(outcome.cell_key.clone())
-                .or_default() += 1;
-        }
-        job.rejects.extend(outcome.rejects);
-        in_shard += 1;
-        if in_shard == len {
-            let full = std::mem::replace(
-                &mut job,
-                ShardJob {
-                    index: 0,
-                    accepted: Vec::new(),
-                    rejects: Vec::new(),
-                    stats: ShardStats::default(),
-                },
-            );
-            if tx.send(full).await.is_err() {
-                break; // the writer failed; its error is reported below
+        finished.insert(seq, outcome);
+        while let Some(outcome) = finished.remove(&next_emit) {
+            next_emit += 1;
+            on_event(Event::Dialogue);
+            let Some((k, len)) = current else { break 'run };
+            job.index = k;
+            for r in &outcome.rejects {
+                job.stats.rejected_attempts += 1;
+                count_findings(&mut job.stats.findings, r);
+                count_findings(
+                    job.stats
+                        .cell_findings
+                        .entry(outcome.cell_key.clone())
+                        .or_default(),
+                    r,
+                );
             }
-            in_shard = 0;
-            current = shard_iter.next().map(|k| (k, shard_len(k, &cfg)));
+            if let Some(d) = outcome.accepted {
+                job.stats.turns += d.turns.len() as u64;
+                *job.stats.written.entry(cell_key(&d)).or_default() += 1;
+                count_findings(&mut job.stats.findings, &d);
+                count_findings(
+                    job.stats
+                        .cell_findings
+                        .entry(outcome.cell_key.clone())
+                        .or_default(),
+                    &d,
+                );
+                job.accepted.push(d);
+            } else if let Some(f) = outcome.failure {
+                tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");
+                job.stats.failed += 1;
+                job.rejects.push(f);
+            } else {
+                *job.stats
+                    .rejected
+                    .entry(outcome.cell_key.clone())
+                    .or_default() += 1;
+            }
+            job.rejects.extend(outcome.rejects);
+            in_shard += 1;
+            if in_shard == len {
+                let full = std::mem::replace(
+                    &mut job,
+                    ShardJob {
+                        index: 0,
+                        accepted: Vec::new(),
+                        rejects: Vec::new(),
+                        stats: ShardStats::default(),
+                    },
+                );
+                if tx.send(full).await.is_err() {
+                    break 'run; // the writer failed; its error is reported below
+                }
+                in_shard = 0;
+                current = shard_iter.next().map(|k| (k, shard_len(k, &cfg)));
+            }
         }
     }
     drop(tx);
