@@ -3,7 +3,7 @@
 # OpenAI-compatible server (crates/mock-openai) at 50 ms latency.
 #
 #   scripts/bench_llm.sh
-#   RUST_COUNT=12000 PY_COUNT=1000 RPM_COUNT=150 scripts/bench_llm.sh
+#   RUST_COUNT=12000 PY_COUNT=1000 RPM_COUNT=60 SKIP="a2" scripts/bench_llm.sh
 #
 # a) throughput: callbench generate --backend openai --base-url MOCK --model mock
 #    --concurrency 256 --count RUST_COUNT --out <tmp> --quiet, under /usr/bin/time -v.
@@ -12,9 +12,14 @@
 #    "time:" line (the generate phase without process start-up), peak RSS, CPU% and
 #    user+sys of callbench, and the mock's CPU time over the run (from /proc/PID/stat), so
 #    that it is visible whether the machine (2 cores shared by client and mock), not the
-#    pipeline, limits the run.
-# b) the same on scripts/roleplay_openai_sdk.py (asyncio + openai SDK) at concurrency 256
-#    with PY_COUNT dialogues; dialogues/s of both and the ratio.
+#    pipeline, limits the run. Dialogues are counted twice: written (accepted by the
+#    checker) and role-played (written + every rejected attempt, from the shards' stats).
+# a2) the same with a config file `max_attempts = 1` and A2_COUNT dialogues: no dialogue is
+#    played again after a rejection, so every dialogue takes the same number of calls. The
+#    difference to a) shows what re-played dialogues cost the in-order pipeline.
+# r) reference: crates/mock-openai/examples/load.rs (bare reqwest loops, 20 s), if built.
+# b) scripts/roleplay_openai_sdk.py (asyncio + openai SDK) on the same mock at concurrency
+#    256 with PY_COUNT dialogues; dialogues/s of a) and b) and the ratio.
 # c) rate limit: --rpm RPM --concurrency RPM_CONCURRENCY --count RPM_COUNT against a second
 #    mock started with RUST_LOG=mock_openai=debug, whose per-request log line (written when
 #    a request is routed, before its latency) gives every arrival time: the achieved rate
@@ -23,21 +28,23 @@
 #    has no flag that prints its recorded arrivals, hence the log.
 #
 # The load average (uptime) is printed with every figure. Temp dirs and mocks are removed /
-# stopped on exit. Ends with a Markdown table.
+# stopped on exit. Ends with Markdown tables for BENCHMARKS.md.
 #
-# Environment: RUST_COUNT (6000), PY_COUNT (1000), CONCURRENCY (256), LATENCY_MS (50),
-# RPM (600), RPM_CONCURRENCY (64), RPM_COUNT (150), PYTHON (python3), SKIP (space-separated
-# phases among a b c to skip), NO_BUILD=1 to use the binaries as they are.
+# Environment: RUST_COUNT (6000), A2_COUNT (12000), PY_COUNT (1000), CONCURRENCY (256),
+# LATENCY_MS (50), RPM (600), RPM_CONCURRENCY (64), RPM_COUNT (60), PYTHON (python3),
+# SKIP (space-separated phases among a a2 r b c to skip), NO_BUILD=1 to use the binaries as
+# they are (otherwise `cargo build --release -p callbench -p mock-openai` first).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RUST_COUNT="${RUST_COUNT:-6000}"
+A2_COUNT="${A2_COUNT:-12000}"
 PY_COUNT="${PY_COUNT:-1000}"
 CONCURRENCY="${CONCURRENCY:-256}"
 LATENCY_MS="${LATENCY_MS:-50}"
 RPM="${RPM:-600}"
 RPM_CONCURRENCY="${RPM_CONCURRENCY:-64}"
-RPM_COUNT="${RPM_COUNT:-150}"
+RPM_COUNT="${RPM_COUNT:-60}"
 PYTHON="${PYTHON:-python3}"
 SKIP="${SKIP:-}"
 BIN="$ROOT/target/release/callbench"
@@ -72,6 +79,7 @@ fi
 if [[ "${NO_BUILD:-0}" != 1 ]]; then
     log "building: cargo build --release -p callbench -p mock-openai"
     (cd "$ROOT" && cargo build --release -p callbench -p mock-openai)
+    skip r || (cd "$ROOT" && cargo build --release -p mock-openai --example load)
 fi
 
 # Run copies: another build replacing target/release mid-benchmark does not change what is measured.
@@ -109,7 +117,7 @@ to_seconds() { awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; prin
 tv() { sed -n "s/.*$1: //p" "$2"; }
 
 declare -a rows=()
-rust_dps=""; py_dps=""
+rust_dps=""; rust_pps=""; py_dps=""
 
 # ------------------------------------------------------------------ a) throughput
 start_mock "$TMP/mock-a.log"
@@ -117,46 +125,87 @@ MOCK_A_PID="$MOCK_PID"; MOCK_A_URL="$MOCK_URL"
 log "mock at $MOCK_A_URL (pid $MOCK_A_PID), latency ${LATENCY_MS} ms"
 bound="$(awk -v c="$CONCURRENCY" -v l="$LATENCY_MS" 'BEGIN { printf "%.0f", c / (l / 1000) }')"
 
-if ! skip a; then
-    out="$TMP/rust-out"
+# Runs callbench against mock A. $1: label, $2: count, $3: config file ("" for none).
+# Appends a table row and a notes line; sets RUN_DPS (written dialogues/s) and RUN_PPS
+# (role-plays/s: every played dialogue, accepted or rejected by the checker).
+run_callbench() {
+    local label="$1" count="$2" config="$3" tag out m0 m1 load_before load_after
+    tag="$(tr -c 'a-z0-9' '_' <<<"$label")"
+    out="$TMP/out-$tag"
     load_before="$(load)"
     m0="$(cpu_secs "$MOCK_A_PID")"
-    cmd=("$BIN" generate --backend openai --base-url "$MOCK_A_URL" --model mock
-         --concurrency "$CONCURRENCY" --count "$RUST_COUNT" --out "$out" --quiet)
-    log "a) ${cmd[*]}   (load $load_before)"
-    if ! (cd "$ROOT" && /usr/bin/time -v -o "$TMP/time-a.txt" "${cmd[@]}" >"$TMP/a.out" 2>"$TMP/a.err"); then
-        echo "callbench failed:" >&2; tail -20 "$TMP/a.err" >&2; exit 1
+    local cmd=("$BIN" generate)
+    [[ -n "$config" ]] && cmd+=(--config "$config")
+    cmd+=(--backend openai --base-url "$MOCK_A_URL" --model mock
+          --concurrency "$CONCURRENCY" --count "$count" --out "$out" --quiet)
+    log "$label: ${cmd[*]}   (load $load_before)"
+    if ! (cd "$ROOT" && /usr/bin/time -v -o "$TMP/time-$tag.txt" "${cmd[@]}" >"$TMP/$tag.out" 2>"$TMP/$tag.err"); then
+        echo "callbench failed:" >&2; tail -20 "$TMP/$tag.err" >&2; exit 1
     fi
     m1="$(cpu_secs "$MOCK_A_PID")"
     load_after="$(load)"
-    wall="$(to_seconds "$(tv 'Elapsed (wall clock) time (h:mm:ss or m:ss)' "$TMP/time-a.txt")")"
-    user="$(tv 'User time (seconds)' "$TMP/time-a.txt")"
-    sys="$(tv 'System time (seconds)' "$TMP/time-a.txt")"
-    cpu_pct="$(tv 'Percent of CPU this job got' "$TMP/time-a.txt")"
-    rss_mb="$(awk -v k="$(tv 'Maximum resident set size (kbytes)' "$TMP/time-a.txt")" 'BEGIN { printf "%.0f", k / 1024 }')"
-    gen_s="$(sed -n 's/^time: \([0-9.]*\) s.*/\1/p' "$TMP/a.out")"
-    read -r calls cached dialogues turns rejected failed <<<"$("$PYTHON" - "$out/manifest.json" <<'PY'
+    local tf="$TMP/time-$tag.txt"
+    local wall user sys cpu_pct rss_mb gen_s
+    wall="$(to_seconds "$(tv 'Elapsed (wall clock) time (h:mm:ss or m:ss)' "$tf")")"
+    user="$(tv 'User time (seconds)' "$tf")"
+    sys="$(tv 'System time (seconds)' "$tf")"
+    cpu_pct="$(tv 'Percent of CPU this job got' "$tf")"
+    rss_mb="$(awk -v k="$(tv 'Maximum resident set size (kbytes)' "$tf")" 'BEGIN { printf "%.0f", k / 1024 }')"
+    gen_s="$(sed -n 's/^time: \([0-9.]*\) s.*/\1/p' "$TMP/$tag.out")"
+    local calls cached requests dialogues plays turns rejected failed
+    read -r calls cached requests dialogues plays turns rejected failed <<<"$("$PYTHON" - "$out/manifest.json" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 roles = m["usage"]["roles"].values()
 t = m["totals"]
-print(sum(r["requests"] for r in roles) + sum(r["cache_hits"] for r in roles),
-      sum(r["cache_hits"] for r in roles), t["dialogues"], t["turns"], t["rejected"], t["failed"])
+req = sum(r["requests"] for r in roles)
+hits = sum(r["cache_hits"] for r in roles)
+attempts = sum((s.get("stats") or {}).get("rejected_attempts", 0) for s in m["shards"])
+# role-plays: accepted dialogues + every rejected attempt (each was played to its end)
+print(req + hits, hits, req, t["dialogues"], t["dialogues"] + attempts, t["turns"], t["rejected"], t["failed"])
 PY
 )"
-    read -r rate pct rate_gen pct_gen cb_us mock_us dps <<<"$(awk -v n="$calls" -v w="$wall" -v g="$gen_s" \
-        -v b="$bound" -v u="$user" -v s="$sys" -v m0="$m0" -v m1="$m1" -v d="$dialogues" 'BEGIN {
+    local rate pct rate_gen pct_gen cb_us mock_us dps pps cpd mock_cpu
+    read -r rate pct rate_gen pct_gen cb_us mock_us dps pps cpd <<<"$(awk -v n="$calls" -v w="$wall" -v g="$gen_s" \
+        -v b="$bound" -v u="$user" -v s="$sys" -v m0="$m0" -v m1="$m1" -v d="$dialogues" -v p="$plays" 'BEGIN {
         r = n / w; rg = n / g;
-        printf "%.0f %.1f %.0f %.1f %.1f %.1f %.1f", r, 100 * r / b, rg, 100 * rg / b,
-            1e6 * (u + s) / n, 1e6 * (m1 - m0) / n, d / w }')"
+        printf "%.0f %.1f %.0f %.1f %.0f %.0f %.1f %.1f %.2f", r, 100 * r / b, rg, 100 * rg / b,
+            1e6 * (u + s) / n, 1e6 * (m1 - m0) / n, d / w, p / w, n / p }')"
     mock_cpu="$(awk -v a="$m0" -v b="$m1" 'BEGIN { printf "%.2f", b - a }')"
-    rust_dps="$dps"
-    log "   $dialogues dialogues ($turns turns, $rejected rejected, $failed failed), $calls calls ($cached cached)"
+    RUN_DPS="$dps"; RUN_PPS="$pps"
+    log "   $dialogues dialogues written ($plays role-plays, $turns turns, $rejected rejected, $failed failed), $calls calls ($cached cache hits)"
     log "   wall $wall s -> $rate calls/s = $pct% of $bound; generate phase $gen_s s -> $rate_gen calls/s = $pct_gen%"
     log "   callbench: CPU $cpu_pct, user $user s + sys $sys s = $cb_us µs/call, peak RSS $rss_mb MB;" \
         "mock: $mock_cpu CPU s = $mock_us µs/call; load before $load_before, after $load_after"
-    rows+=("| a) callbench, concurrency $CONCURRENCY | $dialogues | $calls | $wall | $dps | $rate ($pct% of $bound) | $cpu_pct, $user+$sys s ($cb_us µs/call), $rss_mb MB | $mock_cpu s ($mock_us µs/call) | $load_before → $load_after |")
-    rows_extra_a="callbench's own generate time: $gen_s s → $rate_gen calls/s ($pct_gen% of $bound); $turns turns, $rejected rejected, $failed failed; $(awk -v n="$calls" -v d="$dialogues" 'BEGIN { printf "%.2f", n / d }') calls per dialogue."
+    rows+=("| $label | $dialogues written / $plays played | $calls | $wall | $dps / $pps | **$rate** ($pct% of $bound) | $cpu_pct, $user+$sys s ($cb_us µs/call), $rss_mb MB | $mock_cpu s ($mock_us µs/call) | $load_before → $load_after |")
+    notes+=("$label: generate phase (callbench's \`time:\` line, without process start-up) $gen_s s → $rate_gen calls/s ($pct_gen% of $bound); $cached of the calls were cache hits (identical requests), $requests went to the mock; $turns turns written, $rejected dialogues rejected after all attempts, $failed failed; $cpd calls per role-play.")
+}
+
+declare -a notes=()
+if ! skip a; then
+    run_callbench "a) callbench, concurrency $CONCURRENCY" "$RUST_COUNT" ""
+    rust_dps="$RUN_DPS"; rust_pps="$RUN_PPS"
+fi
+if ! skip a2; then
+    # Same, one attempt per dialogue: every dialogue is one role-play of the same length, so
+    # the in-order window of `concurrency` dialogues never waits on a re-played head.
+    printf 'max_attempts = 1\n' >"$TMP/one-attempt.toml"
+    run_callbench "a2) callbench, concurrency $CONCURRENCY, max_attempts = 1" "$A2_COUNT" "$TMP/one-attempt.toml"
+fi
+
+# ------------------------------------------------------------------ r) reference
+# crates/mock-openai/examples/load.rs: CONCURRENCY bare reqwest loops, one fixed request, no
+# pipeline, against an in-process mock on one two-worker runtime: what this machine does
+# without callbench's per-call work.
+if ! skip r && [[ -x "$ROOT/target/release/examples/load" ]]; then
+    load_before="$(load)"
+    log "r) target/release/examples/load $CONCURRENCY $LATENCY_MS 20   (load $load_before)"
+    ref="$(/usr/bin/time -f "cpu %U %S %P" "$ROOT/target/release/examples/load" "$CONCURRENCY" "$LATENCY_MS" 20 2>&1)"
+    ref_line="$(grep 'requests/s' <<<"$ref")"
+    ref_cpu="$(grep '^cpu ' <<<"$ref" | awk -v n="$(sed -n 's/.*s: \([0-9]*\) requests,.*/\1/p' <<<"$ref_line")" \
+        '{ printf "client + mock CPU %s+%s s = %.0f µs per request (warm-up included), %s", $2, $3, 1e6 * ($2 + $3) / n, $4 }')"
+    log "   $ref_line; $ref_cpu; load $load_before → $(load)"
+    notes+=("r) reference, \`target/release/examples/load $CONCURRENCY $LATENCY_MS 20\` (bare reqwest loops sending one fixed short request, and the mock, in one process): $ref_line; $ref_cpu; load $load_before → $(load).")
 fi
 
 # ------------------------------------------------------------------ b) Python SDK
@@ -241,7 +290,7 @@ PY
     rows_c="| c) --rpm $RPM, concurrency $RPM_CONCURRENCY, $RPM_COUNT dialogues | $arrivals | $span | **$arate/min** ($adev%) | $max60 (≤ $RPM) | $max6 (≤ $((RPM / 10))) | $mingap ms | $wall_rate/min | $gen_rate/min | $load_before → $load_after |"
 fi
 
-ratio="$(awk -v r="$rust_dps" -v p="$py_dps" 'BEGIN { if (r != "" && p != "" && p > 0) printf "%.1f", r / p; else print "n/a" }')"
+ratio() { awk -v r="$1" -v p="$2" 'BEGIN { if (r != "" && p != "" && p > 0) printf "%.1f", r / p; else print "n/a" }'; }
 
 cat <<EOF
 
@@ -254,9 +303,11 @@ Load average is "1, 5, 15 min" from uptime, before → after each run.
 | --- | --------: | ----: | ------: | ----------: | ------: | --- | --- | --- |
 EOF
 printf '%s\n' "${rows[@]}"
-[[ -n "${rows_extra_a:-}" ]] && echo && echo "a) $rows_extra_a"
 echo
-echo "Dialogues/s, callbench ÷ Python SDK: **${ratio}×**."
+for n in "${notes[@]}"; do echo "- $n"; done
+echo
+echo "Dialogues/s, callbench (a) ÷ Python SDK (b): **$(ratio "$rust_dps" "$py_dps")×** counting the dialogues callbench wrote" \
+     "(accepted by its checker), **$(ratio "$rust_pps" "$py_dps")×** counting every dialogue it role-played (the script has no checker)."
 if [[ -n "${rows_c:-}" ]]; then
     cat <<EOF
 
