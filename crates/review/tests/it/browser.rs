@@ -101,7 +101,7 @@ async fn run(browser: &Chromium, server: &Server, corpus: &Path) -> Result<(), S
     assert!(
         text_of(&page, "#transcript li:nth-child(4) mark.private")
             .await
-            .contains("13812345678")
+            .contains("10012345678")
     );
     assert!(text_of(&page, "#owner").await.contains("private"));
 
