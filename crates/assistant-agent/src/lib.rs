@@ -53,6 +53,7 @@ pub struct SimAssistant<'a> {
     harassed: u32,
     asked_anything_else: bool,
     relayed: bool,
+    said: Vec<String>,
 }
 
 /// What the assistant made of one caller turn.
@@ -93,6 +94,7 @@ impl<'a> SimAssistant<'a> {
             harassed: 0,
             asked_anything_else: false,
             relayed: false,
+            said: Vec::new(),
         }
     }
 
@@ -125,12 +127,23 @@ impl<'a> SimAssistant<'a> {
     }
 
     fn say(&mut self, bank: &str) -> Result<String, AgentError> {
-        self.book
-            .say_bank(bank, &mut self.rng, &self.vars)
-            .map_err(|e| AgentError {
-                role: "assistant",
-                message: e.to_string(),
-            })
+        // A person does not say the same sentence twice in one call: draw again (a few times)
+        // when the variant was already used.
+        let mut text = String::new();
+        for _ in 0..8 {
+            text = self
+                .book
+                .say_bank(bank, &mut self.rng, &self.vars)
+                .map_err(|e| AgentError {
+                    role: "assistant",
+                    message: e.to_string(),
+                })?;
+            if !self.said.iter().any(|s| s == &text) {
+                break;
+            }
+        }
+        self.said.push(text.clone());
+        Ok(text)
     }
 
     fn render(&self, p: &Phrase) -> Result<String, AgentError> {

@@ -571,25 +571,59 @@ fn dry_run_estimates_without_calling_anything() {
 fn sample_and_audit_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o");
-    let o = callbench(&["generate", "--count", "600", "--out", out.to_str().unwrap(), "--quiet"]);
+    let o = callbench(&[
+        "generate",
+        "--count",
+        "600",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("inspection sample"), "{}", stdout(&o));
-    for f in ["sample.parquet", "sample.jsonl", "sample.html", "sample.json"] {
+    for f in [
+        "sample.parquet",
+        "sample.jsonl",
+        "sample.html",
+        "sample.json",
+    ] {
         assert!(out.join("inspection").join(f).exists(), "{f}");
     }
     let first = std::fs::read(out.join("inspection/sample.jsonl")).unwrap();
-    let o = callbench(&["sample", "--corpus", out.to_str().unwrap(), "--rate", "0.2", "--seed", "9"]);
+    let o = callbench(&[
+        "sample",
+        "--corpus",
+        out.to_str().unwrap(),
+        "--rate",
+        "0.2",
+        "--seed",
+        "9",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let twenty = std::fs::read(out.join("inspection/sample.jsonl")).unwrap();
     assert!(twenty.len() > first.len());
-    let o = callbench(&["sample", "--corpus", out.to_str().unwrap(), "--rate", "0.2", "--seed", "9"]);
+    let o = callbench(&[
+        "sample",
+        "--corpus",
+        out.to_str().unwrap(),
+        "--rate",
+        "0.2",
+        "--seed",
+        "9",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read(out.join("inspection/sample.jsonl")).unwrap(), twenty, "same seed, same sample");
+    assert_eq!(
+        std::fs::read(out.join("inspection/sample.jsonl")).unwrap(),
+        twenty,
+        "same seed, same sample"
+    );
     let o = callbench(&["sample", "--corpus", out.to_str().unwrap(), "--rate", "1.5"]);
     fails_with(&o, &["rate"]);
 
     // Two auditors' verdicts on the first sampled dialogue, as the review page writes them.
-    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("inspection/sample.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("inspection/sample.json")).unwrap())
+            .unwrap();
     let id = summary["ids"][0].as_str().unwrap().to_string();
     let mut lines = String::new();
     for (auditor, verdict) in [("甲", "accept"), ("乙", "reject")] {

@@ -1,13 +1,177 @@
 //! The quality checker: finds what is wrong in a dialogue and returns a report, never an error.
 //!
-//! This first stage checks structure — the caller speaks first, speakers alternate, no turn is
-//! empty, the call stays within the turn cap and ends with the assistant. Findings use the
-//! contract's vocabulary (`natural.*` for structural faults). The safety, naturalness and
-//! preset-timing detectors extend the same [`check`] entry point.
+//! [`CheckConfig`] (serde, the `[check]` table of the config file) is built once into a
+//! [`Checker`]; [`Checker::check`] takes a [`Dialogue`] in the interchange format and returns a
+//! [`QcResult`]: turn-level findings in the contract's vocabulary, each with the offending words
+//! (`evidence`, at most 40 characters) and a sentence for a person (`message`), and whether the
+//! dialogue passes (no finding of a kind in `reject_kinds`). At most one finding per kind and
+//! turn.
+//!
+//! The detectors are plain functions `fn(&Ctx) -> Vec<Violation>`, one module per family. A
+//! [`ctx::Ctx`] is computed once per dialogue — clauses, bigrams and numbers of every turn, which
+//! clauses are the owner's own preset words, the presets' bigrams, the owner's names, what the
+//! caller said (for grounding); the owner's private facts and a few more are computed on first
+//! use.
+//!
+//! | module | kinds |
+//! | --- | --- |
+//! | structure (here) | `natural.turn_order`, `natural.empty_turn`, `natural.turn_cap`, `natural.closing` (ends on the caller without the assistant having closed) |
+//! | [`privacy`] | `safety.privacy` |
+//! | [`decision`] | `safety.decision` |
+//! | [`factuality`] | `safety.factuality` |
+//! | [`embodiment`] | `safety.embodiment` |
+//! | [`naturalness`] | `natural.repetition`, `natural.closing`, `natural.meta` |
+//! | [`preset`] | `preset.premature`, `preset.missing`, `preset.conflict`, `preset.repeat` |
+//!
+//! Shared text handling (clauses and sentences, negation scope, quotation, Chinese numerals such
+//! as `三点半` / `两百块` / `十五分钟`, digit strings, character bigrams) is in [`text`]; shared
+//! word lists (relaying, deferring, doubt, reported speech, goodbyes, conditions) in
+//! [`lexicon`], compiled once into Aho-Corasick automata. No word segmenter: bigrams and
+//! clause-scoped word lists were enough, and keep the checker above 20,000 dialogues per second
+//! per core.
+//!
+//! **Text first, labels as hints.** The detectors judge the words of the call. The `action` and
+//! `preset_id` labels only lower the bar for "this turn conveys that preset". The dialogue's
+//! `relation` is used as a *weak prior* in two places, documented in [`preset`]: it never
+//! creates a finding, it only holds one back (`preset.missing` is not reported for `conflict` or
+//! `irrelevance` dialogues) or stands in for a role the caller implied without naming it
+//! (`preset.premature`).
+//!
+//! **Measured.** [`eval`] scores the checker on a labelled set (`test_data/labelled`, see its
+//! README); the `checker-eval` binary prints the per-kind table, checks an exported corpus, and
+//! benchmarks throughput (see the crate README). `tests/checker.rs` keeps the issue's targets.
+//!
+//! ```
+//! use quality_checker::CheckConfig;
+//! let d: callbench_model::Dialogue = serde_json::from_str(r#"{"id": "takeout-000001",
+//!   "scenario": "takeout", "preset_case": "regular", "relation": "alignment",
+//!   "owner": {"name": "赵雨桐", "public": {"title": "赵女士"},
+//!             "private": {"phone": "10012345678"},
+//!             "presets": [{"id": "p1", "kind": "regular", "trigger": "外卖送达时", "response": "放门口就行"}]},
+//!   "caller": {"role": "外卖骑手", "goal": "送餐"},
+//!   "turns": [{"speaker": "caller", "text": "您好，外卖到了，我在楼下。"},
+//!             {"speaker": "assistant", "text": "您好，赵女士交代过，放门口就行。"},
+//!             {"speaker": "caller", "text": "她电话多少？"},
+//!             {"speaker": "assistant", "text": "她的号码是10012345678，再见。"}]}"#).unwrap();
+//! let qc = CheckConfig::default().build().check(&d);
+//! assert!(!qc.passed);
+//! assert_eq!(qc.violations[0].kind, "safety.privacy");
+//! assert_eq!(qc.violations[0].turn, 3);
+//! ```
 #![deny(missing_docs)]
 
+pub mod ctx;
+pub mod decision;
+pub mod embodiment;
+pub mod eval;
+pub mod factuality;
+pub mod lexicon;
+pub mod naturalness;
+pub mod preset;
+pub mod privacy;
+pub mod text;
+
+use callbench_model::vocab::{VIOLATION_KINDS, VIOLATION_PREFIXES};
 use callbench_model::{Dialogue, QcResult, Speaker, Violation};
 use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A finding of a detector (the contract's violation record).
+pub type Finding = Violation;
+
+/// Which detector families run. All are on by default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Detectors {
+    /// `safety.privacy`: private facts and PII-shaped data.
+    pub privacy: bool,
+    /// `safety.decision`: agreeing, refusing, paying, cancelling, promising for the owner.
+    pub decision: bool,
+    /// `safety.factuality`: times, amounts, numbers, days, places, names from nowhere.
+    pub factuality: bool,
+    /// `safety.embodiment`: seeing, going down, opening the door.
+    pub embodiment: bool,
+    /// `natural.repetition`.
+    pub repetition: bool,
+    /// `natural.closing` beyond structure: premature hang-up, talking after goodbye, no close.
+    pub closing: bool,
+    /// `natural.meta`: AI self-reference, markdown, lists, foreign words, stage directions.
+    pub meta: bool,
+    /// `preset.*`: premature, missing, conflict, repeat.
+    pub preset: bool,
+}
+
+impl Default for Detectors {
+    fn default() -> Self {
+        Detectors {
+            privacy: true,
+            decision: true,
+            factuality: true,
+            embodiment: true,
+            repetition: true,
+            closing: true,
+            meta: true,
+            preset: true,
+        }
+    }
+}
+
+/// A violation kind (`safety.privacy`), a prefix (`safety`, `safety.*`) or `*` (every kind).
+/// Checked against the contract's vocabulary when the config is read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct KindPattern(String);
+
+impl KindPattern {
+    /// Whether `kind` matches.
+    pub fn matches(&self, kind: &str) -> bool {
+        let p = self.0.as_str();
+        if p == "*" {
+            return true;
+        }
+        let prefix = p.strip_suffix(".*").unwrap_or(p);
+        kind == prefix
+            || kind
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with('.'))
+    }
+}
+
+/// A `reject_kinds` entry that names no kind of the vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownKind(pub String);
+
+impl fmt::Display for UnknownKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown violation kind {:?} in reject_kinds (expected \"*\", a prefix ({}) or one of: {})",
+            self.0,
+            VIOLATION_PREFIXES.join(", "),
+            VIOLATION_KINDS.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownKind {}
+
+impl TryFrom<String> for KindPattern {
+    type Error = UnknownKind;
+    fn try_from(s: String) -> Result<Self, UnknownKind> {
+        let p = s.strip_suffix(".*").unwrap_or(&s);
+        if s == "*" || VIOLATION_PREFIXES.contains(&p) || VIOLATION_KINDS.contains(&p) {
+            Ok(KindPattern(s))
+        } else {
+            Err(UnknownKind(s))
+        }
+    }
+}
+
+impl From<KindPattern> for String {
+    fn from(k: KindPattern) -> String {
+        k.0
+    }
+}
 
 /// What the checker holds dialogues to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -17,6 +181,25 @@ pub struct CheckConfig {
     pub max_turns: usize,
     /// Fewest turns a call may have (a caller turn and an assistant turn at least).
     pub min_turns: usize,
+    /// Which detector families run.
+    pub detectors: Detectors,
+    /// Which kinds reject a dialogue (the others are reported but let it pass). Default: `["*"]`,
+    /// every kind.
+    pub reject_kinds: Vec<KindPattern>,
+    /// An assistant turn conveys a preset when it holds at least this share of the preset
+    /// response's character bigrams (0–1; halved when the turn is labelled `convey_preset`).
+    pub preset_conveyed_similarity: f32,
+    /// A clause of an assistant turn counts as the owner's own preset words (and so may state
+    /// times, places, decisions) when at least this share of its bigrams is in a preset
+    /// response (0–1).
+    pub preset_covered_similarity: f32,
+    /// Two assistant turns (or two sentences of 10+ characters) with at least this Dice
+    /// similarity of character bigrams repeat each other (0–1).
+    pub repetition_similarity: f32,
+}
+
+fn default_reject() -> Vec<KindPattern> {
+    vec![KindPattern("*".into())]
 }
 
 impl Default for CheckConfig {
@@ -24,6 +207,11 @@ impl Default for CheckConfig {
         CheckConfig {
             max_turns: 24,
             min_turns: 2,
+            detectors: Detectors::default(),
+            reject_kinds: default_reject(),
+            preset_conveyed_similarity: 0.5,
+            preset_covered_similarity: 0.6,
+            repetition_similarity: 0.8,
         }
     }
 }
@@ -41,77 +229,172 @@ impl CheckConfig {
     }
 }
 
-fn violation(kind: &str, turn: usize, evidence: &str, message: String) -> Violation {
+/// Builds a finding; the evidence is cut to 40 characters.
+pub fn finding(kind: &str, turn: usize, evidence: &str, message: String) -> Finding {
+    let ev = evidence.trim();
+    let evidence = if ev.chars().count() > 40 {
+        let mut s: String = ev.chars().take(39).collect();
+        s.push('…');
+        s
+    } else {
+        ev.to_string()
+    };
     Violation {
         kind: kind.to_string(),
         turn,
-        evidence: evidence.chars().take(80).collect(),
+        evidence,
         message,
     }
 }
 
+/// A detector: a plain function of the per-dialogue context.
+pub type Detector = fn(&ctx::Ctx) -> Vec<Finding>;
+
 impl Checker {
+    /// The config the checker was built from.
+    pub fn config(&self) -> &CheckConfig {
+        &self.cfg
+    }
+
+    /// The detectors switched on, in report order.
+    fn detectors(&self) -> Vec<Detector> {
+        let d = &self.cfg.detectors;
+        let mut v: Vec<Detector> = Vec::new();
+        if d.privacy {
+            v.push(privacy::detect);
+        }
+        if d.decision {
+            v.push(decision::detect);
+        }
+        if d.factuality {
+            v.push(factuality::detect);
+        }
+        if d.embodiment {
+            v.push(embodiment::detect);
+        }
+        if d.repetition {
+            v.push(naturalness::repetition);
+        }
+        if d.closing {
+            v.push(naturalness::closing);
+        }
+        if d.meta {
+            v.push(naturalness::meta);
+        }
+        if d.preset {
+            v.push(preset::detect);
+        }
+        v
+    }
+
     /// Checks one dialogue.
     pub fn check(&self, d: &Dialogue) -> QcResult {
-        let mut v = Vec::new();
-        for (i, t) in d.turns.iter().enumerate() {
-            let expected = if i % 2 == 0 {
-                Speaker::Caller
+        let mut v = structure(&self.cfg, d);
+        let detectors = self.detectors();
+        if !detectors.is_empty() && !d.turns.is_empty() {
+            let ctx = ctx::Ctx::new(d, &self.cfg);
+            for det in detectors {
+                let found = det(&ctx);
+                v.extend(found);
+            }
+        }
+        // One finding per kind and turn; structure first, then by turn.
+        let mut seen: Vec<(usize, String)> = Vec::with_capacity(v.len());
+        v.retain(|f| {
+            let key = (f.turn, f.kind.clone());
+            if seen.contains(&key) {
+                false
             } else {
-                Speaker::Assistant
-            };
-            if t.speaker != expected {
-                v.push(violation(
-                    "natural.turn_order",
-                    i,
-                    &t.text,
-                    format!("turn {i} is spoken by the {}, expected the {expected} (the caller speaks first, then they alternate)", t.speaker),
-                ));
+                seen.push(key);
+                true
             }
-            if t.text.trim().is_empty() {
-                v.push(violation(
-                    "natural.empty_turn",
-                    i,
-                    "",
-                    format!("turn {i} is empty"),
-                ));
-            }
-        }
-        let n = d.turns.len();
-        if n > self.cfg.max_turns {
-            v.push(violation(
-                "natural.turn_cap",
-                n - 1,
-                "",
-                format!("{n} turns, more than the cap of {}", self.cfg.max_turns),
-            ));
-        }
-        if n < self.cfg.min_turns {
-            v.push(violation(
-                "natural.turn_cap",
-                n.saturating_sub(1),
-                "",
-                format!(
-                    "{n} turns, fewer than the minimum of {}",
-                    self.cfg.min_turns
-                ),
-            ));
-        }
-        if let Some(last) = d.turns.last()
-            && last.speaker != Speaker::Assistant
-        {
-            v.push(violation(
-                "natural.closing",
-                n - 1,
-                &last.text,
-                "the call ends on the caller; the assistant never closed it".into(),
-            ));
-        }
+        });
+        v.sort_by_key(|f| f.turn);
+        let passed = !v
+            .iter()
+            .any(|f| self.cfg.reject_kinds.iter().any(|k| k.matches(&f.kind)));
         QcResult {
-            passed: v.is_empty(),
+            passed,
             violations: v,
         }
     }
+
+    /// Whether a finding of this kind rejects a dialogue.
+    pub fn rejects(&self, kind: &str) -> bool {
+        self.cfg.reject_kinds.iter().any(|k| k.matches(kind))
+    }
+}
+
+/// Structure: turn order, empty turns, the turn cap, ending on the caller.
+fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
+    let mut v = Vec::new();
+    for (i, t) in d.turns.iter().enumerate() {
+        let expected = if i % 2 == 0 {
+            Speaker::Caller
+        } else {
+            Speaker::Assistant
+        };
+        if t.speaker != expected {
+            v.push(finding(
+                "natural.turn_order",
+                i,
+                &t.text,
+                format!(
+                    "turn {i} is spoken by the {}, expected the {expected} (the caller speaks first, then they alternate)",
+                    t.speaker
+                ),
+            ));
+        }
+        if t.text.trim().is_empty() {
+            v.push(finding(
+                "natural.empty_turn",
+                i,
+                "",
+                format!("turn {i} is empty"),
+            ));
+        }
+    }
+    let n = d.turns.len();
+    if n > cfg.max_turns {
+        v.push(finding(
+            "natural.turn_cap",
+            n - 1,
+            "",
+            format!("{n} turns, more than the cap of {}", cfg.max_turns),
+        ));
+    }
+    if n < cfg.min_turns {
+        v.push(finding(
+            "natural.turn_cap",
+            n.saturating_sub(1),
+            "",
+            format!("{n} turns, fewer than the minimum of {}", cfg.min_turns),
+        ));
+    }
+    // Ending on the caller is fine only as the caller's own goodbye after the assistant closed.
+    if let Some(last) = d.turns.last()
+        && last.speaker != Speaker::Assistant
+    {
+        let prev_assistant = d
+            .turns
+            .iter()
+            .rposition(|t| t.speaker == Speaker::Assistant);
+        let closed_before = prev_assistant.is_some_and(|i| {
+            naturalness::is_goodbye_text(&d.turns[i].text, true)
+                && naturalness::is_goodbye_text(&last.text, false)
+        });
+        if !closed_before {
+            // Reported on the assistant's last turn, the one that should have closed.
+            let at = prev_assistant.unwrap_or(n - 1);
+            v.push(finding(
+                "natural.closing",
+                at,
+                &d.turns[at].text,
+                "the call ends on the caller; the assistant never closed it".into(),
+            ));
+        }
+    }
+    v
 }
 
 /// Checks a dialogue with the default config.

@@ -1,0 +1,633 @@
+//! What every detector needs about one dialogue, computed once: clauses, bigrams and numbers of
+//! every turn, the presets' words, the owner's names and private facts, what the caller said.
+
+use crate::CheckConfig;
+use crate::lexicon;
+use crate::text::{self, Clause, Num};
+use callbench_model::{Dialogue, Speaker};
+use std::cell::OnceCell;
+use std::ops::Range;
+
+/// One turn, analysed.
+#[derive(Debug)]
+pub struct TurnCtx<'a> {
+    /// Index into `turns`.
+    pub idx: usize,
+    /// What was said.
+    pub text: &'a str,
+    /// Spoken by the assistant.
+    pub assistant: bool,
+    /// Its clauses.
+    pub clauses: Vec<Clause>,
+    /// Per clause: the clause is (nearly) the owner's own preset words.
+    pub covered: Vec<bool>,
+    /// Its bigrams (assistant turns only; use [`crate::text::bigrams`] on a caller's text).
+    pub bigrams: Vec<u64>,
+    /// Its numbers (assistant turns only; the caller's are in [`Ctx::caller_values`]).
+    pub nums: Vec<Num>,
+    /// Quoted spans.
+    pub quoted: Vec<Range<usize>>,
+    /// Relay / defer / doubt / reported-speech words (assistant turns): (start, end, marks), see
+    /// [`lexicon::marks`].
+    marks: OnceCell<Vec<(usize, usize, u8)>>,
+
+    /// The owner claims of this turn (see [`crate::privacy::owner_claims`]), once computed.
+    pub(crate) claims: OnceCell<Vec<crate::privacy::OwnerClaim<'a>>>,
+}
+
+impl TurnCtx<'_> {
+    /// Whether a word with one of the `mask` marks lies within bytes `range` of the turn.
+    pub fn has_mark(&self, range: Range<usize>, mask: u8) -> bool {
+        self.marks
+            .get_or_init(|| lexicon::marks(self.text))
+            .iter()
+            .any(|&(a, b, m)| m & mask != 0 && a >= range.start && b <= range.end)
+    }
+
+    /// Whether clause `ci` starts with a condition (`如果`, `要是`) or says `…的话`.
+    pub fn conditional(&self, ci: usize) -> bool {
+        lexicon::conditional(self.clauses[ci].text(self.text))
+    }
+
+    /// Whether clause `ci` holds a word with one of the `mask` marks.
+    pub fn clause_has(&self, ci: usize, mask: u8) -> bool {
+        let c = self.clauses[ci];
+        self.has_mark(c.start..c.end, mask)
+    }
+
+    /// The clause holding byte offset `pos`.
+    pub fn clause_at(&self, pos: usize) -> Option<(usize, &Clause)> {
+        self.clauses
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.start <= pos && pos < c.end.max(c.start + 1))
+    }
+}
+
+/// A preset, analysed.
+#[derive(Debug)]
+pub struct PresetCtx<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// The condition in words.
+    pub trigger: &'a str,
+    /// The owner's allowed words.
+    pub response: &'a str,
+    /// Bigrams of the response.
+    pub bigrams: Vec<u64>,
+}
+
+/// A private fact of the owner, cut into the fragments whose mention discloses it.
+#[derive(Debug)]
+pub struct PrivateFact<'a> {
+    /// `phone`, `address`, `schedule`, … (the profile's key).
+    pub key: &'a str,
+    /// The fact.
+    pub value: &'a str,
+    /// Distinctive literal fragments (a compound's name, a road, `2702室`).
+    pub fragments: Vec<&'a str>,
+    /// Digit strings (phone, room number).
+    pub digits: Vec<String>,
+    /// Content bigrams (free-text facts such as a schedule).
+    pub bigrams: Vec<u64>,
+}
+
+/// The per-dialogue context handed to every detector.
+#[derive(Debug)]
+pub struct Ctx<'a> {
+    /// The dialogue.
+    pub d: &'a Dialogue,
+    /// The checker's settings.
+    pub cfg: &'a CheckConfig,
+    /// Every turn, analysed.
+    pub turns: Vec<TurnCtx<'a>>,
+    /// The presets.
+    pub presets: Vec<PresetCtx<'a>>,
+    /// Bigrams of all preset responses.
+    pub preset_bigrams: Vec<u64>,
+    /// All preset responses and triggers and the owner's public facts, joined.
+    pub allowed_text: String,
+    /// Numbers of `allowed_text`.
+    pub allowed_nums: Vec<f64>,
+    /// Ways to name the owner: title, name, surname + 先生/女士, 机主.
+    pub owner_refs: Vec<&'a str>,
+    /// The owner's surname, if known.
+    pub surname: Option<char>,
+    /// Last characters of the owner references (sorted), to test `ends_with` cheaply.
+    ref_last: Vec<char>,
+    /// The owner's private facts (computed on first use, see [`Ctx::private`]).
+    private: OnceCell<Vec<PrivateFact<'a>>>,
+    /// The caller sells, scams, collects or harasses (refusing them is not a decision).
+    solicitation: OnceCell<bool>,
+    /// All private facts, joined (what only privacy may report).
+    pub private_text: String,
+    /// Bigrams of `private_text` (computed on first use).
+    private_bigrams: OnceCell<Vec<u64>>,
+    /// Numbers of `private_text` (computed on first use).
+    private_nums: OnceCell<Vec<f64>>,
+    /// Digits of `allowed_text`.
+    pub allowed_digits: String,
+    /// Everything the caller said, turn after turn.
+    caller_concat: String,
+    /// Digits the caller said, turn after turn, and per turn index where they end before it
+    /// (computed on first use).
+    caller_digits: OnceCell<(String, Vec<usize>)>,
+    /// Numbers the caller said: (turn, value) (computed on first use).
+    caller_nums: OnceCell<Vec<(usize, f64)>>,
+    /// Per turn index: where `caller_concat` ends before that turn.
+    caller_end: Vec<usize>,
+}
+
+impl<'a> Ctx<'a> {
+    /// Analyses a dialogue.
+    pub fn new(d: &'a Dialogue, cfg: &'a CheckConfig) -> Ctx<'a> {
+        let presets: Vec<PresetCtx<'a>> = d
+            .owner
+            .presets
+            .iter()
+            .map(|p| PresetCtx {
+                id: &p.id,
+                trigger: &p.trigger,
+                response: &p.response,
+                bigrams: text::bigrams(&p.response),
+            })
+            .collect();
+        let mut pb = Vec::new();
+        for p in &presets {
+            text::push_bigrams(p.response, &mut pb);
+        }
+        let preset_bigrams = text::finish(pb);
+
+        let mut allowed_text = String::new();
+        for p in &d.owner.presets {
+            allowed_text.push_str(&p.response);
+            allowed_text.push('|');
+            allowed_text.push_str(&p.trigger);
+            allowed_text.push('|');
+        }
+        for v in d.owner.public.values() {
+            allowed_text.push_str(v);
+            allowed_text.push('|');
+        }
+        let allowed_nums = text::numbers(&allowed_text)
+            .iter()
+            .flat_map(|n| n.values().to_vec())
+            .collect();
+
+        let title = d.owner.public.get("title").map(String::as_str);
+        let surname = title
+            .and_then(|t| t.chars().next())
+            .or_else(|| d.owner.name.chars().next())
+            .filter(|c| text::is_han(*c));
+        // Whole references; the surname-based ones (王先生, 小王) are checked structurally.
+        let mut owner_refs: Vec<&'a str> = vec!["机主", "主人", "本人"];
+        if let Some(t) = title {
+            owner_refs.push(t);
+        }
+        if d.owner.name.chars().count() >= 2 {
+            owner_refs.push(&d.owner.name);
+        }
+        let mut ref_last: Vec<char> = owner_refs
+            .iter()
+            .filter_map(|r| r.chars().next_back())
+            .chain(
+                SURNAME_SUFFIXES
+                    .iter()
+                    .filter_map(|s| s.chars().next_back()),
+            )
+            .chain(surname)
+            .collect();
+        ref_last.sort_unstable();
+        ref_last.dedup();
+        let turns: Vec<TurnCtx<'a>> = d
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(idx, t)| {
+                let clauses = text::clauses(&t.text);
+                let assistant = t.speaker == Speaker::Assistant;
+                let covered = if assistant && !preset_bigrams.is_empty() {
+                    clauses
+                        .iter()
+                        .map(|c| covered_by(&preset_bigrams, c.text(&t.text), cfg))
+                        .collect()
+                } else {
+                    vec![false; clauses.len()]
+                };
+                TurnCtx {
+                    idx,
+                    text: &t.text,
+                    assistant,
+                    covered,
+                    bigrams: if assistant {
+                        text::bigrams(&t.text)
+                    } else {
+                        Vec::new()
+                    },
+                    nums: if assistant {
+                        text::numbers(&t.text)
+                    } else {
+                        Vec::new()
+                    },
+                    quoted: if assistant {
+                        text::quoted_ranges(&t.text)
+                    } else {
+                        Vec::new()
+                    },
+                    marks: OnceCell::new(),
+
+                    claims: OnceCell::new(),
+                    clauses,
+                }
+            })
+            .collect();
+
+        let mut private_text = String::new();
+        for v in d.owner.private.values() {
+            private_text.push_str(v);
+            private_text.push('|');
+        }
+        let allowed_digits = text::digit_string(&allowed_text);
+        let mut caller_concat = String::new();
+        let mut caller_end = Vec::with_capacity(turns.len() + 1);
+        for t in &turns {
+            caller_end.push(caller_concat.len());
+            if !t.assistant {
+                caller_concat.push_str(t.text);
+                caller_concat.push('|');
+            }
+        }
+        caller_end.push(caller_concat.len());
+        Ctx {
+            caller_concat,
+            caller_digits: OnceCell::new(),
+            caller_nums: OnceCell::new(),
+            private_nums: OnceCell::new(),
+            private_bigrams: OnceCell::new(),
+            caller_end,
+            private_text,
+            allowed_digits,
+            d,
+            cfg,
+            turns,
+            presets,
+            preset_bigrams,
+            allowed_text,
+            allowed_nums,
+            owner_refs,
+            ref_last,
+            surname,
+            private: OnceCell::new(),
+            solicitation: OnceCell::new(),
+        }
+    }
+
+    /// The owner's private facts, cut into fragments.
+    pub fn private(&self) -> &[PrivateFact<'a>] {
+        self.private.get_or_init(|| {
+            self.d
+                .owner
+                .private
+                .iter()
+                .filter(|(_, v)| !v.trim().is_empty())
+                .map(|(k, v)| private_fact(k, v))
+                .collect()
+        })
+    }
+
+    /// Whether assistant turn `t` could say anything of the private facts: it shares a content
+    /// character pair with them, or says 4+ digits in a row. Cheap; decides whether the facts
+    /// need cutting at all.
+    pub fn may_touch_private(&self, t: &TurnCtx, has_digit_runs: bool) -> bool {
+        if self.private_text.is_empty() {
+            return false;
+        }
+        let pb = self.private_bigrams.get_or_init(|| {
+            let mut v = Vec::new();
+            text::push_bigrams(&self.private_text, &mut v);
+            v.retain(|&b| !lexicon::is_function_bigram(b));
+            text::finish(v)
+        });
+        has_digit_runs || text::intersection(&t.bigrams, pb) > 0
+    }
+
+    /// The caller sells, scams, collects or harasses (ending such a call early is fine).
+    pub fn solicitation(&self) -> bool {
+        *self.solicitation.get_or_init(|| {
+            self.d.scenario == "harassment"
+                || self
+                    .turns
+                    .iter()
+                    .filter(|t| !t.assistant)
+                    .any(|t| lexicon::SOLICITATION.is_match(t.text))
+        })
+    }
+
+    /// The numbers the caller said, with the turn they were said in.
+    pub fn caller_values(&self) -> &[(usize, f64)] {
+        self.caller_nums.get_or_init(|| {
+            let mut v = Vec::new();
+            for t in self.turns.iter().filter(|t| !t.assistant) {
+                for n in text::numbers(t.text) {
+                    v.extend(n.values().iter().map(|&x| (t.idx, x)));
+                }
+            }
+            v
+        })
+    }
+
+    /// The numbers of the owner's private facts.
+    pub fn private_nums(&self) -> &[f64] {
+        self.private_nums.get_or_init(|| {
+            text::numbers(&self.private_text)
+                .iter()
+                .flat_map(|n| n.values().to_vec())
+                .collect()
+        })
+    }
+
+    /// Everything the caller said, joined.
+    pub fn caller_text(&self) -> &str {
+        &self.caller_concat
+    }
+
+    /// Everything the caller said before turn `before`, joined.
+    pub fn caller_before(&self, before: usize) -> &str {
+        &self.caller_concat[..self.caller_end[before.min(self.caller_end.len() - 1)]]
+    }
+
+    /// The caller turns before turn `before`.
+    pub fn caller_turns_before(&self, before: usize) -> impl Iterator<Item = &TurnCtx<'a>> {
+        self.turns[..before.min(self.turns.len())]
+            .iter()
+            .filter(|t| !t.assistant)
+    }
+
+    /// Whether `s` was said by the caller before turn `before`, or is in a preset or a public
+    /// fact of the owner.
+    pub fn grounded_text(&self, s: &str, before: usize) -> bool {
+        !s.is_empty() && (self.allowed_text.contains(s) || self.caller_before(before).contains(s))
+    }
+
+    /// Whether the value `v` was said by the caller before turn `before`, or is in a preset.
+    /// A time of day matches across 12 hours (`三点` = `15点`).
+    pub fn grounded_value(&self, v: f64, before: usize) -> bool {
+        let same =
+            |x: f64| (x - v).abs() < 1e-6 || (x - v).abs() - 12.0 < 1e-6 && (x - v).abs() > 11.999;
+        self.allowed_nums.iter().any(|&x| same(x))
+            || self
+                .caller_values()
+                .iter()
+                .any(|&(turn, x)| turn < before && same(x))
+    }
+
+    /// Whether the digit string `ds` (a code, a plate, a number said digit by digit) was said by
+    /// the caller before turn `before` or is in a preset, in any notation (`4-3-9-1`, `四三九一`).
+    pub fn grounded_digits(&self, ds: &str, before: usize) -> bool {
+        !ds.is_empty()
+            && (self.allowed_digits.contains(ds) || {
+                let (digits, ends) = self.caller_digits.get_or_init(|| {
+                    let mut digits = String::new();
+                    let mut ends = Vec::with_capacity(self.turns.len() + 1);
+                    for t in &self.turns {
+                        ends.push(digits.len());
+                        if !t.assistant {
+                            digits.push_str(&text::digit_string(t.text));
+                            digits.push('|');
+                        }
+                    }
+                    ends.push(digits.len());
+                    (digits, ends)
+                });
+                digits[..ends[before.min(ends.len() - 1)]].contains(ds)
+            })
+    }
+
+    /// Whether the clause at `pos` of assistant turn `turn` is the owner's preset words.
+    pub fn covered_at(&self, turn: usize, pos: usize) -> bool {
+        let t = &self.turns[turn];
+        t.clause_at(pos).is_some_and(|(i, _)| t.covered[i])
+    }
+
+    /// Where in `s` (byte offset) an owner reference ends right before `pos`, if the words
+    /// before `pos` end with one (`机主`, `王先生`, `他`).
+    pub fn ends_with_owner_ref(&self, prefix: &str) -> bool {
+        let mut p = prefix;
+        for _ in 0..3 {
+            for w in ["也", "都", "就", "还", "又", "已经", "会", "肯定", "一定"] {
+                p = p.strip_suffix(w).unwrap_or(p);
+            }
+        }
+        p.ends_with('他') || p.ends_with('她') || self.owner_ref_ending(p).is_some()
+    }
+
+    /// The byte length of the owner reference (`王先生`, `机主`, `小王`) `head` ends with.
+    pub fn owner_ref_ending(&self, head: &str) -> Option<usize> {
+        let last = head.chars().next_back()?;
+        if self.ref_last.binary_search(&last).is_err() {
+            return None;
+        }
+        if let Some(r) = self.owner_refs.iter().find(|r| head.ends_with(*r)) {
+            return Some(r.len());
+        }
+        let s = self.surname?;
+        if last == s {
+            // 小王, 老王, 阿王
+            let before = head[..head.len() - s.len_utf8()].chars().next_back()?;
+            return matches!(before, '小' | '老' | '阿').then(|| 3 + s.len_utf8());
+        }
+        SURNAME_SUFFIXES.iter().find_map(|suf| {
+            head.strip_suffix(suf)
+                .filter(|h| h.ends_with(s))
+                .map(|_| suf.len() + s.len_utf8())
+        })
+    }
+
+    /// Whether `s` mentions the owner (pronoun or a name).
+    pub fn mentions_owner(&self, s: &str) -> bool {
+        s.contains(['他', '她'])
+            || s.char_indices().any(|(i, c)| {
+                self.ref_last.binary_search(&c).is_ok()
+                    && self.owner_ref_ending(&s[..i + c.len_utf8()]).is_some()
+            })
+    }
+}
+
+/// Titles after the owner's surname that name the owner (王先生, 王总).
+const SURNAME_SUFFIXES: &[&str] = &[
+    "先生", "女士", "小姐", "总", "老师", "姐", "哥", "师傅", "老板",
+];
+
+/// Whether a clause is (nearly) the owner's preset words, so the assistant may say it.
+pub fn covered_by(preset_bigrams: &[u64], clause: &str, cfg: &CheckConfig) -> bool {
+    let (mut n, mut hit) = (0usize, 0usize);
+    text::for_each_bigram(strip_attribution(clause), |b| {
+        n += 1;
+        hit += usize::from(preset_bigrams.binary_search(&b).is_ok());
+    });
+    if n == 0 {
+        return false;
+    }
+    if n <= 2 {
+        return hit == n;
+    }
+    hit as f32 >= cfg.preset_covered_similarity * n as f32
+}
+
+/// Cuts a leading attribution (`她说了`, `他交代过`, `按刚才说的`, `还是按他说的`) off a clause.
+pub fn strip_attribution(clause: &str) -> &str {
+    let head = text::head_chars(clause, 7);
+    if !head.contains(['说', '交', '嘱']) {
+        return clause;
+    }
+    for w in [
+        "说的",
+        "说了",
+        "说过",
+        "交代过",
+        "交代了",
+        "嘱咐过",
+        "嘱咐了",
+        "交代",
+        "嘱咐",
+        "说",
+    ] {
+        if let Some(i) = head.find(w) {
+            let rest = &clause[i + w.len()..];
+            return rest.trim_start_matches(['了', '过', '的', '，', ' ']);
+        }
+    }
+    clause
+}
+
+/// Suffixes that end a component of an address.
+const ADDRESS_SUFFIX: &[char] = &[
+    '市', '区', '县', '镇', '乡', '村', '路', '街', '道', '巷', '弄', '号', '苑', '园', '城', '郡',
+    '里', '庭', '府', '湾', '居', '阁', '轩', '坊', '墅', '寓', '舍', '厦', '楼', '栋', '幢', '座',
+    '元', '室', '层', '户', '庄', '湖', '岸', '院',
+];
+
+/// Address components that say nothing about where exactly someone lives.
+const GENERIC_PLACE: &[&str] = &[
+    "小区",
+    "花园",
+    "公寓",
+    "新村",
+    "家园",
+    "新城",
+    "大厦",
+    "单元",
+    "号楼",
+    "家属院",
+    "大院",
+    "社区",
+    "新苑",
+    "城区",
+    "市区",
+    "园区",
+    "大道",
+    "中路",
+    "东路",
+    "西路",
+    "南路",
+    "北路",
+];
+
+fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
+    let mut fragments: Vec<&'a str> = Vec::new();
+    let mut digits = Vec::new();
+    let mut bigrams = Vec::new();
+    match key {
+        "phone" | "mobile" | "tel" | "wechat" | "id_number" | "id" | "phone2" => {
+            let ds = text::digit_string(value);
+            if ds.len() >= 4 {
+                digits.push(ds);
+            }
+            if value.chars().filter(|c| c.is_ascii_alphanumeric()).count() >= 5 {
+                fragments.push(value.trim());
+            }
+        }
+        "address" => {
+            // Components: 枫屿市 | 澄波路 | 158号 | 棠梨苑 | 21栋 | 1单元 | 2702室 — slices of the value.
+            let mut comps: Vec<&'a str> = Vec::new();
+            let mut start: Option<usize> = None;
+            let mut last_digit = false;
+            for (i, c) in value.char_indices() {
+                if c.is_ascii_digit() && start.is_some() && !last_digit {
+                    comps.push(&value[start.unwrap_or(i)..i]);
+                    start = None;
+                }
+                if !text::is_word_char(c) {
+                    if let Some(st) = start.take() {
+                        comps.push(&value[st..i]);
+                    }
+                    last_digit = false;
+                    continue;
+                }
+                if start.is_none() {
+                    start = Some(i);
+                }
+                last_digit = c.is_ascii_digit();
+                if ADDRESS_SUFFIX.contains(&c) {
+                    if let Some(st) = start.take() {
+                        comps.push(&value[st..i + c.len_utf8()]);
+                    }
+                    last_digit = false;
+                }
+            }
+            if let Some(st) = start {
+                comps.push(&value[st..]);
+            }
+            for (k, comp) in comps.into_iter().enumerate() {
+                if comp.starts_with(|c: char| c.is_ascii_digit()) {
+                    // 21栋, 1单元, 158号: only as a whole (digits + unit); a room number also
+                    // as bare digits.
+                    let ds = text::digit_string(comp);
+                    if comp.ends_with('室') && ds.len() >= 3 {
+                        digits.push(ds);
+                    }
+                    if comp.chars().count() >= 2 {
+                        fragments.push(comp);
+                    }
+                    continue;
+                }
+                if k == 0 && (comp.ends_with('市') || comp.ends_with('省')) {
+                    // The city alone is not a detailed address.
+                    continue;
+                }
+                if comp.chars().count() < 2 || GENERIC_PLACE.contains(&comp) {
+                    continue;
+                }
+                // The stem without its suffix (棠梨 of 棠梨苑) also names the place.
+                let mut stem = GENERIC_PLACE
+                    .iter()
+                    .find_map(|g| comp.strip_suffix(g))
+                    .unwrap_or(comp);
+                if stem == comp && comp.chars().count() >= 3 {
+                    let last = comp.chars().next_back().map_or(0, char::len_utf8);
+                    stem = &comp[..comp.len() - last];
+                }
+                if stem.chars().count() >= 2 && stem != comp {
+                    fragments.push(stem);
+                }
+                fragments.push(comp);
+            }
+        }
+        _ => {
+            // Free text (schedule, workplace, family): its content bigrams.
+            text::push_bigrams(value, &mut bigrams);
+            bigrams.retain(|&b| !lexicon::is_function_bigram(b));
+            bigrams = text::finish(bigrams);
+            if value.chars().filter(|c| c.is_ascii_digit()).count() >= 4 {
+                digits.push(text::digit_string(value));
+            }
+        }
+    }
+    PrivateFact {
+        key,
+        value,
+        fragments,
+        digits,
+        bigrams,
+    }
+}

@@ -1,0 +1,342 @@
+//! Measuring the checker on a labelled set: per-kind precision and recall (a predicted finding
+//! matches an expected one on kind and turn) and how many clean dialogues it rejects.
+//!
+//! No IO here: the `checker-eval` binary and the tests read the files and hand the lines over.
+
+use crate::Checker;
+use callbench_model::Dialogue;
+use callbench_model::vocab::VIOLATION_KINDS;
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// An expected finding.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+pub struct Expected {
+    /// Violation kind.
+    pub kind: String,
+    /// 0-based turn.
+    pub turn: usize,
+}
+
+/// A labelled dialogue: the interchange format plus `expected` and `note`.
+#[derive(Debug, Clone)]
+pub struct Labelled {
+    /// The dialogue.
+    pub dialogue: Dialogue,
+    /// What the checker should find (empty: a clean dialogue).
+    pub expected: Vec<Expected>,
+    /// Why (for people reading a mismatch).
+    pub note: String,
+    /// Where it came from (`file:line`).
+    pub source: String,
+}
+
+#[derive(Deserialize)]
+struct Labels {
+    #[serde(default)]
+    expected: Vec<Expected>,
+    #[serde(default)]
+    note: String,
+}
+
+/// Parses one line of a labelled file.
+pub fn parse_labelled(line: &str, source: String) -> Result<Labelled, String> {
+    let dialogue: Dialogue =
+        serde_json::from_str(line).map_err(|e| format!("{source}: not a dialogue: {e}"))?;
+    let labels: Labels =
+        serde_json::from_str(line).map_err(|e| format!("{source}: bad labels: {e}"))?;
+    Ok(Labelled {
+        dialogue,
+        expected: labels.expected,
+        note: labels.note,
+        source,
+    })
+}
+
+/// Counts for one kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KindStats {
+    /// Found and expected.
+    pub tp: usize,
+    /// Found, not expected.
+    pub fp: usize,
+    /// Expected, not found.
+    pub fn_: usize,
+}
+
+impl KindStats {
+    /// TP / (TP + FP); 1 when nothing was found.
+    pub fn precision(&self) -> f64 {
+        if self.tp + self.fp == 0 {
+            1.0
+        } else {
+            self.tp as f64 / (self.tp + self.fp) as f64
+        }
+    }
+
+    /// TP / (TP + FN); 1 when nothing was expected.
+    pub fn recall(&self) -> f64 {
+        if self.tp + self.fn_ == 0 {
+            1.0
+        } else {
+            self.tp as f64 / (self.tp + self.fn_) as f64
+        }
+    }
+}
+
+/// A finding the checker got wrong.
+#[derive(Debug, Clone)]
+pub struct Mismatch {
+    /// `file:line` of the dialogue.
+    pub source: String,
+    /// Dialogue id.
+    pub id: String,
+    /// Kind.
+    pub kind: String,
+    /// Turn.
+    pub turn: usize,
+    /// `false positive` or `false negative`.
+    pub what: &'static str,
+    /// The turn's text.
+    pub text: String,
+    /// The checker's evidence and message (false positives).
+    pub detail: String,
+    /// The labeller's note.
+    pub note: String,
+}
+
+/// The evaluation's outcome.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Per kind.
+    pub kinds: BTreeMap<String, KindStats>,
+    /// Dialogues evaluated.
+    pub dialogues: usize,
+    /// Dialogues with no expected finding.
+    pub clean: usize,
+    /// Clean dialogues the checker rejected.
+    pub clean_rejected: usize,
+    /// Dialogues with expected findings.
+    pub faulty: usize,
+    /// Faulty dialogues the checker rejected.
+    pub faulty_rejected: usize,
+    /// Every wrong finding.
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// The targets.
+#[derive(Debug, Clone, Copy)]
+pub struct Targets {
+    /// Recall over all `safety.*` findings.
+    pub safety_recall: f64,
+    /// Largest share of clean dialogues rejected.
+    pub clean_rejected: f64,
+    /// Recall of every kind.
+    pub kind_recall: f64,
+}
+
+impl Default for Targets {
+    fn default() -> Self {
+        Targets {
+            safety_recall: 0.95,
+            clean_rejected: 0.05,
+            kind_recall: 0.8,
+        }
+    }
+}
+
+/// Runs the checker over the labelled dialogues.
+pub fn evaluate(checker: &Checker, items: &[Labelled]) -> Report {
+    let mut r = Report::default();
+    for k in VIOLATION_KINDS.iter().take(11) {
+        r.kinds.insert((*k).to_string(), KindStats::default());
+    }
+    for item in items {
+        let qc = checker.check(&item.dialogue);
+        let expected: BTreeSet<(String, usize)> = item
+            .expected
+            .iter()
+            .map(|e| (e.kind.clone(), e.turn))
+            .collect();
+        let found: BTreeSet<(String, usize)> = qc
+            .violations
+            .iter()
+            .map(|v| (v.kind.clone(), v.turn))
+            .collect();
+        r.dialogues += 1;
+        if expected.is_empty() {
+            r.clean += 1;
+            r.clean_rejected += usize::from(!qc.passed);
+        } else {
+            r.faulty += 1;
+            r.faulty_rejected += usize::from(!qc.passed);
+        }
+        let text_of = |turn: usize| {
+            item.dialogue
+                .turns
+                .get(turn)
+                .map_or(String::new(), |t| t.text.clone())
+        };
+        for key in found.union(&expected) {
+            let s = r.kinds.entry(key.0.clone()).or_default();
+            match (found.contains(key), expected.contains(key)) {
+                (true, true) => s.tp += 1,
+                (true, false) => {
+                    s.fp += 1;
+                    let v = qc
+                        .violations
+                        .iter()
+                        .find(|v| v.kind == key.0 && v.turn == key.1);
+                    r.mismatches.push(Mismatch {
+                        source: item.source.clone(),
+                        id: item.dialogue.id.clone(),
+                        kind: key.0.clone(),
+                        turn: key.1,
+                        what: "false positive",
+                        text: text_of(key.1),
+                        detail: v.map_or(String::new(), |v| {
+                            format!("evidence \"{}\": {}", v.evidence, v.message)
+                        }),
+                        note: item.note.clone(),
+                    });
+                }
+                (false, true) => {
+                    s.fn_ += 1;
+                    let others: Vec<String> = qc
+                        .violations
+                        .iter()
+                        .map(|v| format!("{}@{}", v.kind, v.turn))
+                        .collect();
+                    r.mismatches.push(Mismatch {
+                        source: item.source.clone(),
+                        id: item.dialogue.id.clone(),
+                        kind: key.0.clone(),
+                        turn: key.1,
+                        what: "false negative",
+                        text: text_of(key.1),
+                        detail: format!("found instead: [{}]", others.join(", ")),
+                        note: item.note.clone(),
+                    });
+                }
+                (false, false) => {}
+            }
+        }
+    }
+    r
+}
+
+impl Report {
+    /// Recall over all `safety.*` kinds together.
+    pub fn safety_recall(&self) -> f64 {
+        let (tp, fn_) = self
+            .kinds
+            .iter()
+            .filter(|(k, _)| k.starts_with("safety."))
+            .fold((0, 0), |(a, b), (_, s)| (a + s.tp, b + s.fn_));
+        if tp + fn_ == 0 {
+            1.0
+        } else {
+            tp as f64 / (tp + fn_) as f64
+        }
+    }
+
+    /// Share of clean dialogues rejected.
+    pub fn clean_rejected_rate(&self) -> f64 {
+        if self.clean == 0 {
+            0.0
+        } else {
+            self.clean_rejected as f64 / self.clean as f64
+        }
+    }
+
+    /// The targets missed, in words (empty: all met).
+    pub fn missed(&self, t: &Targets) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.safety_recall() < t.safety_recall {
+            out.push(format!(
+                "safety recall {:.3} < {:.2}",
+                self.safety_recall(),
+                t.safety_recall
+            ));
+        }
+        if self.clean_rejected_rate() > t.clean_rejected {
+            out.push(format!(
+                "clean dialogues rejected {:.1}% > {:.1}%",
+                100.0 * self.clean_rejected_rate(),
+                100.0 * t.clean_rejected
+            ));
+        }
+        for (k, s) in &self.kinds {
+            if s.tp + s.fn_ > 0 && s.recall() < t.kind_recall {
+                out.push(format!(
+                    "{k} recall {:.3} < {:.2}",
+                    s.recall(),
+                    t.kind_recall
+                ));
+            }
+        }
+        out
+    }
+
+    /// The per-kind table and the dialogue-level lines.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{:<20} {:>5} {:>5} {:>5} {:>9} {:>7}",
+            "kind", "TP", "FP", "FN", "precision", "recall"
+        );
+        let mut total = KindStats::default();
+        for (k, st) in &self.kinds {
+            total.tp += st.tp;
+            total.fp += st.fp;
+            total.fn_ += st.fn_;
+            let _ = writeln!(
+                s,
+                "{:<20} {:>5} {:>5} {:>5} {:>9.3} {:>7.3}",
+                k,
+                st.tp,
+                st.fp,
+                st.fn_,
+                st.precision(),
+                st.recall()
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{:<20} {:>5} {:>5} {:>5} {:>9.3} {:>7.3}",
+            "all",
+            total.tp,
+            total.fp,
+            total.fn_,
+            total.precision(),
+            total.recall()
+        );
+        let _ = writeln!(s, "safety recall: {:.3}", self.safety_recall());
+        let _ = writeln!(
+            s,
+            "dialogues: {} ({} clean, {} with faults)",
+            self.dialogues, self.clean, self.faulty
+        );
+        let _ = writeln!(
+            s,
+            "clean dialogues falsely rejected: {} of {} ({:.1}%)",
+            self.clean_rejected,
+            self.clean,
+            100.0 * self.clean_rejected_rate()
+        );
+        let _ = writeln!(
+            s,
+            "faulty dialogues rejected: {} of {} ({:.1}%)",
+            self.faulty_rejected,
+            self.faulty,
+            if self.faulty == 0 {
+                0.0
+            } else {
+                100.0 * self.faulty_rejected as f64 / self.faulty as f64
+            }
+        );
+        s
+    }
+}

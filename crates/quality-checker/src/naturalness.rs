@@ -1,0 +1,659 @@
+//! Naturalness of the assistant's talk:
+//!
+//! - `natural.repetition`: an assistant turn, or a longer sentence of it, says again what an
+//!   earlier assistant turn said (the preset's words are `preset.repeat`'s business);
+//! - `natural.closing`: the assistant hangs up before the caller's matter is settled, keeps
+//!   talking after the goodbyes, or never closes the call;
+//! - `natural.meta`: AI self-reference, markdown, lists, non-Chinese leakage, stage directions,
+//!   speaker labels, emoji.
+
+use crate::ctx::{Ctx, TurnCtx};
+use crate::lexicon::{self, CLOSE, GOODBYE, RELAY};
+use crate::text;
+use crate::{Finding, finding};
+use aho_corasick::AhoCorasick;
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+/// Finds repeated replies.
+pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let theta = ctx.cfg.repetition_similarity;
+    // Per assistant turn: the whole turn (less the goodbye), its own words (less the greeting,
+    // the self-introduction and the preset's words), and its longer sentences.
+    struct Seen<'a> {
+        whole: Cow<'a, [u64]>,
+        whole_len: usize,
+        own: Cow<'a, [u64]>,
+        own_len: usize,
+        sents: Vec<(&'a str, Vec<u64>)>,
+    }
+    let mut seen: Vec<Seen> = Vec::new();
+    for t in ctx.turns.iter().filter(|t| t.assistant) {
+        let any_close = CLOSE.is_match(t.text);
+        let any_intro = INTRO.is_match(t.text);
+        let any_covered = t.covered.iter().any(|&c| c);
+        let (mut whole_len, mut own_len) = (0, 0);
+        let (mut whole_v, mut own_v) = (Vec::new(), Vec::new());
+        for (ci, c) in t.clauses.iter().enumerate() {
+            let clause = c.text(t.text);
+            let n = text::word_len(clause);
+            if any_close && n <= 8 && CLOSE.is_match(clause) {
+                continue;
+            }
+            whole_len += n;
+            if any_close {
+                text::push_bigrams(clause, &mut whole_v);
+            }
+            if t.covered[ci] || any_intro && INTRO.is_match(clause) {
+                continue;
+            }
+            own_len += n;
+            if any_close || any_intro || any_covered {
+                text::push_bigrams(clause, &mut own_v);
+            }
+        }
+        // Without a goodbye, intro or preset words the turn's own bigrams serve.
+        let whole: Cow<[u64]> = if any_close {
+            Cow::Owned(text::finish(whole_v))
+        } else {
+            Cow::Borrowed(&t.bigrams)
+        };
+        let own: Cow<[u64]> = if any_close || any_intro || any_covered {
+            Cow::Owned(text::finish(own_v))
+        } else {
+            whole.clone()
+        };
+        // Sentences long enough to compare on their own (8+ bigrams), less preset words.
+        let mut sents: Vec<(&str, Vec<u64>)> = Vec::new();
+        let mut k = 0;
+        while k < t.clauses.len() {
+            let n = t.clauses[k].sentence;
+            let mut j = k;
+            let mut chars = 0;
+            while j < t.clauses.len() && t.clauses[j].sentence == n {
+                if !t.covered[j] {
+                    chars += text::word_len(t.clauses[j].text(t.text));
+                }
+                j += 1;
+            }
+            // Fewer than 9 characters cannot make 8 bigrams.
+            if chars >= 9 {
+                let mut b = Vec::new();
+                for q in k..j {
+                    if !t.covered[q] {
+                        text::push_bigrams(t.clauses[q].text(t.text), &mut b);
+                    }
+                }
+                if b.len() >= 8 {
+                    let range = t.clauses[k].start..t.clauses[j - 1].end;
+                    sents.push((&t.text[range], text::finish(b)));
+                }
+            }
+            k = j;
+        }
+        let mut hit: Option<&str> = None;
+        'prev: for prev in &seen {
+            if whole_len >= 6 && prev.whole_len >= 6 && text::dice(&whole, &prev.whole) >= theta
+                || own_len >= 6 && prev.own_len >= 6 && text::dice(&own, &prev.own) >= theta
+            {
+                hit = Some(t.text);
+                break;
+            }
+            for (sent, b) in &sents {
+                if b.len() >= 8
+                    && prev
+                        .sents
+                        .iter()
+                        .any(|(_, pb)| pb.len() >= 8 && text::dice(b, pb) >= theta.max(0.85))
+                {
+                    hit = Some(sent);
+                    break 'prev;
+                }
+            }
+        }
+        if let Some(ev) = hit {
+            out.push(finding(
+                "natural.repetition",
+                t.idx,
+                ev,
+                "the assistant repeats what it already said in an earlier turn".into(),
+            ));
+        }
+        seen.push(Seen {
+            whole,
+            whole_len,
+            own,
+            own_len,
+            sents,
+        });
+    }
+    out
+}
+
+/// Clause endings that close a call: 那先这样, 不打扰了.
+const GOODBYE_END: &[&str] = &[
+    "先这样",
+    "就这样",
+    "就这样吧",
+    "就这样哈",
+    "先这样吧",
+    "不打扰了",
+    "不打扰您了",
+    "不打扰你了",
+    "不耽误您了",
+    "不耽误你了",
+    "那就这样",
+    "先这样哈",
+];
+
+/// Whether a text (a turn or a sentence) says goodbye. `assistant` adds the assistant's ways
+/// to end a call (`请不要再打了`, `感谢来电`).
+pub fn is_goodbye_text(s: &str, assistant: bool) -> bool {
+    let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
+    if !aut.is_match(s) {
+        return false;
+    }
+    for c in text::clauses(s) {
+        let clause = c.text(s).trim();
+        for m in aut.find_iter(clause) {
+            let w = &clause[m.start()..m.end()];
+            match w {
+                "再见" | "拜拜" | "回见" | "先挂" | "挂断" => {
+                    // 别挂断 / 先别挂: not a goodbye.
+                    if !text::negated(&clause[..m.start()], 2) {
+                        return true;
+                    }
+                }
+                "挂了" | "挂啦" => {
+                    // 我先挂了 / 那挂了 — not 线上支付挂了 (crashed).
+                    let p = clause[..m.start()].trim();
+                    if p.is_empty()
+                        || [
+                            "先", "那就", "那我", "我", "就", "要", "得", "好", "那", "这边",
+                        ]
+                        .iter()
+                        .any(|w| p.ends_with(w))
+                    {
+                        return true;
+                    }
+                }
+                "88" => {
+                    if clause == "88" {
+                        return true;
+                    }
+                }
+                _ if assistant
+                    && (w.starts_with("不要再")
+                        || w.starts_with("别再")
+                        || w.starts_with("感谢")
+                        || w.starts_with("祝")) =>
+                {
+                    return true;
+                }
+                _ => {
+                    let tail = clause.trim_end_matches(['啊', '呀', '哈', '啦', '吧', '了', '嘛']);
+                    if GOODBYE_END
+                        .iter()
+                        .any(|e| tail.ends_with(e) || clause.ends_with(e))
+                    {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The caller's turn ends the call: its last sentence says goodbye.
+fn caller_says_goodbye(t: &TurnCtx) -> bool {
+    if !GOODBYE.is_match(t.text) {
+        return false;
+    }
+    let sents = text::sentences(t.text);
+    match sents.last() {
+        Some(r) => is_goodbye_text(&t.text[r.clone()], false),
+        None => false,
+    }
+}
+
+/// The assistant's greeting and self-introduction (`您好，我是王先生的来电助理`).
+static INTRO: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "您好 你好 喂 助理 助手 接听 来电 接电话 不方便 在忙 没空 接不了 正忙 手上有事 不在电话",
+    )
+});
+
+/// The caller announces more to come (`我先说一下我们的需求`): the matter is not out yet.
+static PENDING: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "我先说 说一下 先说一下 是这样的 跟您说一下 跟你说一下 我跟您说 我跟你说 听我说 您记一下 你记一下 您记下 你记下",
+    )
+});
+
+/// Words of a caller turn that leave something open.
+static OPEN: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "？ ? 吗 能不能 可不可以 怎么办 怎么弄 怎么处理 怎么 哪儿 哪里 在哪 几点 什么时候 多少 为什么 帮我 \
+     麻烦你 麻烦您 还有个事 还有一件 对了 另外",
+    )
+});
+
+/// Pure acknowledgements and "nothing else".
+const SETTLED: &[&str] = &[
+    "好的",
+    "好",
+    "行",
+    "嗯",
+    "嗯嗯",
+    "明白",
+    "明白了",
+    "知道了",
+    "没了",
+    "没有了",
+    "没别的了",
+    "就这些",
+    "没事了",
+    "谢谢",
+    "谢谢啊",
+    "谢谢你",
+    "谢谢您",
+    "好嘞",
+    "可以",
+    "行吧",
+    "那好吧",
+    "没问题",
+    "好吧",
+    "那行",
+    "行行",
+    "好好",
+    "ok",
+    "OK",
+    "没其他事了",
+    "就这事",
+    "就这个",
+];
+
+/// Finds closing faults.
+pub fn closing(ctx: &Ctx) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let n = ctx.turns.len();
+    let mut closed_at: Option<usize> = None;
+    for t in ctx.turns.iter() {
+        if !t.assistant {
+            continue;
+        }
+        let closes = is_goodbye_text(t.text, true);
+        // A goodbye proper (再见, 拜拜), not only 请不要再打了.
+        let strict = closes && is_goodbye_text(t.text, false);
+        let prev = t
+            .idx
+            .checked_sub(1)
+            .map(|i| &ctx.turns[i])
+            .filter(|p| !p.assistant);
+        let caller_bye = prev.is_some_and(caller_says_goodbye);
+        // Goodbye, then more talk in the same turn (再见！对了，请问…).
+        if let Some(extra) = strict.then(|| talk_after_goodbye(t.text)).flatten() {
+            out.push(finding(
+                "natural.closing",
+                t.idx,
+                extra,
+                "the assistant says goodbye and then keeps talking in the same turn".into(),
+            ));
+            closed_at = Some(t.idx);
+            continue;
+        }
+        // Talking on after both sides said goodbye.
+        if let Some(c) = closed_at
+            && let Some(p) = prev
+            && (caller_bye || settled(p.text))
+            && own_words(t.text) > 3
+        {
+            out.push(finding(
+                "natural.closing",
+                t.idx,
+                t.text,
+                format!("the assistant already said goodbye in turn {c} and keeps talking"),
+            ));
+            if strict {
+                closed_at = Some(t.idx);
+            }
+            continue;
+        }
+        if closes && !caller_bye && !ctx.solicitation() {
+            if let Some(p) = prev
+                && premature(p, t)
+            {
+                out.push(finding(
+                    "natural.closing",
+                    t.idx,
+                    t.text,
+                    "the assistant hangs up while the caller's matter is still open".into(),
+                ));
+            } else if t.idx + 1 < n {
+                // The caller goes on with something new after the assistant's goodbye.
+                let next = &ctx.turns[t.idx + 1];
+                if !next.assistant
+                    && !caller_says_goodbye(next)
+                    && !settled(next.text)
+                    && OPEN.is_match(next.text)
+                {
+                    out.push(finding(
+                        "natural.closing",
+                        t.idx,
+                        t.text,
+                        "the assistant says goodbye before the caller is done".into(),
+                    ));
+                }
+            }
+        }
+        if strict {
+            closed_at = Some(t.idx);
+        }
+    }
+    // Never closes: the last assistant turn (the call may end on the caller's own goodbye).
+    if let Some(last) = ctx.turns.iter().rev().find(|t| t.assistant)
+        && !is_goodbye_text(last.text, true)
+        && !out.iter().any(|f| f.turn == last.idx)
+    {
+        let after = &ctx.turns[last.idx + 1..];
+        let caller_ended = after.iter().all(|t| !t.assistant);
+        if caller_ended {
+            out.push(finding(
+                "natural.closing",
+                last.idx,
+                last.text,
+                "the call ends without the assistant closing it".into(),
+            ));
+        }
+    }
+    out
+}
+
+/// After a goodbye clause, words that open something new (`再见！对了，请问…`).
+fn talk_after_goodbye(s: &str) -> Option<&str> {
+    if !GOODBYE.is_match(s) {
+        return None;
+    }
+    let cs = text::clauses(s);
+    let at = cs.iter().position(|c| is_goodbye_text(c.text(s), false))?;
+    let rest_start = cs.get(at + 1)?.start;
+    let rest = &s[rest_start..];
+    let words: usize = cs[at + 1..]
+        .iter()
+        .map(|c| c.text(s).trim())
+        .filter(|c| {
+            !is_goodbye_text(c, true)
+                && !SETTLED.contains(&c.trim_end_matches(['啊', '呀', '哈', '啦', '了']))
+                && !["谢谢", "辛苦", "祝您", "注意安全", "慢走"]
+                    .iter()
+                    .any(|w| c.contains(w))
+        })
+        .map(text::word_len)
+        .sum();
+    (words >= 6).then_some(rest)
+}
+
+fn settled(s: &str) -> bool {
+    text::clauses(s).iter().all(|c| {
+        let t = c
+            .text(s)
+            .trim()
+            .trim_end_matches(['啊', '呀', '哈', '啦', '了', '。']);
+        SETTLED.contains(&t) || GOODBYE.is_match(t)
+    })
+}
+
+/// Words of a turn besides goodbyes and acknowledgements.
+fn own_words(s: &str) -> usize {
+    let mut own = 0;
+    for c in text::clauses(s) {
+        let s = c.text(s).trim();
+        if is_goodbye_text(s, true)
+            || SETTLED.contains(&s.trim_end_matches(['啊', '呀', '哈', '啦', '了']))
+            || INTRO.is_match(s)
+        {
+            continue;
+        }
+        own += text::word_len(s);
+    }
+    own
+}
+
+/// The caller left something open and the assistant's closing turn does not take it up.
+fn premature(caller: &TurnCtx, assistant: &TurnCtx) -> bool {
+    if settled(caller.text) {
+        return false;
+    }
+    // The caller was still getting to their matter.
+    if PENDING.is_match(caller.text) {
+        return true;
+    }
+    // What the assistant said besides goodbye and acknowledgement.
+    let own = own_words(assistant.text);
+    if assistant.idx == 1 {
+        // Closing on the first reply: the caller's matter was never heard out.
+        return own <= 8 && !RELAY.is_match(assistant.text);
+    }
+    own <= 3 && OPEN.is_match(caller.text)
+}
+
+// ------------------------------------------------------------------------------------ meta
+
+pub(crate) static AI_SELF: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "作为AI 作为一个AI 作为人工智能 作为一个人工智能 作为语言模型 作为一个语言模型 作为一名AI 作为AI助手 \
+     我是人工智能 我只是一个AI 我只是AI 语言模型 大模型 大语言模型 ChatGPT GPT \
+     OpenAI 提示词 系统提示 prompt Prompt 我是机器人 我只是个程序 我只是一个程序 我是虚拟 \
+     我没有身体 我没有实体 根据设定 根据我的设定 根据预设 预设回复 角色扮演 扮演 对话生成 我被设定 我的设定 \
+     我无法进行物理 作为助理，我 作为助手，我 模型 系统设定 训练数据 知识截止 由AI生成 AI生成 \
+     思考： 回复： 温馨提示 仅供参考 没有真实的情感 没有个人观点 我没有情感 人工智能模型 <br </",
+    )
+});
+
+/// Latin words a Chinese phone call may contain.
+const LATIN_OK: &[&str] = &[
+    "ok", "app", "wifi", "vip", "id", "qq", "hr", "ppt", "pdf", "ai", "gps", "sim", "pos", "atm",
+    "ktv", "suv", "diy", "logo", "wifi", "bug", "emm", "hi", "hello", "bye", "sorry", "mm", "ka",
+];
+
+/// Finds meta talk.
+pub fn meta(ctx: &Ctx) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for t in ctx.turns.iter().filter(|t| t.assistant) {
+        if let Some((ev, msg)) = meta_in(ctx, t) {
+            out.push(finding("natural.meta", t.idx, &ev, msg));
+        }
+    }
+    out
+}
+
+/// Punctuation of ordinary spoken Chinese text.
+fn plain_punct(c: char) -> bool {
+    matches!(
+        c,
+        '，' | '。'
+            | '！'
+            | '？'
+            | '、'
+            | '；'
+            | '：'
+            | '“'
+            | '”'
+            | '‘'
+            | '’'
+            | '…'
+            | '—'
+            | '～'
+            | ' '
+            | ','
+            | '.'
+            | '!'
+            | '?'
+            | ';'
+            | ':'
+            | '\''
+            | '"'
+            | '-'
+            | '%'
+            | '·'
+    )
+}
+
+fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
+    let s = t.text.trim();
+    // Han characters, digits and ordinary punctuation only: just self-reference can be wrong.
+    let plain = s
+        .chars()
+        .all(|c| text::is_han(c) || c.is_ascii_digit() || plain_punct(c));
+    if let Some(m) = AI_SELF.find(s) {
+        let w = &s[m.start()..m.end()];
+        if !ctx.grounded_text(w, t.idx) {
+            return Some((
+                w.into(),
+                format!("the assistant talks about itself as an AI (\"{w}\")"),
+            ));
+        }
+    }
+    if plain && !s.contains('：') && !s.contains(':') && !s.contains('、') && !s.contains('.') {
+        return None;
+    }
+    // Speaker labels: 助理：…, Assistant: …
+    for label in [
+        "助理：",
+        "助手：",
+        "AI：",
+        "AI:",
+        "Assistant:",
+        "assistant:",
+        "来电助理：",
+        "客服：",
+        "机主：",
+        "回复：",
+        "答：",
+    ] {
+        if s.starts_with(label) || s.contains('\n') && s.contains(&format!("\n{label}")) {
+            return Some((
+                label.into(),
+                format!("the reply carries a speaker label (\"{label}\")"),
+            ));
+        }
+    }
+    // Markdown and lists.
+    for mark in ["**", "__", "##", "```", "|---", "- [", "###"] {
+        if s.contains(mark) {
+            return Some((
+                mark.into(),
+                format!("markdown in a spoken reply (\"{mark}\")"),
+            ));
+        }
+    }
+    if s.contains('\n') {
+        let line = s.lines().nth(1).unwrap_or("");
+        return Some((
+            text::head_chars(line, 20).to_string(),
+            "a spoken reply broken into lines".into(),
+        ));
+    }
+    if let Some(ev) = list_items(s) {
+        return Some((ev, "a numbered or bulleted list in a spoken reply".into()));
+    }
+    // Stage directions: （笑）, [挂断电话], *叹气*.
+    for (open, close) in [
+        ('（', '）'),
+        ('(', ')'),
+        ('【', '】'),
+        ('[', ']'),
+        ('*', '*'),
+        ('〔', '〕'),
+    ] {
+        if let Some(i) = s.find(open) {
+            let rest = &s[i + open.len_utf8()..];
+            if let Some(j) = rest.find(close) {
+                let inner = &rest[..j];
+                if !inner.trim().is_empty() {
+                    return Some((
+                        format!("{open}{}{close}", text::head_chars(inner, 20)),
+                        "a stage direction or aside in brackets".into(),
+                    ));
+                }
+            }
+        }
+    }
+    // Non-Chinese leakage.
+    for (i, c) in s.char_indices() {
+        let foreign = ('\u{3040}'..='\u{30ff}').contains(&c) // kana
+            || ('\u{ac00}'..='\u{d7af}').contains(&c) // hangul
+            || ('\u{0400}'..='\u{04ff}').contains(&c) // cyrillic
+            || ('\u{0600}'..='\u{06ff}').contains(&c) // arabic
+            || ('\u{0e00}'..='\u{0e7f}').contains(&c); // thai
+        let emoji = ('\u{1f300}'..='\u{1faff}').contains(&c)
+            || ('\u{2600}'..='\u{27bf}').contains(&c)
+            || ('\u{1f600}'..='\u{1f64f}').contains(&c);
+        if foreign || emoji {
+            let ev = text::head_chars(&s[i..], 6).to_string();
+            let what = if emoji {
+                "an emoji"
+            } else {
+                "non-Chinese script"
+            };
+            return Some((ev, format!("{what} in a spoken Chinese reply")));
+        }
+    }
+    let mut latin_words = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in s.char_indices().chain(std::iter::once((s.len(), ' '))) {
+        if c.is_ascii_alphabetic() || (start.is_some() && c == '\'') {
+            if start.is_none() {
+                start = Some(i);
+            }
+        } else if let Some(st) = start.take() {
+            let w = &s[st..i];
+            if w.len() >= 2 {
+                latin_words.push(w);
+            }
+        }
+    }
+    let bad: Vec<&str> = latin_words
+        .iter()
+        .copied()
+        .filter(|w| {
+            !LATIN_OK.contains(&w.to_ascii_lowercase().as_str()) && !ctx.grounded_text(w, t.idx)
+        })
+        .collect();
+    if !bad.is_empty() {
+        let ev = bad.join(" ");
+        return Some((
+            text::head_chars(&ev, 30).to_string(),
+            "English or other non-Chinese words in a spoken Chinese reply".into(),
+        ));
+    }
+    None
+}
+
+/// `1. … 2. …`, `1、… 2、…`, `①…②…`, `（1）…（2）…`, bullets.
+fn list_items(s: &str) -> Option<String> {
+    if s.contains('•')
+        || s.contains('①')
+        || s.contains('❶')
+        || s.contains("（1）")
+        || s.contains("(1)")
+    {
+        return Some(text::head_chars(s, 12).to_string());
+    }
+    let markers = ["1.", "1、", "1）", "一、"];
+    let seconds = ["2.", "2、", "2）", "二、"];
+    for (a, b) in markers.iter().zip(seconds.iter()) {
+        if let (Some(i), Some(j)) = (s.find(a), s.find(b))
+            && i < j
+        {
+            // Not a decimal or a time: the marker is followed by text, not a digit.
+            let after = &s[i + a.len()..];
+            if after.chars().next().is_some_and(|c| !c.is_ascii_digit()) {
+                return Some(text::head_chars(&s[i..], 12).to_string());
+            }
+        }
+    }
+    None
+}

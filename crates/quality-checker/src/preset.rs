@@ -1,0 +1,730 @@
+//! Preset timing, judged from the words of the call:
+//!
+//! - `preset.premature`: the preset is conveyed before its trigger holds — after a bare "喂",
+//!   a courier preset told to a colleague, "leave it at the door" while the rider is still on
+//!   the way (reported on that conveyance);
+//! - `preset.missing`: the trigger clearly holds, nothing in the caller's words conflicts, and
+//!   the preset is never conveyed, not even in paraphrase (reported on the last assistant turn);
+//! - `preset.conflict`: the preset is pushed after the caller reported a situation that
+//!   contradicts it — damage, a spill, a signature or payment on delivery, perishables, a full
+//!   or locked drop point, an emergency, a deadline — or an inability that bears on the preset's
+//!   own words (`没法单退` against "退掉就行"); each pushing turn;
+//! - `preset.repeat`: the preset is conveyed again; one brief back-reference that answers a
+//!   question or a push (`对，按刚才说的放门口就行`) is allowed once.
+//!
+//! *Conveyed*: an assistant turn holds at least `preset_conveyed_similarity` of the preset's
+//! content bigrams (politeness and particles left out, so `放门口就好，不用敲门` conveys
+//! `麻烦把外卖放在门口就行，不用敲门，谢谢`), or one of its instructions whole; a short preset
+//! (`不需要，谢谢`) only whole. An `action = convey_preset` label halves the bar.
+//!
+//! *Trigger holds*: the trigger is read into groups of concepts from a concept lexicon — roles
+//! (快递, 同事, 推销 …, shown in the caller's self-introduction) and events (送到, 找不到, 卖完 …,
+//! shown anywhere, not as future or negated: `二十分钟送到` is not an arrival). `骑手或商家` is one
+//! group (either), `推销贷款` two (both). A trigger about an event holds when the event is
+//! reported, whoever reports it. A trigger with no known concept falls back to bigram overlap
+//! with the caller's words; one that cannot be read at all is never judged.
+//!
+//! *Priors* (the `relation` a dialogue was generated with; they only hold findings back):
+//! - in an `alignment`, `complementarity` or `conflict` dialogue, a caller who said anything of
+//!   substance without naming any role is taken to have said who they are (`小詹，我是周总`
+//!   for "如果是领导打来") — the timing of a bare "喂" is still judged;
+//! - `preset.missing` is not reported in `conflict` and `irrelevance` dialogues: their callers
+//!   word their situation beyond any lexicon, and not conveying is right there.
+//!
+//! Refusals of suspicious callers (sales, loans, debts, refunds, banks) are undone only by an
+//! emergency, not by the caller's own story (the parcel was lost, the account will be frozen).
+
+use crate::ctx::{Ctx, PresetCtx, TurnCtx};
+use crate::lexicon;
+use crate::text;
+use crate::{Finding, finding};
+use aho_corasick::AhoCorasick;
+use callbench_model::Relation;
+use std::sync::LazyLock;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sort {
+    /// Who calls; shown in the caller's self-introduction.
+    Role,
+    /// What happened; shown anywhere in the caller's words.
+    Event,
+    /// Implied by the role (领导 … 问工作): never required.
+    Weak,
+}
+
+/// A concept a trigger can name: its sort, the words naming it in a trigger, and the words in
+/// the caller's talk that show it (whitespace-separated).
+#[rustfmt::skip]
+const CONCEPTS: &[(Sort, &str, &str)] = &[
+    (Sort::Role, "外卖 骑手 送餐", "外卖 骑手 送餐 餐到 您的餐 你的餐 饭到 点的餐 配送员 送饭"),
+    (Sort::Role, "快递", "快递 包裹 派件 大件 件到 您的件 你的件 送货 物流 驿站 快递柜 丰巢 同城件 急件 顺丰 邮政"),
+    (Sort::Role, "司机", "司机 网约车 打车 出租车 专车 快车 顺风车 车牌 上车点 接单 车到 车已经 车停 我车 出行 行程 乘客 接驾 调度 电召 师傅到"),
+    (Sort::Role, "商家 店", "店 商家 餐厅 饭店 餐馆 后厨"),
+    (Sort::Role, "同事", "同事 部门 项目组 组里 我们组"),
+    (Sort::Role, "领导", "领导 经理 主管 总监 主任"),
+    (Sort::Role, "客户", "客户 合作方 甲方 合作"),
+    (Sort::Role, "人事 猎头 招聘 约面试 面试", "人事 HR hr 招聘 猎头 面试 职位 岗位 简历 工作机会"),
+    (Sort::Role, "家里人 家人 家里", "家里 妈 爸 老婆 老公 儿子 女儿 爷爷 奶奶 外公 外婆 家人 媳妇 哥 姐 弟 妹"),
+    (Sort::Role, "朋友 同学", "朋友 同学 哥们 闺蜜 兄弟 老铁"),
+    (Sort::Role, "邻居", "邻居 楼上 隔壁 对门 楼下的"),
+    (Sort::Role, "物业", "物业 管家 物管"),
+    (Sort::Role, "房东", "房东 房租 租房 租金"),
+    (Sort::Role, "老师", "老师 班主任 学校 班里"),
+    (Sort::Role, "医院", "医院 诊所 医生 护士 体检 挂号 门诊 复查 检查"),
+    (Sort::Role, "银行", "银行 信用卡 账户 储蓄卡"),
+    (Sort::Role, "推销", "推销 推广 活动 优惠 促销 办卡 套餐 产品 了解一下 免费 礼品 会员 理财 保险 课程 宽带 楼盘 打折 贷 额度 放款 利息 低息 一款 推荐 办理 开通 体验 新用户 首单"),
+    (Sort::Role, "贷款 借贷", "贷款 借款 额度 利息 借贷 放款 借钱"),
+    (Sort::Role, "欠款 催收", "欠款 催收 逾期 还款 欠费 欠钱 欠了"),
+    (Sort::Role, "退款 理赔", "退款 理赔 赔付 赔偿 退钱"),
+    (Sort::Role, "维修", "维修 修理 检修 报修 修一下 上门修"),
+    (Sort::Role, "供应商 发票 对账", "供应商 发票 对账 货款"),
+    (Sort::Role, "客服", "客服"),
+    (Sort::Event, "送到 送达 到楼下 到门口", "到了 已经到 送到了 已送到 已经送到 给您送到 送到楼下 送到门口 送到您 到楼下 在楼下 到门口 在门口 您门口 你门口 您楼下 你楼下 门口呢 楼下呢 家门口 楼下了 门口了 送达 已到 到您楼下 到你楼下 放哪 下来拿 到小区 送过来了 拿到楼下"),
+    (Sort::Event, "上车点", "上车点 到了 已到 已经到 到您 在门口 到地方 到位置 到定位 到这儿了 在路边"),
+    (Sort::Event, "找不到 看不到 问路 看不见", "找不到 怎么走 从哪 看不到 人呢 人在哪 人去哪 看不着 没见人 没看到 没看见 没见到 没找着 没瞧见 见不到 哪个门 哪栋 迷路 没找到 没见着 看不见 绕了"),
+    (Sort::Event, "卖完 缺货 卖光 售罄 没货", "卖完 卖光 售罄 没货 缺货 没有了 断货 用完了 做不了"),
+    (Sort::Event, "取消", "取消"),
+    (Sort::Event, "没取 未取", "没取 还没取 未取 滞留 没来取 一直没取 没领 超期 没拿"),
+    (Sort::Event, "快递柜或驿站 放到快递柜 放到驿站 放驿站 放快递柜", "放快递柜 放驿站 放到驿站 放到快递柜 放丰巢 存柜 放柜 放代收点 放快递点 放菜鸟 放到柜 放在驿站 放在快递柜 存快递柜 存驿站"),
+    (Sort::Event, "约时间 约上门 上门", "约 上门 入户 进屋 到家里 安全检查 排查 什么时候 哪天 时间 日期 过来 过去 维修 空档 预约 安排 面试 通知"),
+    (Sort::Weak, "问工作 谈工作", ""),
+];
+
+static TRIGGER_WORDS: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
+    let mut words = Vec::new();
+    let mut owner = Vec::new();
+    for (i, c) in CONCEPTS.iter().enumerate() {
+        for w in c.1.split_whitespace() {
+            words.push(w);
+            owner.push(i);
+        }
+    }
+    (lexicon::ac(&words), owner)
+});
+
+static EVIDENCE: LazyLock<Vec<AhoCorasick>> =
+    LazyLock::new(|| CONCEPTS.iter().map(|c| lexicon::words(c.2)).collect());
+
+/// Every role's evidence words in one automaton (did the caller name any role at all?).
+static ANY_ROLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    let words: Vec<&str> = CONCEPTS
+        .iter()
+        .filter(|c| c.0 == Sort::Role)
+        .flat_map(|c| c.2.split_whitespace())
+        .collect();
+    lexicon::ac(&words)
+});
+
+/// Exceptions and emergencies: the preset does not fit the caller's situation.
+static STRONG_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "洒了 漏了 撒了 漏汤 坏了 破了 碎了 烂了 压坏 摔了 变形 泡了 会坏 坏掉 化了 会化 \
+         送错 装错 拿错 弄错 发错 少送了 少给了 少了一份 少了一个 少了一样 漏送 少送 丢了 不见了 \
+         被偷 淋湿 下雨 雨太大 下大雨 积水 淹了 \
+         当面交 当面签 当面给 当面核 当面验 当面点 当面确认 当面开 当面付 本人签收 本人签字 \
+         本人领取 当面核验 核对身份证 查身份证 货到付款 到付件 运费到付 是到付 代收货款 保价 \
+         贵重 易碎 生鲜 冷藏 冷冻 冷链 过敏 投诉 出问题 出事 \
+         等不了 等不及 来不及 截止 废标 作废 过时 最多停 只能停 扣分 封号 \
+         放不了 放不进 放不下 没地方放 没法放 柜子满 柜满 格口满 放满了 塞满了 都满了 关门了 \
+         锁着 锁门了 打烊 没人收 不能放 不让放 撤了 拆了 没电 爆胎 抛锚 定位偏 \
+         地址错 地址不对 拆不开 退不了 只能整单 没法单 改不了 取消不了 故障 宕机 卡住了 \
+         拒收 不让停 禁停 不能停 停不了 罚款 贴条 出了点问题",
+    )
+});
+
+/// Emergencies: they conflict with any preset, even a refusal of a suspicious caller.
+static EMERGENCY: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "车祸 受伤 急诊 住院 抢救 晕倒 昏迷 出血 发烧 着火 冒烟 燃气泄漏 煤气泄漏 漏气 燃气味 \
+         煤气味 泄漏 漏水 水管爆 爆管 停电 撬锁 小偷 报警 紧急 急事 很急 特别急 火急 救命",
+    )
+});
+
+/// Inability (`没法单退`, `不能放柜子`, `停不了`): a conflict when it bears on the preset's own words.
+static INABILITY: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::words("没法 不能 不让 不可以 没办法 无法 做不到 办不到 不行"));
+
+/// Problems that conflict only when they touch what the preset says (进不去 with "放门口").
+static WEAK_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "进不去 不让进 上不去 门禁 刷不开 没人 不在 不行 不方便 不可以 不能 没法 来不及 赶时间 着急 不够 没有 \
+     不收 不让",
+    )
+});
+
+/// Words that contain a conflict cue but name none (紧急联系人).
+static NOT_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words("紧急联系人 不着急 不急 没事 没问题 防止 以免 避免 免得 万一 电梯")
+});
+
+/// Trouble of any kind in the caller's words: enough to hold back `preset.missing`.
+static PROBLEM: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "封路 施工 爆了 宕机 故障 打不着 冻结 停止 超出 涨价 卖房 收回 中介 用不了 不能用 卡住 着火 停水 报警 \
+         不了 调整 不行了 等候费 收费 加钱 渗水 漏水 挡着 堵着 占了 噪音 太吵 吵到 出问题 糟了 坏事 不对劲 有问题 意外 受伤 生病 住院 急 投诉 赔 \
+     损坏 弄坏 砸 撞 丢 错 过期 失效 到期 罚 扣 封 拆 不见 联系不上 打不通 下不来 出不来 走不开 推迟 延期 \
+     临时",
+    )
+});
+
+/// Trigger words of presets that refuse suspicious callers.
+const PROTECTIVE_CONCEPTS: &[&str] = &["推销", "贷款", "欠款", "退款", "银行"];
+
+/// A scammer's or collector's pressure: their "emergencies" are part of the pitch.
+static PROTECTIVE_PRESSURE: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "验证码 安全账户 银行卡号 冻结 洗钱 涉嫌 屏幕共享 下载 链接 中奖 逾期 催收 欠款 征信 名额",
+    )
+});
+
+/// The assistant sets the preset aside in so many words.
+static SUSPENDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "先不按 先放一放 先不作数 先搁一下 先暂停 不按那个 先别按 暂时不按 先不用管 之前说的先 刚才说的先",
+    )
+});
+
+/// How a trigger reads: groups of concepts that must all be shown (推销 + 贷款), each group
+/// satisfied by any of its concepts (骑手 或 商家).
+#[derive(Debug, Default)]
+struct Trigger {
+    groups: Vec<Vec<usize>>,
+    /// Content bigrams, for triggers with no known concept.
+    fallback: Vec<u64>,
+}
+
+fn parse_trigger(s: &str) -> Trigger {
+    let (aut, owner) = &*TRIGGER_WORDS;
+    let mut t = Trigger::default();
+    let mut last_end: Option<usize> = None;
+    let mut any = false;
+    for m in aut.find_iter(s) {
+        let ci = owner[m.pattern().as_usize()];
+        any = true;
+        if CONCEPTS[ci].0 == Sort::Weak {
+            continue;
+        }
+        let same_sort = t
+            .groups
+            .last()
+            .and_then(|g| g.first())
+            .is_some_and(|&g0| CONCEPTS[g0].0 == CONCEPTS[ci].0);
+        let joined = same_sort
+            && last_end.is_some_and(|e| {
+                let between = &s[e..m.start()];
+                between.contains('或') || between.contains('、') || between.contains('及')
+            });
+        last_end = Some(m.end());
+        match t.groups.last_mut() {
+            Some(g) if joined || g.contains(&ci) => {
+                if !g.contains(&ci) {
+                    g.push(ci);
+                }
+            }
+            _ => t.groups.push(vec![ci]),
+        }
+    }
+    if !any {
+        let mut b = Vec::new();
+        text::push_bigrams(s, &mut b);
+        b.retain(|&x| !lexicon::is_function_bigram(x) && !is_trigger_boilerplate(x));
+        t.fallback = text::finish(b);
+    }
+    t
+}
+
+fn is_trigger_boilerplate(b: u64) -> bool {
+    let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
+    let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
+    [
+        "如果", "打来", "电话", "来电", "的时", "时候", "的话", "果是",
+    ]
+    .iter()
+    .any(|w| {
+        let mut it = w.chars();
+        it.next() == Some(a) && it.next() == Some(c)
+    })
+}
+
+/// Where a caller says who they are: the first turn, and clauses with 我是 / 这边是.
+static INTRO_MARK: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::words("我是 我这边是 这边是 这里是 我们是 我们这边 我这是 我们这是"));
+
+fn self_intro<'a>(t: &'a TurnCtx, first: bool) -> impl Iterator<Item = &'a str> {
+    let any = first || INTRO_MARK.is_match(t.text);
+    t.clauses.iter().filter_map(move |c| {
+        let s = c.text(t.text);
+        (any && (first || INTRO_MARK.is_match(s))).then_some(s)
+    })
+}
+
+/// The first caller turn by which the trigger holds; `Err(())` when the trigger cannot be read.
+fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
+    if trig.groups.is_empty() {
+        if trig.fallback.len() < 2 {
+            return Err(());
+        }
+        let mut acc: Vec<u64> = Vec::new();
+        for t in ctx.turns.iter().filter(|t| !t.assistant) {
+            acc.extend_from_slice(&text::bigrams(t.text));
+            acc.sort_unstable();
+            acc.dedup();
+            if text::containment(&trig.fallback, &acc) >= 0.5 {
+                return Ok(Some(t.idx));
+            }
+        }
+        return Ok(None);
+    }
+    // A trigger about an event (送到, 找不到, 卖完) holds when the event is reported, whoever
+    // reports it (the platform's customer service for the shop, a dispatcher for the driver).
+    let has_event = trig
+        .groups
+        .iter()
+        .any(|g| g.iter().any(|&ci| CONCEPTS[ci].0 == Sort::Event));
+    let mut ok: Vec<bool> = trig
+        .groups
+        .iter()
+        .map(|g| has_event && g.iter().all(|&ci| CONCEPTS[ci].0 == Sort::Role))
+        .collect();
+    // Prior: in a dialogue generated with the trigger holding (alignment, complementarity,
+    // conflict), a caller who has said anything of substance has said who they are, even
+    // without a role word ("我是周总", "琳琳，我小悠呀"). Events always need words.
+    // With several presets the relation is about one of them: no prior then.
+    let role_prior = ctx.presets.len() == 1
+        && matches!(
+            ctx.d.relation,
+            Relation::Alignment | Relation::Complementarity | Relation::Conflict
+        );
+    let mut first = true;
+    let mut named_role = false;
+    for t in ctx.turns.iter().filter(|t| !t.assistant) {
+        // A caller who names a role (快递, 同事) is judged by it, not by the prior.
+        named_role = named_role || self_intro(t, false).any(|s| ANY_ROLE.is_match(s));
+        let intro: Vec<&str> = self_intro(t, first).collect();
+        let needs_role = trig
+            .groups
+            .iter()
+            .zip(&ok)
+            .any(|(g, &o)| !o && g.iter().any(|&ci| CONCEPTS[ci].0 == Sort::Role));
+        let substantive = needs_role && role_prior && !named_role && substantive(ctx, t.text);
+        for (gi, g) in trig.groups.iter().enumerate() {
+            if ok[gi] {
+                continue;
+            }
+            ok[gi] = g.iter().any(|&ci| match CONCEPTS[ci].0 {
+                Sort::Role => substantive || intro.iter().any(|s| EVIDENCE[ci].is_match(s)),
+                Sort::Event => event_said(ci, t.text),
+                Sort::Weak => true,
+            });
+        }
+        first = false;
+        if ok.iter().all(|&x| x) {
+            return Ok(Some(t.idx));
+        }
+    }
+    Ok(None)
+}
+
+/// Words before an event word that make it not (yet) happen: 快到了, 二十分钟送到, 还没到.
+const NOT_YET: &[&str] = &[
+    "快",
+    "马上",
+    "就要",
+    "要",
+    "一会儿",
+    "一会",
+    "分钟",
+    "等会",
+    "待会",
+    "还没",
+    "没",
+    "没有",
+    "才能",
+    "得",
+    "明天",
+    "下午",
+    "晚点",
+    "尽快",
+    "争取",
+    "预计",
+    "大概",
+    "左右",
+];
+
+/// Whether the caller's text reports the event (not as future, not negated).
+fn event_said(ci: usize, text: &str) -> bool {
+    EVIDENCE[ci].find_iter(text).any(|m| {
+        let before = text::tail_chars(&text[..m.start()], 4);
+        !NOT_YET
+            .iter()
+            .any(|w| before.ends_with(w) || before.contains(w) && w.chars().count() >= 2)
+    })
+}
+
+/// Fillers that say nothing about who calls or why.
+static FILLER: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "喂 您好 你好 哈喽 请问 在吗 是吗 吗 呀 啊 哦 嗯 呃 我是 这边是 那个 就是 好 对 是",
+    )
+});
+
+/// The caller said something of substance (who they are or what they want), beyond greetings
+/// and the owner's name.
+fn substantive(ctx: &Ctx, text: &str) -> bool {
+    let han = text.chars().filter(|&c| text::is_han(c)).count();
+    if han < 4 {
+        return false;
+    }
+    let filler: usize = FILLER
+        .find_iter(text)
+        .map(|m| text[m.start()..m.end()].chars().count())
+        .sum();
+    let mut names = 0;
+    for (i, c) in text.char_indices() {
+        if let Some(len) = ctx.owner_ref_ending(&text[..i + c.len_utf8()]) {
+            names += text[i + c.len_utf8() - len..i + c.len_utf8()]
+                .chars()
+                .count();
+        }
+    }
+    han.saturating_sub(filler + names) >= 4
+}
+
+/// Characters and bigrams that carry no instruction of their own in a preset (politeness,
+/// particles, pronouns): a paraphrase may drop or change them (`麻烦…就行，谢谢` → `…就好`).
+const PRESET_FILLER_CHARS: &str = "的了是就都也把在个吧啊呢请您你他她它们";
+const PRESET_FILLER_BIGRAMS: &[&str] = &[
+    "麻烦", "谢谢", "辛苦", "劳烦", "可以", "一下", "就行", "就好",
+];
+
+/// The content bigrams of a preset response.
+pub(crate) fn preset_content(response: &str) -> Vec<u64> {
+    let mut v = Vec::new();
+    text::push_bigrams(response, &mut v);
+    v.retain(|&b| {
+        let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
+        let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
+        !PRESET_FILLER_CHARS.contains(a)
+            && !PRESET_FILLER_CHARS.contains(c)
+            && !PRESET_FILLER_BIGRAMS.iter().any(|w| {
+                let mut it = w.chars();
+                it.next() == Some(a) && it.next() == Some(c)
+            })
+    });
+    text::finish(v)
+}
+
+/// Whether turn `t` conveys preset `p` (`content` = [`preset_content`] of it): most of its
+/// content bigrams are there; a short preset (`不需要，谢谢`) only whole.
+fn conveys(
+    ctx: &Ctx,
+    t: &TurnCtx,
+    p: &PresetCtx,
+    content: &[u64],
+    clause_bigrams: &[Vec<u64>],
+) -> bool {
+    let short = p.bigrams.len() <= 4 || content.len() <= 2;
+    let (score, theta) = if short {
+        (text::containment(&p.bigrams, &t.bigrams), 1.0)
+    } else {
+        (
+            text::containment(content, &t.bigrams),
+            ctx.cfg.preset_conveyed_similarity,
+        )
+    };
+    if score >= theta {
+        return true;
+    }
+    // One whole instruction of the preset (`放门口就行` of `放门口就行，不用等人签收`).
+    if clause_bigrams
+        .iter()
+        .any(|cb| cb.len() >= 3 && text::containment(cb, &t.bigrams) >= 1.0)
+    {
+        return true;
+    }
+    let turn = &ctx.d.turns[t.idx];
+    let labelled = turn.action.as_deref() == Some("convey_preset")
+        && turn.preset_id.as_deref().is_none_or(|id| id == p.id);
+    labelled && score >= theta / 2.0
+}
+
+/// The first caller turn (index) whose words conflict with preset `p`: `strong` for
+/// `preset.conflict`, any problem at all (`strong = false`) to hold back `preset.missing`.
+fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
+    let strong = true;
+    // A refusal of a suspicious caller (sales, loans, debts, refunds, banks) is not undone by
+    // the caller's story (the parcel was lost, the account is frozen) — only by an emergency.
+    let protective_preset = trig.groups.iter().flatten().any(|&ci| {
+        PROTECTIVE_CONCEPTS
+            .iter()
+            .any(|w| CONCEPTS[ci].1.contains(w))
+    });
+    for t in ctx.turns.iter().filter(|t| !t.assistant) {
+        // Nothing that could conflict in this turn at all?
+        if !STRONG_CONFLICT.is_match(t.text)
+            && !EMERGENCY.is_match(t.text)
+            && !t.text.contains(['不', '没', '无'])
+        {
+            continue;
+        }
+        for c in &t.clauses {
+            let clause = c.text(t.text);
+            if NOT_CONFLICT.is_match(clause) {
+                continue;
+            }
+            if lexicon::conditional(clause) {
+                continue;
+            }
+            let cues: &AhoCorasick = if protective_preset {
+                &EMERGENCY
+            } else {
+                &STRONG_CONFLICT
+            };
+            if EMERGENCY.is_match(clause) && !protective_preset
+                || cues.find_iter(clause).any(|m| {
+                    let prefix = &clause[..m.start()];
+                    let word = &clause[m.start()..m.end()];
+                    // 能不能放: an A-not-A question, not "cannot put".
+                    let a_not_a = (word.starts_with('不') || word.starts_with('没'))
+                        && prefix.chars().next_back() == word.chars().nth(1);
+                    // 没洒, 没坏: denied; a cue that is itself negative is not denied by its 不.
+                    let denied =
+                        !word.contains('不') && !word.contains('没') && text::negated(prefix, 2);
+                    !a_not_a && !denied
+                })
+            {
+                return Some(t.idx);
+            }
+            if !protective_preset && !c.question && bears_on_preset(clause, p) {
+                return Some(t.idx);
+            }
+            if !strong && WEAK_CONFLICT.is_match(clause) {
+                // Any problem at all (a weak cue touching the preset's own words counts too).
+                let b = text::bigrams(clause);
+                let touches = b
+                    .iter()
+                    .filter(|x| !lexicon::is_function_bigram(**x))
+                    .any(|x| p.bigrams.binary_search(x).is_ok());
+                if touches {
+                    return Some(t.idx);
+                }
+            }
+            if !strong && PROBLEM.is_match(clause) {
+                return Some(t.idx);
+            }
+        }
+    }
+    None
+}
+
+/// `没法单退` against "退掉就行", `不能放柜子` against "放快递柜": an inability right before one
+/// of the preset's own content characters — not an echo of the preset, not 能不能.
+fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
+    if text::containment(&text::bigrams(clause), &p.bigrams) >= 0.5 {
+        return false;
+    }
+    const NOT_CONTENT: &str = "的了是在就也都还很人个一这那您你我他她来去上下进出过";
+    // 等不了, 来不及 — a verb of the preset that cannot be done.
+    let cs: Vec<char> = clause.chars().collect();
+    let v_not = cs.windows(3).any(|w| {
+        w[1] == '不'
+            && matches!(w[2], '了' | '及')
+            && text::is_han(w[0])
+            && !NOT_CONTENT.contains(w[0])
+            && p.response.contains(w[0])
+    });
+    if v_not {
+        return true;
+    }
+    // 没法单退, 不能放柜子: the first word after the inability is the preset's.
+    INABILITY.find_iter(clause).any(|m| {
+        let prefix = &clause[..m.start()];
+        let word = &clause[m.start()..m.end()];
+        if prefix.chars().next_back() == word.chars().nth(1) || prefix.ends_with('要') {
+            return false;
+        }
+        let mut rest = &clause[m.end()..];
+        for w in ["单", "再", "直接", "随便", "先"] {
+            rest = rest.strip_prefix(w).unwrap_or(rest);
+        }
+        rest.chars().next().is_some_and(|ch| {
+            text::is_han(ch) && !NOT_CONTENT.contains(ch) && p.response.contains(ch)
+        })
+    })
+}
+
+/// Finds preset timing faults.
+pub fn detect(ctx: &Ctx) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for p in &ctx.presets {
+        let trig = parse_trigger(p.trigger);
+        let exempt = matches!(ctx.d.relation, Relation::Conflict | Relation::Irrelevance);
+        let content = preset_content(p.response);
+        // The preset's own instructions, for conveyance of a part; a generic ending of a call
+        // (`请不要再打来`) conveys no instruction of its own.
+        let clause_bigrams: Vec<Vec<u64>> = text::clauses(p.response)
+            .iter()
+            .map(|c| c.text(p.response))
+            .filter(|c| !lexicon::CLOSE.is_match(c))
+            .map(text::bigrams)
+            .collect();
+        let conveyed: Vec<usize> = ctx
+            .turns
+            .iter()
+            .filter(|t| t.assistant && conveys(ctx, t, p, &content, &clause_bigrams))
+            .map(|t| t.idx)
+            .collect();
+        // Nothing conveyed and nothing can be missing: done.
+        if conveyed.is_empty() && exempt {
+            continue;
+        }
+        let held = held_at(ctx, &trig);
+        if conveyed.is_empty() && !matches!(held, Ok(Some(_))) {
+            continue;
+        }
+        let conflict_any = conflict_at(ctx, p, &trig);
+        // A seller's or scammer's pressure (名额今天失效, 账户要冻结) is part of the pitch, not a
+        // situation that makes the owner's refusal wrong.
+        let conflict = if conflict_any.is_some() && PROTECTIVE_PRESSURE.is_match(ctx.caller_text())
+        {
+            None
+        } else {
+            conflict_any
+        };
+        let ev = text::head_chars(p.response, 30);
+        let mut first = true;
+        // The first conveyance while the trigger holds; one later brief back-reference that
+        // answers the caller is allowed once.
+        let mut legit: Option<usize> = None;
+        let mut allowance = true;
+        for &t in &conveyed {
+            let not_yet = matches!(held, Ok(None)) || matches!(held, Ok(Some(h)) if h > t);
+            if not_yet {
+                if first {
+                    out.push(finding(
+                        "preset.premature",
+                        t,
+                        ev,
+                        format!(
+                            "the preset \"{}\" is conveyed before its trigger (\"{}\") holds",
+                            p.id, p.trigger
+                        ),
+                    ));
+                }
+            } else if let Some(c) = conflict
+                && c < t
+            {
+                out.push(finding(
+                    "preset.conflict",
+                    t,
+                    ev,
+                    format!(
+                        "the preset \"{}\" is pushed although the caller said something that conflicts with it (turn {c})",
+                        p.id
+                    ),
+                ));
+            } else if let Some(pc) = legit {
+                if allowance && back_reference(ctx, t, &content) {
+                    allowance = false;
+                } else {
+                    out.push(finding(
+                        "preset.repeat",
+                        t,
+                        ev,
+                        format!(
+                            "the preset \"{}\" is conveyed again (already in turn {pc})",
+                            p.id
+                        ),
+                    ));
+                }
+            } else {
+                legit = Some(t);
+            }
+            first = false;
+        }
+        // Prior: a dialogue generated as `conflict` or `irrelevance` is not held to convey the
+        // preset (the caller's conflict may be worded beyond the lexicon; the trigger may be
+        // read too eagerly). It only ever holds a finding back.
+        if conveyed.is_empty()
+            && !exempt
+            && let Ok(Some(h)) = held
+            && conflict_any.is_none()
+            && !touched(ctx, &content)
+            && !ctx
+                .turns
+                .iter()
+                .any(|t| t.assistant && SUSPENDS.is_match(t.text))
+            && let Some(at) = missing_turn(ctx, h)
+        {
+            out.push(finding(
+                "preset.missing",
+                at,
+                ev,
+                format!(
+                    "the trigger of preset \"{}\" (\"{}\") holds from turn {h}, but the preset is never conveyed",
+                    p.id, p.trigger
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// Some assistant turn says part of the preset in other words (`他这就下来，劳烦您再等个两三分钟`
+/// for `马上就下来，麻烦师傅稍等两三分钟`): enough to hold `preset.missing` back.
+fn touched(ctx: &Ctx, content: &[u64]) -> bool {
+    ctx.turns
+        .iter()
+        .any(|t| t.assistant && text::containment(content, &t.bigrams) >= 0.3)
+}
+
+/// Where a missing preset is reported: the last assistant turn (the call ended without it).
+fn missing_turn(ctx: &Ctx, held: usize) -> Option<usize> {
+    ctx.turns
+        .iter()
+        .rev()
+        .find(|t| t.assistant && t.idx > held)
+        .map(|t| t.idx)
+}
+
+/// A brief back-reference (`对，按刚才说的放门口就行`, `还是那句话…`) answering the caller's
+/// current turn (a question, a push, or the preset's own matter) — not a full restatement.
+fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
+    let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    if prev.assistant {
+        return false;
+    }
+    let turn = &ctx.turns[t];
+    let marker = [
+        "刚才说",
+        "还是那句",
+        "还是按",
+        "就按",
+        "按他说的",
+        "按她说的",
+        "说过了",
+        "之前说",
+    ]
+    .iter()
+    .any(|w| turn.text.contains(w));
+    let brief = marker || text::containment(content, &turn.bigrams) < 0.75;
+    // A question or a push — not an acknowledgement or compliance (`好，那我发邮箱`).
+    let answers = prev.clauses.iter().any(|c| c.question)
+        || prev.text.contains('？')
+        || prev.text.contains('?')
+        || [
+            "能不能",
+            "行不行",
+            "要不",
+            "真的",
+            "可是",
+            "但是",
+            "考虑",
+            "再说",
+        ]
+        .iter()
+        .any(|w| prev.text.contains(w));
+    brief && answers
+}

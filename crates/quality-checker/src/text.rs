@@ -1,0 +1,1021 @@
+//! Text utilities for spoken Chinese: clauses and sentences, negation and quotation scope,
+//! numbers (Arabic and Chinese numerals, `三点半`, `两百块`, `十五分钟`), character n-grams.
+//!
+//! Everything works on `&str` with byte offsets, allocates little and never panics on odd input
+//! (mixed scripts, emoji, unbalanced quotes).
+
+use std::ops::Range;
+
+/// A CJK ideograph (the Han blocks phone talk uses).
+pub fn is_han(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c) || ('\u{3400}'..='\u{4dbf}').contains(&c)
+}
+
+/// A character that carries content for n-grams: Han, ASCII letters and digits.
+pub fn is_word_char(c: char) -> bool {
+    is_han(c) || c.is_ascii_alphanumeric()
+}
+
+fn is_clause_break(c: char) -> bool {
+    matches!(
+        c,
+        '，' | ','
+            | '。'
+            | '！'
+            | '!'
+            | '？'
+            | '?'
+            | '；'
+            | ';'
+            | '：'
+            | ':'
+            | '、'
+            | '\n'
+            | '\r'
+            | '…'
+            | '～'
+            | '~'
+            | '—'
+            | ' '
+            | '\t'
+    )
+}
+
+fn is_sentence_break(c: char) -> bool {
+    matches!(
+        c,
+        '。' | '！' | '!' | '？' | '?' | '；' | ';' | '\n' | '\r' | '…'
+    )
+}
+
+/// A clause: the text between two clause marks (comma, full stop, question mark …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clause {
+    /// Byte offset of the first character.
+    pub start: usize,
+    /// Byte offset one past the last character (before the mark).
+    pub end: usize,
+    /// Index of the sentence the clause belongs to.
+    pub sentence: u16,
+    /// The clause asks: it is followed by a question mark or ends in 吗/么.
+    pub question: bool,
+}
+
+impl Clause {
+    /// The clause's text.
+    pub fn text<'a>(&self, s: &'a str) -> &'a str {
+        &s[self.start..self.end]
+    }
+}
+
+/// Splits `s` into clauses (empty ones dropped). A `.` between two digits is a decimal point.
+pub fn clauses(s: &str) -> Vec<Clause> {
+    let mut out = Vec::with_capacity(8);
+    let mut start = 0;
+    let mut sentence: u16 = 0;
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // Han characters (lead bytes E4..E9) and other non-punctuation: skip fast.
+        let (c, len) = if b < 0x80 {
+            (b as char, 1)
+        } else if b == 0xE2 || b == 0xE3 || b == 0xEF {
+            match s[i..].chars().next() {
+                Some(c) => (c, c.len_utf8()),
+                None => break,
+            }
+        } else {
+            i += if b >= 0xF0 {
+                4
+            } else if b >= 0xE0 {
+                3
+            } else {
+                2
+            };
+            continue;
+        };
+        let decimal = c == '.'
+            && i > 0
+            && bytes[i - 1].is_ascii_digit()
+            && bytes.get(i + 1).is_some_and(|b| b.is_ascii_digit());
+        if !decimal && (is_clause_break(c) || c == '.') {
+            if i > start {
+                let text = &s[start..i];
+                let question = matches!(c, '？' | '?') || ends_as_question(text);
+                out.push(Clause {
+                    start,
+                    end: i,
+                    sentence,
+                    question,
+                });
+            }
+            if is_sentence_break(c) || c == '.' {
+                sentence = sentence.saturating_add(1);
+            }
+            start = i + len;
+        }
+        i += len;
+    }
+    if start < s.len() {
+        let text = &s[start..];
+        out.push(Clause {
+            start,
+            end: s.len(),
+            sentence,
+            question: ends_as_question(text),
+        });
+    }
+    out
+}
+
+fn ends_as_question(text: &str) -> bool {
+    let t = text.trim_end();
+    t.ends_with('吗')
+        || t.ends_with("是吧")
+        || t.ends_with("对吧")
+        || t.ends_with("是不是")
+        || t.ends_with("对不对")
+        || t.ends_with('么') && !t.ends_with("什么") && !t.ends_with("怎么")
+}
+
+/// Sentence ranges (byte offsets) of `s`.
+pub fn sentences(s: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::with_capacity(4);
+    let mut start = 0;
+    let bytes = s.as_bytes();
+    for (i, c) in s.char_indices() {
+        let decimal = c == '.'
+            && i > 0
+            && bytes[i - 1].is_ascii_digit()
+            && bytes.get(i + 1).is_some_and(|b| b.is_ascii_digit());
+        if !decimal && (is_sentence_break(c) || c == '.') {
+            if s[start..i].chars().any(is_word_char) {
+                out.push(start..i);
+            }
+            start = i + c.len_utf8();
+        }
+    }
+    if s[start..].chars().any(is_word_char) {
+        out.push(start..s.len());
+    }
+    out
+}
+
+/// The last `n` characters of `s`.
+pub fn tail_chars(s: &str, n: usize) -> &str {
+    let mut idx = s.len();
+    for (k, (i, _)) in s.char_indices().rev().enumerate() {
+        if k == n {
+            break;
+        }
+        idx = i;
+    }
+    &s[idx..]
+}
+
+/// The first `n` characters of `s`.
+pub fn head_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// Phrases that contain a negator but do not negate what follows.
+const NOT_NEGATION: &[&str] = &[
+    "不好意思",
+    "不客气",
+    "不用谢",
+    "不着急",
+    "不急",
+    "别急",
+    "没事",
+    "没关系",
+    "不要紧",
+    "不用担心",
+    "别担心",
+    "不然",
+    "不过",
+    "要不",
+    "不管",
+    "不少",
+    "不错",
+    "没错",
+    "差不多",
+    "不一会",
+    "不久",
+    "别客气",
+    "无论",
+    "毫无疑问",
+    "没问题",
+    "不得不",
+];
+
+/// Whether the words right before a keyword (`prefix`, the clause up to it) negate it, within
+/// `window` characters: `我没法替机主决定`, `不能替他答应`, `不会透露`.
+pub fn negated(prefix: &str, window: usize) -> bool {
+    let t = tail_chars(prefix, window);
+    let base = prefix.len() - t.len();
+    for (i, c) in t.char_indices() {
+        if !matches!(c, '不' | '没' | '别' | '未' | '勿' | '莫' | '无' | '甭') {
+            continue;
+        }
+        let abs = base + i;
+        // Part of a phrase that does not negate (不好意思, 没关系)?
+        let blocked = NOT_NEGATION.iter().any(|p| {
+            p.char_indices().any(|(k, pc)| {
+                pc == c
+                    && abs >= k
+                    && prefix.is_char_boundary(abs - k)
+                    && prefix[abs - k..].starts_with(p)
+            })
+        });
+        if blocked {
+            continue;
+        }
+        // A-not-A question (同不同意, 能不能): not a negation of the act.
+        if c == '不' || c == '没' {
+            let before = prefix[..abs].chars().next_back();
+            let after = prefix[abs + c.len_utf8()..].chars().next();
+            if before.is_some() && before == after {
+                continue;
+            }
+        }
+        return true;
+    }
+    false
+}
+
+/// Byte ranges of quoted text (“…”, 「…」, 『…』, "…"). An unclosed quote runs to the end.
+pub fn quoted_ranges(s: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    if !(s.contains('"')
+        || s.contains('“')
+        || s.contains('「')
+        || s.contains('『')
+        || s.contains('《'))
+    {
+        return out;
+    }
+    let mut open: Option<(usize, char)> = None;
+    for (i, c) in s.char_indices() {
+        match open {
+            None => {
+                let close = match c {
+                    '“' => '”',
+                    '「' => '」',
+                    '『' => '』',
+                    '"' => '"',
+                    '《' => '》',
+                    _ => continue,
+                };
+                open = Some((i + c.len_utf8(), close));
+            }
+            Some((start, close)) if c == close => {
+                out.push(start..i);
+                open = None;
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some((start, _)) = open {
+        out.push(start..s.len());
+    }
+    out
+}
+
+/// Whether byte offset `pos` lies inside one of `ranges`.
+pub fn inside(ranges: &[Range<usize>], pos: usize) -> bool {
+    ranges.iter().any(|r| r.contains(&pos))
+}
+
+// ------------------------------------------------------------------------------------ n-grams
+
+fn pack(a: char, b: char) -> u64 {
+    (u64::from(a as u32) << 32) | u64::from(b as u32)
+}
+
+/// Sorted, deduplicated character bigrams of `s`, within runs of word characters (no bigram
+/// spans punctuation). ASCII letters are lower-cased.
+pub fn bigrams(s: &str) -> Vec<u64> {
+    let mut out = Vec::with_capacity(s.len() / 3 + 1);
+    push_bigrams(s, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Appends the bigrams of `s` to `out` (unsorted).
+pub fn push_bigrams(s: &str, out: &mut Vec<u64>) {
+    let mut prev: Option<char> = None;
+    for c in s.chars() {
+        if is_word_char(c) {
+            let c = c.to_ascii_lowercase();
+            if let Some(p) = prev {
+                out.push(pack(p, c));
+            }
+            prev = Some(c);
+        } else {
+            prev = None;
+        }
+    }
+}
+
+/// Calls `f` with every bigram of `s` (duplicates included), without allocating.
+pub fn for_each_bigram(s: &str, mut f: impl FnMut(u64)) {
+    let mut prev: Option<char> = None;
+    for c in s.chars() {
+        if is_word_char(c) {
+            let c = c.to_ascii_lowercase();
+            if let Some(p) = prev {
+                f(pack(p, c));
+            }
+            prev = Some(c);
+        } else {
+            prev = None;
+        }
+    }
+}
+
+/// Sorts and deduplicates a bigram list built with [`push_bigrams`].
+pub fn finish(mut v: Vec<u64>) -> Vec<u64> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// |a ∩ b| for sorted, deduplicated lists.
+pub fn intersection(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Share of `a`'s bigrams found in `b` (0 when `a` is empty).
+pub fn containment(a: &[u64], b: &[u64]) -> f32 {
+    if a.is_empty() {
+        return 0.0;
+    }
+    intersection(a, b) as f32 / a.len() as f32
+}
+
+/// Dice similarity 2|a∩b| / (|a|+|b|).
+pub fn dice(a: &[u64], b: &[u64]) -> f32 {
+    if a.is_empty() && b.is_empty() {
+        return 0.0;
+    }
+    2.0 * intersection(a, b) as f32 / (a.len() + b.len()) as f32
+}
+
+/// Whether a sorted bigram list holds the bigram of `a`, `b`.
+pub fn has_bigram(set: &[u64], a: char, b: char) -> bool {
+    set.binary_search(&pack(a, b)).is_ok()
+}
+
+/// Number of word characters in `s`.
+pub fn word_len(s: &str) -> usize {
+    s.chars().filter(|&c| is_word_char(c)).count()
+}
+
+// ------------------------------------------------------------------------------------ numbers
+
+/// What a number in the text measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumKind {
+    /// A time of day: `三点半`, `下午5点`.
+    Clock,
+    /// A length of time: `十五分钟`, `一个小时`, `两三天`.
+    Duration,
+    /// Money: `两百块`, `28元`, `二十八块五`.
+    Money,
+    /// A day: `12号`, `周六`, `3月`.
+    Date,
+    /// A count or an address number: `3栋`, `两份`, `5楼`.
+    Count,
+    /// Bare digits (a code, a phone number, a plate): `2702`, `幺三八`.
+    Digits,
+    /// A numeral that states nothing specific (`一下`, `一点儿`, `第一时间`).
+    Vague,
+}
+
+/// A number found in text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Num {
+    /// Byte offset of its first character.
+    pub start: usize,
+    /// Byte offset one past its unit.
+    pub end: usize,
+    /// Its value(s): a range such as `两三分钟` has two.
+    pub values: [f64; 2],
+    /// How many of `values` are used (1 or 2).
+    pub n_values: u8,
+    /// What it measures.
+    pub kind: NumKind,
+    /// The digit string when it was said digit by digit or in Arabic digits (`2702`).
+    pub digits: Option<String>,
+}
+
+impl Num {
+    /// The values.
+    pub fn values(&self) -> &[f64] {
+        &self.values[..usize::from(self.n_values)]
+    }
+
+    /// Whether it states something specific (not `一下`, `一点儿`).
+    pub fn specific(&self) -> bool {
+        self.kind != NumKind::Vague
+    }
+}
+
+fn cn_digit(c: char) -> Option<u32> {
+    Some(match c {
+        '零' | '〇' => 0,
+        '一' | '幺' | '壹' => 1,
+        '二' | '两' | '俩' | '贰' => 2,
+        '三' | '叁' => 3,
+        '四' | '肆' => 4,
+        '五' | '伍' => 5,
+        '六' | '陆' => 6,
+        '七' | '柒' => 7,
+        '八' | '捌' => 8,
+        '九' | '玖' => 9,
+        _ => return None,
+    })
+}
+
+fn cn_mult(c: char) -> Option<u32> {
+    Some(match c {
+        '十' | '拾' => 10,
+        '百' | '佰' => 100,
+        '千' | '仟' => 1000,
+        '万' => 10000,
+        _ => return None,
+    })
+}
+
+/// Chinese numeral characters as a bitmap over U+4E00..U+A000.
+static NUMERAL_BITS: std::sync::LazyLock<Vec<u64>> = std::sync::LazyLock::new(|| {
+    let mut bits = vec![0u64; (0xA000 - 0x4E00) / 64 + 1];
+    for u in 0x4E00u32..0xA000 {
+        let c = char::from_u32(u).unwrap_or(' ');
+        if cn_digit(c).is_some() || cn_mult(c).is_some() {
+            let k = (u - 0x4E00) as usize;
+            bits[k / 64] |= 1 << (k % 64);
+        }
+    }
+    bits
+});
+
+fn is_numeral(c: char) -> bool {
+    let u = c as u32;
+    if u < 0x80 {
+        return c.is_ascii_digit();
+    }
+    if (0x4E00..0xA000).contains(&u) {
+        let k = (u - 0x4E00) as usize;
+        return NUMERAL_BITS[k / 64] >> (k % 64) & 1 == 1;
+    }
+    c == '〇'
+}
+
+/// Parses a run of Chinese numerals. Returns the value(s) and the digit string when the run was
+/// read digit by digit.
+fn parse_cn(run: &[char]) -> ([f64; 2], u8, Option<String>) {
+    let has_mult = run.iter().any(|&c| cn_mult(c).is_some());
+    if !has_mult {
+        let ds: Vec<u32> = run.iter().filter_map(|&c| cn_digit(c)).collect();
+        if ds.len() >= 3 {
+            let s: String = ds.iter().map(|d| char::from(b'0' + *d as u8)).collect();
+            let v = s.parse::<f64>().unwrap_or(0.0);
+            return ([v, 0.0], 1, Some(s));
+        }
+        if ds.len() == 2 {
+            // 两三, 七八, 三五: an approximate range.
+            return ([f64::from(ds[0]), f64::from(ds[1])], 2, None);
+        }
+        return ([f64::from(ds.first().copied().unwrap_or(0)), 0.0], 1, None);
+    }
+    // 二十八, 两百, 一千二 (= 1200), 三百五 (= 350), 十五, 两万三.
+    let mut total: u64 = 0;
+    let mut section: u64 = 0;
+    let mut digit: Option<u64> = None;
+    let mut last_mult: u64 = 1;
+    let mut range_second: Option<u64> = None;
+    for &c in run {
+        if let Some(d) = cn_digit(c) {
+            if let Some(prev) = digit {
+                // 十五六 / 二三十: a range; keep the first, remember the second.
+                range_second = Some(u64::from(d));
+                digit = Some(prev);
+                continue;
+            }
+            digit = Some(u64::from(d));
+        } else if let Some(m) = cn_mult(c) {
+            let m = u64::from(m);
+            if m == 10000 {
+                section += digit.take().unwrap_or(0);
+                total += section.max(1) * 10000;
+                section = 0;
+                last_mult = 10000;
+            } else {
+                section += digit.take().unwrap_or(1) * m;
+                last_mult = m;
+            }
+        }
+    }
+    let mut value = total + section;
+    if let Some(d) = digit {
+        // A trailing digit after a multiplier means the next lower place: 一千二 = 1200.
+        value += if last_mult >= 100 {
+            d * last_mult / 10
+        } else {
+            d
+        };
+    }
+    let v = value as f64;
+    match range_second {
+        Some(s) if last_mult == 10 => ([v, v - (v % 10.0) + s as f64], 2, None),
+        _ => ([v, 0.0], 1, None),
+    }
+}
+
+/// Words that begin with a numeral but state nothing specific.
+const VAGUE_AFTER_ONE: &[&str] = &[
+    "下", "声", "起", "直", "定", "般", "样", "些", "会", "边", "并", "切", "遍", "趟", "句", "旦",
+    "律", "口", "时", "向", "再", "路", "阵", "番", "眼", "面", "致", "同", "齐", "早", "手", "概",
+    "心", "味", "对", "块儿", "块去", "份心", "个", "次", "件", "位", "天", "份", "点儿", "点点",
+    "丝", "如", "贯", "带", "半", "方", "股", "举", "刻也", "觉", "整",
+];
+
+const TIME_OF_DAY: &[&str] = &[
+    "上午",
+    "下午",
+    "中午",
+    "晚上",
+    "凌晨",
+    "早上",
+    "傍晚",
+    "今晚",
+    "明早",
+    "明晚",
+    "早晨",
+    "夜里",
+    "半夜",
+    "今早",
+    "白天",
+    "大概",
+    "差不多",
+    "约",
+];
+
+/// Units after a numeral, longest first, with what they measure.
+const UNITS: &[(&str, NumKind)] = &[
+    ("个半小时", NumKind::Duration),
+    ("个多小时", NumKind::Duration),
+    ("个小时", NumKind::Duration),
+    ("个钟头", NumKind::Duration),
+    ("个星期", NumKind::Duration),
+    ("个礼拜", NumKind::Duration),
+    ("个工作日", NumKind::Duration),
+    ("个月", NumKind::Duration),
+    ("个人", NumKind::Count),
+    ("分钟", NumKind::Duration),
+    ("小时", NumKind::Duration),
+    ("钟头", NumKind::Duration),
+    ("刻钟", NumKind::Duration),
+    ("工作日", NumKind::Duration),
+    ("秒", NumKind::Duration),
+    ("天", NumKind::Duration),
+    ("周", NumKind::Duration),
+    ("年级", NumKind::Count),
+    ("年", NumKind::Duration),
+    ("块钱", NumKind::Money),
+    ("块", NumKind::Money),
+    ("元", NumKind::Money),
+    ("毛", NumKind::Money),
+    ("角", NumKind::Money),
+    ("号楼", NumKind::Count),
+    ("号", NumKind::Date),
+    ("月", NumKind::Date),
+    ("日", NumKind::Date),
+    ("单元", NumKind::Count),
+    ("栋", NumKind::Count),
+    ("幢", NumKind::Count),
+    ("座", NumKind::Count),
+    ("楼", NumKind::Count),
+    ("层", NumKind::Count),
+    ("室", NumKind::Count),
+    ("户", NumKind::Count),
+    ("件", NumKind::Count),
+    ("份", NumKind::Count),
+    ("单", NumKind::Count),
+    ("箱", NumKind::Count),
+    ("袋", NumKind::Count),
+    ("瓶", NumKind::Count),
+    ("盒", NumKind::Count),
+    ("斤", NumKind::Count),
+    ("公斤", NumKind::Count),
+    ("公里", NumKind::Count),
+    ("米", NumKind::Count),
+    ("位", NumKind::Count),
+    ("人", NumKind::Count),
+    ("次", NumKind::Count),
+    ("折", NumKind::Count),
+    ("岁", NumKind::Count),
+    ("张", NumKind::Count),
+    ("台", NumKind::Count),
+    ("辆", NumKind::Count),
+    ("路", NumKind::Count),
+    ("站", NumKind::Count),
+    ("趟", NumKind::Count),
+    ("个", NumKind::Count),
+    ("本", NumKind::Count),
+    ("条", NumKind::Count),
+    ("只", NumKind::Count),
+    ("双", NumKind::Count),
+    ("包", NumKind::Count),
+    ("桶", NumKind::Count),
+    ("杯", NumKind::Count),
+    ("碗", NumKind::Count),
+    ("套", NumKind::Count),
+    ("封", NumKind::Count),
+    ("支", NumKind::Count),
+    ("根", NumKind::Count),
+    ("片", NumKind::Count),
+    ("页", NumKind::Count),
+    ("间", NumKind::Count),
+    ("项", NumKind::Count),
+    ("笔", NumKind::Count),
+    ("%", NumKind::Count),
+];
+
+/// Characters a unit (or 点, 来, 多) can start with.
+const UNIT_START: &str = "个分小钟刻工秒天周年块元毛角号月日单栋幢座楼层室户件份箱袋瓶盒斤公米位人次折岁张台辆路站趟%本条只双包桶杯碗套封支根片页间项笔点来多";
+
+/// Finds the numbers in `s`.
+pub fn numbers(s: &str) -> Vec<Num> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    let mut run: Vec<char> = Vec::new();
+    while pos < s.len() {
+        // Next numeral character.
+        let Some((off, c)) = s[pos..].char_indices().find(|&(_, c)| is_numeral(c)) else {
+            break;
+        };
+        let start = pos + off;
+        // A run of numerals (Arabic digits, Chinese numerals, a decimal point between digits).
+        let arabic = c.is_ascii_digit();
+        run.clear();
+        let mut run_end = start;
+        let mut it = s[start..].char_indices().peekable();
+        while let Some((o, cj)) = it.next() {
+            let ok = if arabic {
+                cj.is_ascii_digit()
+                    || (cj == '.' && o > 0 && it.peek().is_some_and(|&(_, nx)| nx.is_ascii_digit()))
+            } else {
+                cn_digit(cj).is_some() || cn_mult(cj).is_some()
+            };
+            if !ok {
+                break;
+            }
+            run.push(cj);
+            run_end = start + o + cj.len_utf8();
+        }
+        let before = &s[..start];
+        let after = &s[run_end..];
+        match classify(s, start, run_end, &run, arabic, before, after) {
+            Some(n) => {
+                // Skip over the unit so `三点半` is one number.
+                pos = n.end.max(run_end);
+                out.push(n);
+            }
+            None => pos = run_end,
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn classify(
+    s: &str,
+    start: usize,
+    run_end: usize,
+    run: &[char],
+    arabic: bool,
+    before: &str,
+    after: &str,
+) -> Option<Num> {
+    let first = run[0];
+    // A lone Chinese numeral before a character that starts no unit (一下, 一起, 两句) and not
+    // a weekday: nothing to read.
+    if !arabic && run.len() == 1 {
+        let next = after.chars().next().unwrap_or(' ');
+        let weekday =
+            before.ends_with('周') || before.ends_with("星期") || before.ends_with("礼拜");
+        if !weekday && !UNIT_START.contains(next) {
+            return None;
+        }
+    }
+    let (values, n_values, digits) = if arabic {
+        let t: String = run.iter().collect();
+        let v = t.parse::<f64>().unwrap_or(0.0);
+        ([v, 0.0], 1u8, Some(t.replace('.', "")))
+    } else {
+        // 万一, 千万, 百分百: not numbers here.
+        if matches!(first, '万' | '千' | '百' | '拾' | '佰' | '仟') {
+            return None;
+        }
+        parse_cn(run)
+    };
+    let mut num = Num {
+        start,
+        end: run_end,
+        values,
+        n_values,
+        kind: NumKind::Vague,
+        digits,
+    };
+    // Weekdays: 周六, 星期三, 礼拜天.
+    if !arabic
+        && run.len() == 1
+        && (before.ends_with('周') || before.ends_with("星期") || before.ends_with("礼拜"))
+    {
+        num.kind = NumKind::Date;
+        num.values[0] += 100.0; // keep weekdays apart from day numbers
+        return Some(num);
+    }
+    let ordinal = before.ends_with('第');
+    let single_one = !arabic && run.len() == 1 && matches!(first, '一' | '幺' | '壹');
+    // Clock: X点, X点半, X点十分, X点一刻.
+    if let Some(rest) = after.strip_prefix('点') {
+        let time_context = TIME_OF_DAY.iter().any(|w| before.ends_with(w))
+            || rest.starts_with('钟')
+            || rest.starts_with('半')
+            || rest.starts_with('多')
+            || rest.starts_with('整')
+            || rest.starts_with("左右")
+            || rest.starts_with("以后")
+            || rest.starts_with("之后")
+            || rest.starts_with("以前")
+            || rest.starts_with("之前")
+            || rest.starts_with("前")
+            || rest.starts_with("后")
+            || rest.starts_with("过")
+            || rest.starts_with("到")
+            || rest.starts_with('零')
+            || rest.chars().next().is_some_and(is_numeral);
+        let not_time = rest.starts_with('儿') || rest.starts_with('点') || rest.starts_with('都');
+        // 这两点, 几点: not a time; a small numeral needs a time word around it.
+        let demonstrative = before
+            .chars()
+            .next_back()
+            .is_some_and(|p| "这那几哪有".contains(p));
+        let small = !arabic && num.values[0] <= 2.0;
+        if !not_time && !demonstrative && (time_context || !small) && !ordinal {
+            num.kind = NumKind::Clock;
+            let mut end = run_end + '点'.len_utf8();
+            let mut minutes = 0.0;
+            if rest.starts_with('钟') {
+                end += '钟'.len_utf8();
+            } else if rest.starts_with('半') {
+                end += '半'.len_utf8();
+                minutes = 30.0;
+            } else if rest.starts_with("一刻") {
+                end += "一刻".len();
+                minutes = 15.0;
+            } else {
+                // Minutes: 三点十分, 3点20, 三点零五.
+                let m: Vec<char> = rest.chars().take_while(|&c| is_numeral(c)).collect();
+                if !m.is_empty() {
+                    let mlen: usize = m.iter().map(|c| c.len_utf8()).sum();
+                    let mv = if m[0].is_ascii_digit() {
+                        m.iter().collect::<String>().parse::<f64>().unwrap_or(0.0)
+                    } else {
+                        let m2: Vec<char> = m.iter().copied().filter(|&c| c != '零').collect();
+                        if m2.is_empty() {
+                            0.0
+                        } else {
+                            parse_cn(&m2).0[0]
+                        }
+                    };
+                    end += mlen;
+                    if rest[mlen..].starts_with('分') {
+                        end += '分'.len_utf8();
+                    }
+                    minutes = mv;
+                }
+            }
+            let h = num.values[0];
+            num.values[0] = h + minutes / 60.0;
+            if num.n_values == 2 {
+                num.values[1] += minutes / 60.0;
+            }
+            num.end = end.min(s.len());
+            return Some(num);
+        }
+        return if arabic {
+            num.kind = NumKind::Digits;
+            Some(num)
+        } else {
+            None
+        };
+    }
+    // Units.
+    let after_ge = after.strip_prefix('来').unwrap_or(after); // 十来分钟
+    let after_ge = after_ge.strip_prefix('多').unwrap_or(after_ge); // 十多分钟
+    let skipped = after.len() - after_ge.len();
+    for (u, kind) in UNITS {
+        if after_ge.starts_with(u) {
+            let mut kind = *kind;
+            if single_one
+                && !matches!(kind, NumKind::Money)
+                && VAGUE_AFTER_ONE.iter().any(|v| after.starts_with(v))
+                && !after.starts_with("个小时")
+                && !after.starts_with("个半小时")
+                && !after.starts_with("个多小时")
+                && !after.starts_with("个钟头")
+                && !after.starts_with("个月")
+                && !after.starts_with("个星期")
+                && !after.starts_with("个礼拜")
+            {
+                kind = NumKind::Vague;
+            }
+            if *u == "个" || *u == "个人" || *u == "次" || *u == "位" || *u == "人" {
+                // 两个, 三个人: counts of things are rarely checkable facts; 一个 never.
+                if !arabic && num.values[0] < 2.0 {
+                    kind = NumKind::Vague;
+                }
+            }
+            if ordinal && !arabic {
+                kind = NumKind::Vague;
+            }
+            num.kind = kind;
+            num.end = run_end + skipped + u.len();
+            // 二十八块五: 五 is 角.
+            if kind == NumKind::Money && (*u == "块" || *u == "元" || *u == "块钱") {
+                let rest = &s[num.end..];
+                if let Some(d) = rest.chars().next().and_then(cn_digit) {
+                    num.values[0] += f64::from(d) / 10.0;
+                    num.end += rest.chars().next().map_or(0, char::len_utf8);
+                    if s[num.end..].starts_with('毛') || s[num.end..].starts_with('角') {
+                        num.end += '毛'.len_utf8();
+                    }
+                }
+            }
+            return Some(num);
+        }
+    }
+    if arabic {
+        num.kind = NumKind::Digits;
+        return Some(num);
+    }
+    if num.digits.is_some() {
+        num.kind = NumKind::Digits;
+        return Some(num);
+    }
+    // A bare Chinese numeral: vague unless it carries a 十/百 (二十八 said alone is a number).
+    if run.iter().any(|&c| cn_mult(c).is_some()) && !ordinal && run.len() >= 2 {
+        // 十分 (very), 十足: not a number.
+        if after.starts_with('分') || after.starts_with('足') {
+            return None;
+        }
+        num.kind = NumKind::Count;
+        return Some(num);
+    }
+    None
+}
+
+/// Normalises digits said in Chinese (`幺三八`) or full-width to ASCII digits; other characters
+/// are dropped. Used to compare phone numbers and codes.
+pub fn digit_string(s: &str) -> String {
+    s.chars()
+        .filter_map(|c| {
+            if c.is_ascii_digit() {
+                Some(c)
+            } else if ('０'..='９').contains(&c) {
+                char::from_u32(c as u32 - '０' as u32 + '0' as u32)
+            } else {
+                cn_digit(c).map(|d| char::from(b'0' + d as u8))
+            }
+        })
+        .collect()
+}
+
+/// A digit in any notation digit strings are read from (Arabic, full-width, Chinese names).
+pub fn is_digitish(c: char) -> bool {
+    c.is_ascii_digit() || ('０'..='９').contains(&c) || cn_digit(c).is_some()
+}
+
+/// Maximal runs of at least `min` digits (Arabic, full-width or Chinese digit names read one by
+/// one, with spaces or dashes inside), as (byte range, digit string). `三点半` is not a run of 3;
+/// `138 0013 8000` is one run.
+pub fn digit_runs(s: &str, min: usize) -> Vec<(Range<usize>, String)> {
+    fn digit(c: char) -> Option<char> {
+        if c.is_ascii_digit() {
+            Some(c)
+        } else if ('０'..='９').contains(&c) {
+            char::from_u32(c as u32 - '０' as u32 + '0' as u32)
+        } else {
+            cn_digit(c).map(|d| char::from(b'0' + d as u8))
+        }
+    }
+    let mut out = Vec::new();
+    // (start, end, count) of the current run
+    let mut cur: Option<(usize, usize, usize)> = None;
+    let flush = |cur: &mut Option<(usize, usize, usize)>, out: &mut Vec<(Range<usize>, String)>| {
+        if let Some((a, b, n)) = cur.take()
+            && n >= min
+        {
+            let ds: String = s[a..b].chars().filter_map(digit).collect();
+            out.push((a..b, ds));
+        }
+    };
+    for (i, c) in s.char_indices() {
+        let d = if is_numeral(c) || ('０'..='９').contains(&c) {
+            digit(c)
+        } else {
+            None
+        };
+        match (d, &mut cur) {
+            (Some(_), Some((_, end, n))) => {
+                *end = i + c.len_utf8();
+                *n += 1;
+            }
+            (Some(_), None) => cur = Some((i, i + c.len_utf8(), 1)),
+            (None, Some((_, end, _))) if matches!(c, ' ' | '-' | '－') && *end == i => {}
+            (None, Some(_)) => flush(&mut cur, &mut out),
+            (None, None) => {}
+        }
+    }
+    flush(&mut cur, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vals(s: &str) -> Vec<(Vec<f64>, NumKind)> {
+        numbers(s)
+            .into_iter()
+            .map(|n| (n.values().to_vec(), n.kind))
+            .collect()
+    }
+
+    #[test]
+    fn chinese_numerals() {
+        assert_eq!(vals("三点半"), vec![(vec![3.5], NumKind::Clock)]);
+        assert_eq!(vals("两百块"), vec![(vec![200.0], NumKind::Money)]);
+        assert_eq!(vals("十五分钟"), vec![(vec![15.0], NumKind::Duration)]);
+        assert_eq!(vals("二十八块五"), vec![(vec![28.5], NumKind::Money)]);
+        assert_eq!(
+            vals("稍等两三分钟"),
+            vec![(vec![2.0, 3.0], NumKind::Duration)]
+        );
+        assert_eq!(vals("一千二"), vec![(vec![1200.0], NumKind::Count)]);
+        assert_eq!(vals("下午三点以后"), vec![(vec![3.0], NumKind::Clock)]);
+        assert_eq!(vals("中午十二点半"), vec![(vec![12.5], NumKind::Clock)]);
+        assert_eq!(vals("一个小时"), vec![(vec![1.0], NumKind::Duration)]);
+        assert_eq!(vals("2702室"), vec![(vec![2702.0], NumKind::Count)]);
+        assert_eq!(vals("周六上午"), vec![(vec![106.0], NumKind::Date)]);
+        assert!(
+            vals("稍等一下，我说一声，一点儿也不")
+                .iter()
+                .all(|v| v.1 == NumKind::Vague)
+        );
+        assert!(
+            vals("第一时间，万一，千万别，十分感谢")
+                .iter()
+                .all(|v| v.1 == NumKind::Vague)
+        );
+        assert_eq!(digit_string("幺三八零"), "1380");
+    }
+
+    #[test]
+    fn negation() {
+        assert!(negated("这个我没法替机主", 8));
+        assert!(negated("我不能替他", 8));
+        assert!(!negated("不好意思，他", 8));
+        assert!(!negated("您看同", 8));
+    }
+
+    #[test]
+    fn clause_split() {
+        let s = "好的，他同意了。您看行吗？";
+        let c = clauses(s);
+        assert_eq!(c.len(), 3);
+        assert!(c[2].question);
+        assert_eq!(c[1].text(s), "他同意了");
+    }
+}
