@@ -344,11 +344,10 @@ fn run_generate<B: roleplay::Backend>(
         .usage
         .as_object()
         .is_none_or(|o| o.is_empty())
+        && let Some(j) = &judge_usage
     {
-        if let Some(j) = &judge_usage {
-            summary.manifest.usage = serde_json::to_value(j.usage()).unwrap_or_default();
-            corpus::write_manifest(&cfg.out, &summary.manifest)?;
-        }
+        summary.manifest.usage = serde_json::to_value(j.usage()).unwrap_or_default();
+        corpus::write_manifest(&cfg.out, &summary.manifest)?;
     }
     bar.finish_and_clear();
     print_summary(&summary, &cfg);

@@ -505,10 +505,10 @@ impl LlmClient {
         // Correct the tokens-per-minute reservation from what the server reports.
         if let Some((l, burst)) = &e.tpm {
             let used = prompt + completion;
-            if used > estimate {
-                if let Some(extra) = NonZeroU32::new((used - estimate).min(*burst as u64) as u32) {
-                    let _ = l.until_n_ready(extra).await;
-                }
+            if used > estimate
+                && let Some(extra) = NonZeroU32::new((used - estimate).min(*burst as u64) as u32)
+            {
+                let _ = l.until_n_ready(extra).await;
             }
         }
         Ok((content, prompt, completion))
@@ -519,16 +519,16 @@ impl ChatModel for LlmClient {
     async fn chat(&self, req: &ChatRequest) -> Result<ChatReply, LlmError> {
         let body = self.body(req);
         let key = Self::cache_key(&body, req.nonce);
-        if let Some(cache) = &self.cache {
-            if let Some(hit) = cache.get(&key)? {
-                self.meter.cache_hit(req.role);
-                return Ok(ChatReply {
-                    content: hit.content,
-                    cached: true,
-                    prompt_tokens: hit.prompt_tokens,
-                    completion_tokens: hit.completion_tokens,
-                });
-            }
+        if let Some(cache) = &self.cache
+            && let Some(hit) = cache.get(&key)?
+        {
+            self.meter.cache_hit(req.role);
+            return Ok(ChatReply {
+                content: hit.content,
+                cached: true,
+                prompt_tokens: hit.prompt_tokens,
+                completion_tokens: hit.completion_tokens,
+            });
         }
         let estimate = estimate_tokens(&body["messages"].to_string())
             + self.cfg.role(req.role).max_tokens as u64;

@@ -14,12 +14,11 @@ pub fn extract_json(text: &str) -> Option<serde_json::Value> {
             .strip_prefix("json")
             .or_else(|| rest.strip_prefix("JSON"))
             .unwrap_or(rest);
-        if let Some(end) = rest.find("```") {
-            if let Ok(v @ serde_json::Value::Object(_)) =
+        if let Some(end) = rest.find("```")
+            && let Ok(v @ serde_json::Value::Object(_)) =
                 serde_json::from_str::<serde_json::Value>(rest[..end].trim())
-            {
-                return Some(v);
-            }
+        {
+            return Some(v);
         }
     }
     // Scan for a balanced object, respecting strings.

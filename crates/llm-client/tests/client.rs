@@ -38,12 +38,14 @@ fn request(n: u32) -> ChatRequest {
 }
 
 fn config(base_url: &str, out: &std::path::Path) -> (LlmConfig, std::path::PathBuf) {
-    let mut cfg = LlmConfig::default();
-    cfg.endpoints = vec![EndpointConfig {
-        base_url: base_url.into(),
-        api_key_env: "CALLBENCH_TEST_NO_KEY".into(),
+    let mut cfg = LlmConfig {
+        endpoints: vec![EndpointConfig {
+            base_url: base_url.into(),
+            api_key_env: "CALLBENCH_TEST_NO_KEY".into(),
+            ..Default::default()
+        }],
         ..Default::default()
-    }];
+    };
     cfg.request_timeout_ms = 2_000;
     cfg.retry.base_ms = 5;
     cfg.retry.max_ms = 50;

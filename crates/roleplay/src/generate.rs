@@ -172,16 +172,29 @@ pub fn versions(lib: &Library) -> BTreeMap<String, String> {
     ])
 }
 
-async fn produce<B: Backend>(
-    director: Arc<Director>,
+/// What every generation task shares: the stages of the run.
+struct Stages<B> {
+    director: Director,
     backend: Arc<B>,
-    checker: Arc<Checker>,
+    checker: Checker,
     plan: Arc<Plan>,
-    index: u64,
     cfg: Arc<GenerateConfig>,
-    versions: Arc<BTreeMap<String, String>>,
+    versions: BTreeMap<String, String>,
     judge: Option<Arc<llm_client::LlmClient>>,
-) -> Outcome {
+}
+
+/// Plays, checks (and judges) one planned dialogue, regenerating a rejected one with a new
+/// sub-seed up to the attempt budget.
+async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
+    let Stages {
+        director,
+        backend,
+        checker,
+        plan,
+        cfg,
+        versions,
+        judge,
+    } = &*stages;
     let Some(d) = plan.get(index) else {
         return Outcome {
             accepted: None,
@@ -208,7 +221,7 @@ async fn produce<B: Backend>(
             models: backend.models(),
             seed,
             attempt,
-            versions: (*versions).clone(),
+            versions: versions.clone(),
         };
         match backend.play(&director.lib, &setup, cfg.max_turns).await {
             Ok(played) => {
@@ -391,9 +404,15 @@ pub async fn generate_judged<B: Backend>(
         .filter(|i| !done_by_index.contains_key(i))
         .collect();
     let cfg = Arc::new(cfg);
-    let director = Arc::new(Director::new(lib.clone()));
-    let checker = Arc::new(cfg.check.build());
-    let versions = Arc::new(versions(&lib));
+    let stages = Arc::new(Stages {
+        director: Director::new(lib.clone()),
+        backend: backend.clone(),
+        checker: cfg.check.build(),
+        plan: plan.clone(),
+        cfg: cfg.clone(),
+        versions: versions(&lib),
+        judge,
+    });
 
     // The writer: a blocking thread that writes shards in order and records them.
     let (tx, mut rx) = tokio::sync::mpsc::channel::<ShardJob>(2);
@@ -446,16 +465,7 @@ pub async fn generate_judged<B: Backend>(
             && next_dispatch - next_emit < max_ahead
         {
             let seq = next_dispatch;
-            let handle = tokio::spawn(produce(
-                director.clone(),
-                backend.clone(),
-                checker.clone(),
-                plan.clone(),
-                positions[seq],
-                cfg.clone(),
-                versions.clone(),
-                judge.clone(),
-            ));
+            let handle = tokio::spawn(produce(stages.clone(), positions[seq]));
             inflight.push(async move { (seq, handle.await) });
             next_dispatch += 1;
         }

@@ -165,25 +165,25 @@ pub fn findings(cfg: &JudgeConfig, scores: &JudgeScores) -> Vec<Violation> {
         }
     }
     for (dim, min) in &cfg.thresholds {
-        if let Some(mean) = scores.mean(dim) {
-            if mean < *min {
-                let worst = scores
-                    .turns
-                    .iter()
-                    .min_by(|a, b| {
-                        a.score(dim)
-                            .partial_cmp(&b.score(dim))
-                            .unwrap_or(std::cmp::Ordering::Equal)
-                    })
-                    .map(|t| t.turn)
-                    .unwrap_or(0);
-                out.push(Violation {
-                    kind: "natural.judged_low".into(),
-                    turn: worst,
-                    evidence: String::new(),
-                    message: format!("mean {dim} {mean:.2} is below the threshold {min:.2}"),
-                });
-            }
+        if let Some(mean) = scores.mean(dim)
+            && mean < *min
+        {
+            let worst = scores
+                .turns
+                .iter()
+                .min_by(|a, b| {
+                    a.score(dim)
+                        .partial_cmp(&b.score(dim))
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                })
+                .map(|t| t.turn)
+                .unwrap_or(0);
+            out.push(Violation {
+                kind: "natural.judged_low".into(),
+                turn: worst,
+                evidence: String::new(),
+                message: format!("mean {dim} {mean:.2} is below the threshold {min:.2}"),
+            });
         }
     }
     out

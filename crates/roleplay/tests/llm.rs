@@ -24,12 +24,14 @@ fn library() -> Arc<roleplay::Library> {
 }
 
 fn llm_config(base_url: &str) -> LlmConfig {
-    let mut cfg = LlmConfig::default();
-    cfg.endpoints = vec![EndpointConfig {
-        base_url: base_url.into(),
-        api_key_env: "CALLBENCH_TEST_NO_KEY".into(),
+    let mut cfg = LlmConfig {
+        endpoints: vec![EndpointConfig {
+            base_url: base_url.into(),
+            api_key_env: "CALLBENCH_TEST_NO_KEY".into(),
+            ..Default::default()
+        }],
         ..Default::default()
-    }];
+    };
     cfg.request_timeout_ms = 400;
     cfg.retry.base_ms = 5;
     cfg.retry.max_ms = 40;
