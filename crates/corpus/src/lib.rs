@@ -70,7 +70,7 @@ pub use jsonl::{JsonlReader, JsonlWriter, read_jsonl};
 pub use ledger::{LEDGER_FILE, Ledger, RunHeader};
 pub use manifest::{
     CellCount, MANIFEST_FILE, MANIFEST_FORMAT_VERSION, Manifest, Totals, manifest_path,
-    read_manifest, write_manifest,
+    now_rfc3339, read_manifest, write_manifest,
 };
 pub use shard::{
     REJECTS_DIR, SHARDS_DIR, ShardInfo, ShardReader, ShardWriterConfig, read_shard, rejects_file,

@@ -651,7 +651,7 @@ fn build_manifest(
     Manifest {
         format_version: corpus::MANIFEST_FORMAT_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        created_at: now_rfc3339(),
+        created_at: corpus::now_rfc3339(),
         seed: cfg.seed,
         count: cfg.count,
         fingerprint: fingerprint.to_string(),
@@ -664,29 +664,4 @@ fn build_manifest(
         usage: serde_json::json!({}),
         library_digest: lib.set.digest.clone(),
     }
-}
-
-/// The current UTC time as RFC 3339, from the system clock (civil-from-days, no time crate).
-pub fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
 }
