@@ -483,34 +483,21 @@ impl<M: llm_client::ChatModel> LlmAssistant<'_, M> {
 
     async fn reply_llm(&mut self, turns: &[Turn]) -> Result<AssistantReply, AgentError> {
         let messages = self.messages(turns);
-        let mut problem = String::new();
-        for nonce in 0..=self.max_invalid_replies {
-            let req = llm_client::ChatRequest {
-                role: llm_client::Role::Assistant,
-                messages: messages.clone(),
-                schema: Some(assistant_reply_schema()),
-                nonce,
-            };
-            let reply = self.model.chat(&req).await.map_err(|e| AgentError {
-                role: "assistant",
-                message: e.to_string(),
-            })?;
-            match parse_assistant_reply(&reply.content, &self.preset_ids) {
-                Ok(r) => return Ok(r),
-                Err(p) => {
-                    self.model
-                        .meter()
-                        .invalid_reply(llm_client::Role::Assistant);
-                    problem = p;
-                }
-            }
-        }
-        Err(AgentError {
+        llm_client::chat_parsed(
+            self.model,
+            llm_client::Role::Assistant,
+            messages,
+            assistant_reply_schema(),
+            self.max_invalid_replies,
+            |c| parse_assistant_reply(c, &self.preset_ids),
+        )
+        .await
+        .map_err(|e| AgentError {
             role: "assistant",
-            message: format!(
-                "no valid reply after {} tries: {problem}",
-                self.max_invalid_replies + 1
-            ),
+            message: match e {
+                llm_client::ReplyError::Chat(e) => e.to_string(),
+                llm_client::ReplyError::Invalid(m) => m,
+            },
         })
     }
 }

@@ -377,32 +377,21 @@ pub fn parse_caller_reply(content: &str) -> Result<CallerReply, String> {
 impl<M: llm_client::ChatModel> CallerAgent for LlmCaller<'_, M> {
     async fn reply(&mut self, turns: &[Turn]) -> Result<CallerReply, AgentError> {
         let messages = self.messages(turns);
-        let mut problem = String::new();
-        for nonce in 0..=self.max_invalid_replies {
-            let req = llm_client::ChatRequest {
-                role: llm_client::Role::Caller,
-                messages: messages.clone(),
-                schema: Some(caller_reply_schema()),
-                nonce,
-            };
-            let reply = self.model.chat(&req).await.map_err(|e| AgentError {
-                role: "caller",
-                message: e.to_string(),
-            })?;
-            match parse_caller_reply(&reply.content) {
-                Ok(r) => return Ok(r),
-                Err(p) => {
-                    self.model.meter().invalid_reply(llm_client::Role::Caller);
-                    problem = p;
-                }
-            }
-        }
-        Err(AgentError {
+        llm_client::chat_parsed(
+            self.model,
+            llm_client::Role::Caller,
+            messages,
+            caller_reply_schema(),
+            self.max_invalid_replies,
+            parse_caller_reply,
+        )
+        .await
+        .map_err(|e| AgentError {
             role: "caller",
-            message: format!(
-                "no valid reply after {} tries: {problem}",
-                self.max_invalid_replies + 1
-            ),
+            message: match e {
+                llm_client::ReplyError::Chat(e) => e.to_string(),
+                llm_client::ReplyError::Invalid(m) => m,
+            },
         })
     }
 }

@@ -593,3 +593,46 @@ impl ChatModel for LlmClient {
         &self.meter
     }
 }
+
+/// Why a structured reply could not be had.
+#[derive(Debug, Clone)]
+pub enum ReplyError {
+    /// The request itself failed.
+    Chat(LlmError),
+    /// Every reply was unusable; the last problem.
+    Invalid(String),
+}
+
+/// Asks `model` and parses the reply with `parse`; an unusable reply is counted and asked again
+/// (with a new nonce, so the cache does not answer with the same reply) up to `max_invalid`
+/// times. The agents and the judge share this loop.
+pub async fn chat_parsed<M: ChatModel, T>(
+    model: &M,
+    role: Role,
+    messages: Vec<ChatMessage>,
+    schema: ReplySchema,
+    max_invalid: u32,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<T, ReplyError> {
+    let mut problem = String::new();
+    for nonce in 0..=max_invalid {
+        let req = ChatRequest {
+            role,
+            messages: messages.clone(),
+            schema: Some(schema.clone()),
+            nonce,
+        };
+        let reply = model.chat(&req).await.map_err(ReplyError::Chat)?;
+        match parse(&reply.content) {
+            Ok(v) => return Ok(v),
+            Err(p) => {
+                model.meter().invalid_reply(role);
+                problem = p;
+            }
+        }
+    }
+    Err(ReplyError::Invalid(format!(
+        "no valid reply after {} tries: {problem}",
+        max_invalid + 1
+    )))
+}

@@ -23,7 +23,9 @@ mod parse;
 mod usage;
 
 pub use cache::{Cache, CachedReply};
-pub use client::{ChatMessage, ChatModel, ChatReply, ChatRequest, LlmClient, ReplySchema};
+pub use client::{
+    ChatMessage, ChatModel, ChatReply, ChatRequest, LlmClient, ReplyError, ReplySchema, chat_parsed,
+};
 pub use config::{
     EndpointConfig, LlmConfig, Price, ResponseFormatMode, RetryPolicy, Role, RoleModel,
 };
