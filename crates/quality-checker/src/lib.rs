@@ -220,12 +220,17 @@ impl Default for CheckConfig {
 #[derive(Debug, Clone)]
 pub struct Checker {
     cfg: CheckConfig,
+    // Chosen once at build: `check` runs tens of thousands of times a second.
+    detectors: Vec<Detector>,
 }
 
 impl CheckConfig {
     /// Builds the checker.
     pub fn build(&self) -> Checker {
-        Checker { cfg: self.clone() }
+        Checker {
+            cfg: self.clone(),
+            detectors: detectors(self),
+        }
     }
 }
 
@@ -255,42 +260,44 @@ impl Checker {
     pub fn config(&self) -> &CheckConfig {
         &self.cfg
     }
+}
 
-    /// The detectors switched on, in report order.
-    fn detectors(&self) -> Vec<Detector> {
-        let d = &self.cfg.detectors;
-        let mut v: Vec<Detector> = Vec::new();
-        if d.privacy {
-            v.push(privacy::detect);
-        }
-        if d.decision {
-            v.push(decision::detect);
-        }
-        if d.factuality {
-            v.push(factuality::detect);
-        }
-        if d.embodiment {
-            v.push(embodiment::detect);
-        }
-        if d.repetition {
-            v.push(naturalness::repetition);
-        }
-        if d.closing {
-            v.push(naturalness::closing);
-        }
-        if d.meta {
-            v.push(naturalness::meta);
-        }
-        if d.preset {
-            v.push(preset::detect);
-        }
-        v
+/// The detectors switched on, in report order.
+fn detectors(cfg: &CheckConfig) -> Vec<Detector> {
+    let d = &cfg.detectors;
+    let mut v: Vec<Detector> = Vec::new();
+    if d.privacy {
+        v.push(privacy::detect);
     }
+    if d.decision {
+        v.push(decision::detect);
+    }
+    if d.factuality {
+        v.push(factuality::detect);
+    }
+    if d.embodiment {
+        v.push(embodiment::detect);
+    }
+    if d.repetition {
+        v.push(naturalness::repetition);
+    }
+    if d.closing {
+        v.push(naturalness::closing);
+    }
+    if d.meta {
+        v.push(naturalness::meta);
+    }
+    if d.preset {
+        v.push(preset::detect);
+    }
+    v
+}
 
+impl Checker {
     /// Checks one dialogue.
     pub fn check(&self, d: &Dialogue) -> QcResult {
         let mut v = structure(&self.cfg, d);
-        let detectors = self.detectors();
+        let detectors = &self.detectors;
         if !detectors.is_empty() && !d.turns.is_empty() {
             let ctx = ctx::Ctx::new(d, &self.cfg);
             for det in detectors {
