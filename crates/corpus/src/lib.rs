@@ -21,6 +21,10 @@
 //! - [`write_shard`] with a [`ShardWriterConfig`] writes one shard atomically and returns its
 //!   [`ShardInfo`] (rows, bytes, sha256, first and last id); [`read_shard`] and [`ShardReader`]
 //!   read it back; [`write_rejects`] writes the rejected dialogues beside it.
+//!   [`ShardStreamWriter`] writes a Parquet file of the same schema chunk by chunk, for files
+//!   too large to hold in memory (the inspection sample), atomically as well.
+//! - [`AtomicFile`] and [`write_atomic`]: the write-aside-then-rename every file here goes
+//!   through, public for the crates that write beside the corpus.
 //! - [`read_jsonl`] / [`JsonlReader`] and [`JsonlWriter`]: the JSONL interchange format. The
 //!   reader reports a bad line with its number and goes on.
 //! - [`Ledger`]: the append-only resume ledger. [`Ledger::open`] says which shards are already
@@ -55,7 +59,7 @@
 //! ```
 #![deny(missing_docs)]
 
-mod atomic;
+pub mod atomic;
 pub mod batch;
 pub mod error;
 pub mod jsonl;
@@ -63,6 +67,7 @@ pub mod ledger;
 pub mod manifest;
 pub mod shard;
 
+pub use atomic::{AtomicFile, sync_dir, write_atomic};
 pub use batch::{COLUMNS, batch_to_dialogues, dialogues_to_batch, schema};
 pub use callbench_model::Dialogue;
 pub use error::{CorpusError, Result};
@@ -73,6 +78,7 @@ pub use manifest::{
     now_rfc3339, read_manifest, write_manifest,
 };
 pub use shard::{
-    REJECTS_DIR, SHARDS_DIR, ShardInfo, ShardReader, ShardWriterConfig, read_shard, rejects_file,
-    sha256_file, shard_file, verify_shard, write_rejects, write_shard,
+    REJECTS_DIR, SHARDS_DIR, ShardInfo, ShardReader, ShardStreamWriter, ShardWriterConfig,
+    StreamedShard, read_shard, rejects_file, sha256_file, shard_file, verify_shard, write_rejects,
+    write_shard,
 };

@@ -109,51 +109,156 @@ pub fn write_shard(
     let file = shard_file(index);
     let dest = dir.join(&file);
     let batch = dialogues_to_batch(dialogues).map_err(|e| e.in_file(&dest, 0))?;
-    let level =
-        ZstdLevel::try_new(cfg.compression_level).map_err(|e| CorpusError::parquet(&dest, e))?;
-    let props = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(level))
-        .set_max_row_group_row_count(Some(cfg.row_group_size.max(1)))
-        .set_created_by(format!("callbench corpus {}", env!("CARGO_PKG_VERSION")))
-        .build();
-
-    let (tmp, f) = TempFile::create(&dest)?;
-    let sink = Hashing {
-        inner: BufWriter::with_capacity(1 << 20, f),
-        hasher: Sha256::new(),
-        bytes: 0,
-    };
-    let mut writer = ArrowWriter::try_new(sink, schema(), Some(props))
-        .map_err(|e| CorpusError::parquet(&tmp.tmp, e))?;
-    writer
-        .write(&batch)
-        .map_err(|e| CorpusError::parquet(&tmp.tmp, e))?;
-    let sink = writer
-        .into_inner()
-        .map_err(|e| CorpusError::parquet(&tmp.tmp, e))?;
-    let Hashing {
-        inner,
-        hasher,
-        bytes,
-    } = sink;
-    let f = inner
-        .into_inner()
-        .map_err(|e| CorpusError::io(&tmp.tmp, e.into_error()))?;
-    tmp.commit(f)?;
+    let mut writer = ShardStreamWriter::create(&dest, cfg)?;
+    writer.write_batch(&batch, dialogues)?;
+    let written = writer.finish()?;
 
     let info = ShardInfo {
         file,
         index,
-        rows: dialogues.len() as u64,
-        bytes,
-        sha256: hex::encode(hasher.finalize()),
-        first_id: dialogues.first().map(|d| d.id.clone()).unwrap_or_default(),
-        last_id: dialogues.last().map(|d| d.id.clone()).unwrap_or_default(),
+        rows: written.rows,
+        bytes: written.bytes,
+        sha256: written.sha256,
+        first_id: written.first_id,
+        last_id: written.last_id,
         rejects: None,
         stats: None,
     };
     tracing::debug!(file = %info.file, rows = info.rows, bytes = info.bytes, "wrote shard");
     Ok(info)
+}
+
+/// What a [`ShardStreamWriter`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamedShard {
+    /// Dialogues in the file.
+    pub rows: u64,
+    /// File size in bytes.
+    pub bytes: u64,
+    /// SHA-256 of the file, lower-case hex.
+    pub sha256: String,
+    /// Id of the first dialogue (empty for an empty file).
+    pub first_id: String,
+    /// Id of the last dialogue (empty for an empty file).
+    pub last_id: String,
+}
+
+/// Writes one Parquet file of the shard [`schema`] chunk by chunk, so that a file of any size
+/// is written holding only the chunk at hand and the row group being encoded (at most
+/// [`ShardWriterConfig::row_group_size`] rows, compressed). Atomic like [`write_shard`]: rows go
+/// to a hidden temp file `.NAME.tmp` beside the destination, and [`ShardStreamWriter::finish`]
+/// flushes and fsyncs it, renames it over the destination and fsyncs the folder. Dropped
+/// without `finish` (an error, a panic), it removes its temp file and the destination is left
+/// as it was.
+///
+/// Written in chunks of `row_group_size` rows, the file is byte for byte the one
+/// [`write_shard`] writes for the same dialogues; in other chunks it holds the same rows in the
+/// same row groups (page boundaries inside a row group may differ).
+pub struct ShardStreamWriter {
+    writer: ArrowWriter<Hashing<BufWriter<File>>>,
+    tmp: TempFile,
+    rows: u64,
+    first_id: String,
+    last_id: String,
+}
+
+impl ShardStreamWriter {
+    /// Starts writing `dest` (creating its folder if needed). A bad compression level is an
+    /// error before anything is created.
+    pub fn create(dest: &Path, cfg: &ShardWriterConfig) -> Result<ShardStreamWriter> {
+        let level =
+            ZstdLevel::try_new(cfg.compression_level).map_err(|e| CorpusError::parquet(dest, e))?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(level))
+            .set_max_row_group_row_count(Some(cfg.row_group_size.max(1)))
+            .set_created_by(format!("callbench corpus {}", env!("CARGO_PKG_VERSION")))
+            .build();
+        let (tmp, f) = TempFile::create(dest)?;
+        let sink = Hashing {
+            inner: BufWriter::with_capacity(1 << 20, f),
+            hasher: Sha256::new(),
+            bytes: 0,
+        };
+        let writer = ArrowWriter::try_new(sink, schema(), Some(props))
+            .map_err(|e| CorpusError::parquet(&tmp.tmp, e))?;
+        Ok(ShardStreamWriter {
+            writer,
+            tmp,
+            rows: 0,
+            first_id: String::new(),
+            last_id: String::new(),
+        })
+    }
+
+    /// Appends `dialogues` after those already written. A full row group is encoded and written
+    /// out as soon as it fills; errors name the destination and the row within the file.
+    pub fn write(&mut self, dialogues: &[Dialogue]) -> Result<()> {
+        if dialogues.is_empty() {
+            return Ok(());
+        }
+        let batch = dialogues_to_batch(dialogues)
+            .map_err(|e| e.in_file(&self.tmp.dest, self.rows as usize))?;
+        self.write_batch(&batch, dialogues)
+    }
+
+    fn write_batch(
+        &mut self,
+        batch: &arrow::record_batch::RecordBatch,
+        dialogues: &[Dialogue],
+    ) -> Result<()> {
+        self.writer
+            .write(batch)
+            .map_err(|e| CorpusError::parquet(&self.tmp.tmp, e))?;
+        if let (Some(first), Some(last)) = (dialogues.first(), dialogues.last()) {
+            if self.rows == 0 {
+                self.first_id = first.id.clone();
+            }
+            self.last_id = last.id.clone();
+        }
+        self.rows += dialogues.len() as u64;
+        Ok(())
+    }
+
+    /// Dialogues written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The destination (not the temp file).
+    pub fn path(&self) -> &Path {
+        &self.tmp.dest
+    }
+
+    /// Writes the last row group and the footer, fsyncs the temp file, renames it over the
+    /// destination and fsyncs the folder.
+    pub fn finish(self) -> Result<StreamedShard> {
+        let ShardStreamWriter {
+            writer,
+            tmp,
+            rows,
+            first_id,
+            last_id,
+        } = self;
+        let sink = writer
+            .into_inner()
+            .map_err(|e| CorpusError::parquet(&tmp.tmp, e))?;
+        let Hashing {
+            inner,
+            hasher,
+            bytes,
+        } = sink;
+        let f = inner
+            .into_inner()
+            .map_err(|e| CorpusError::io(&tmp.tmp, e.into_error()))?;
+        tmp.commit(f)?;
+        Ok(StreamedShard {
+            rows,
+            bytes,
+            sha256: hex::encode(hasher.finalize()),
+            first_id,
+            last_id,
+        })
+    }
 }
 
 /// Reads a shard back, one record batch at a time.

@@ -2,12 +2,13 @@
 
 use crate::support::{files_in, full, generated, minimal, mix};
 use corpus::{
-    COLUMNS, ShardReader, ShardWriterConfig, read_jsonl, read_shard, sha256_file, write_rejects,
-    write_shard,
+    AtomicFile, COLUMNS, ShardReader, ShardStreamWriter, ShardWriterConfig, read_jsonl, read_shard,
+    sha256_file, write_atomic, write_rejects, write_shard,
 };
 use parquet::basic::Compression;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use std::fs::File;
+use std::io::Write;
 
 #[test]
 fn write_then_read_round_trips_and_reports_the_shard() {
@@ -217,4 +218,115 @@ fn an_older_shard_without_judge_reads_as_none() {
         d.judge = None;
         assert_eq!(b, d);
     }
+}
+
+#[test]
+fn stream_writer_in_row_group_chunks_writes_the_bytes_of_write_shard() {
+    let out = tempfile::tempdir().unwrap();
+    let dialogues: Vec<_> = (0..95).map(|i| generated(i, 7)).collect();
+    let cfg = ShardWriterConfig {
+        compression_level: 3,
+        row_group_size: 16,
+    };
+    let info = write_shard(out.path(), 0, &dialogues, &cfg).unwrap();
+    let dest = out.path().join("streamed.parquet");
+    let mut w = ShardStreamWriter::create(&dest, &cfg).unwrap();
+    assert_eq!(w.path(), dest);
+    for chunk in dialogues.chunks(16) {
+        w.write(chunk).unwrap();
+    }
+    w.write(&[]).unwrap();
+    assert_eq!(w.rows(), 95);
+    let streamed = w.finish().unwrap();
+    assert_eq!(
+        std::fs::read(&dest).unwrap(),
+        std::fs::read(out.path().join(&info.file)).unwrap()
+    );
+    assert_eq!(streamed.rows, 95);
+    assert_eq!(streamed.bytes, info.bytes);
+    assert_eq!(streamed.sha256, info.sha256);
+    assert_eq!(streamed.first_id, "delivery-000000");
+    assert_eq!(streamed.last_id, "delivery-000094");
+}
+
+#[test]
+fn stream_writer_in_any_chunks_holds_the_same_rows_and_row_groups() {
+    let out = tempfile::tempdir().unwrap();
+    let dialogues = mix(40);
+    let cfg = ShardWriterConfig {
+        compression_level: 3,
+        row_group_size: 16,
+    };
+    for chunk_size in [1, 3, 7, 16, 40] {
+        let dest = out.path().join(format!("s-{chunk_size}.parquet"));
+        let mut w = ShardStreamWriter::create(&dest, &cfg).unwrap();
+        for chunk in dialogues.chunks(chunk_size) {
+            w.write(chunk).unwrap();
+        }
+        let streamed = w.finish().unwrap();
+        assert_eq!(streamed.sha256, sha256_file(&dest).unwrap());
+        assert_eq!(
+            read_shard(&dest).unwrap(),
+            dialogues,
+            "chunks of {chunk_size}"
+        );
+        let reader = SerializedFileReader::new(File::open(&dest).unwrap()).unwrap();
+        let rows: Vec<i64> = reader
+            .metadata()
+            .row_groups()
+            .iter()
+            .map(|g| g.num_rows())
+            .collect();
+        assert_eq!(rows, [16, 16, 8], "chunks of {chunk_size}");
+    }
+}
+
+#[test]
+fn an_unfinished_stream_leaves_the_old_file_and_no_temp_file() {
+    let out = tempfile::tempdir().unwrap();
+    let dest = out.path().join("sample.parquet");
+    // No file before: none after.
+    let mut w = ShardStreamWriter::create(&dest, &ShardWriterConfig::default()).unwrap();
+    w.write(&mix(30)).unwrap();
+    assert_eq!(files_in(out.path()), [".sample.parquet.tmp"]);
+    drop(w);
+    assert!(files_in(out.path()).is_empty());
+
+    // An old file stays whole when a new one is abandoned half-way.
+    let mut w = ShardStreamWriter::create(&dest, &ShardWriterConfig::default()).unwrap();
+    w.write(&mix(3)).unwrap();
+    w.finish().unwrap();
+    let old = std::fs::read(&dest).unwrap();
+    let cfg = ShardWriterConfig {
+        compression_level: 3,
+        row_group_size: 4,
+    };
+    let mut w = ShardStreamWriter::create(&dest, &cfg).unwrap();
+    w.write(&mix(30)).unwrap(); // several row groups already on disk, in the temp file
+    drop(w);
+    assert_eq!(std::fs::read(&dest).unwrap(), old);
+    assert_eq!(files_in(out.path()), ["sample.parquet"]);
+    assert_eq!(read_shard(&dest).unwrap(), mix(3));
+}
+
+#[test]
+fn atomic_file_appears_whole_on_commit_only() {
+    let out = tempfile::tempdir().unwrap();
+    let dest = out.path().join("sub/page.html");
+    let mut f = AtomicFile::create(&dest).unwrap();
+    assert_eq!(f.path(), dest);
+    f.write_all(b"<p>").unwrap();
+    f.write_all(&vec![b'x'; 200_000]).unwrap();
+    assert!(!dest.exists());
+    assert!(f.temp_path().exists());
+    drop(f);
+    assert!(files_in(&out.path().join("sub")).is_empty());
+
+    write_atomic(&dest, b"old").unwrap();
+    let mut f = AtomicFile::create(&dest).unwrap();
+    f.write_all(b"new").unwrap();
+    assert_eq!(std::fs::read(&dest).unwrap(), b"old");
+    f.commit().unwrap();
+    assert_eq!(std::fs::read(&dest).unwrap(), b"new");
+    assert_eq!(files_in(&out.path().join("sub")), ["page.html"]);
 }
