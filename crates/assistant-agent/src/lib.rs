@@ -389,12 +389,18 @@ pub struct LlmAssistant<'a, M: llm_client::ChatModel> {
     max_invalid_replies: u32,
 }
 
-/// The JSON schema of an assistant's reply.
+/// The JSON schema of an assistant's reply (built once; clones share it).
 pub fn assistant_reply_schema() -> llm_client::ReplySchema {
+    static SCHEMA: std::sync::LazyLock<llm_client::ReplySchema> =
+        std::sync::LazyLock::new(build_assistant_reply_schema);
+    SCHEMA.clone()
+}
+
+fn build_assistant_reply_schema() -> llm_client::ReplySchema {
     let actions: Vec<&str> = Action::ALL.iter().map(|a| a.as_str()).collect();
     llm_client::ReplySchema {
         name: "assistant_turn".into(),
-        schema: serde_json::json!({
+        schema: std::sync::Arc::new(serde_json::json!({
             "type": "object",
             "properties": {
                 "utterance": {"type": "string", "description": "这一轮要说的话"},
@@ -404,7 +410,7 @@ pub fn assistant_reply_schema() -> llm_client::ReplySchema {
             },
             "required": ["utterance", "action", "preset_id", "end_call"],
             "additionalProperties": false
-        }),
+        })),
     }
 }
 

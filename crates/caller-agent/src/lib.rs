@@ -307,11 +307,17 @@ pub struct LlmCaller<'a, M: llm_client::ChatModel> {
     max_invalid_replies: u32,
 }
 
-/// The JSON schema of a caller's reply.
+/// The JSON schema of a caller's reply (built once; clones share it).
 pub fn caller_reply_schema() -> llm_client::ReplySchema {
+    static SCHEMA: std::sync::LazyLock<llm_client::ReplySchema> =
+        std::sync::LazyLock::new(build_caller_reply_schema);
+    SCHEMA.clone()
+}
+
+fn build_caller_reply_schema() -> llm_client::ReplySchema {
     llm_client::ReplySchema {
         name: "caller_turn".into(),
-        schema: serde_json::json!({
+        schema: std::sync::Arc::new(serde_json::json!({
             "type": "object",
             "properties": {
                 "utterance": {"type": "string", "description": "这一轮要说的话"},
@@ -319,7 +325,7 @@ pub fn caller_reply_schema() -> llm_client::ReplySchema {
             },
             "required": ["utterance", "end_call"],
             "additionalProperties": false
-        }),
+        })),
     }
 }
 

@@ -24,7 +24,8 @@ mod usage;
 
 pub use cache::{Cache, CachedReply};
 pub use client::{
-    ChatMessage, ChatModel, ChatReply, ChatRequest, LlmClient, ReplyError, ReplySchema, chat_parsed,
+    ChatMessage, ChatModel, ChatReply, ChatRequest, LlmClient, ReplyError, ReplySchema,
+    RequestBody, chat_parsed,
 };
 pub use config::{
     EndpointConfig, LlmConfig, Price, ResponseFormatMode, RetryPolicy, Role, RoleModel,

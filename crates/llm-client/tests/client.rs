@@ -15,7 +15,8 @@ fn schema() -> ReplySchema {
             "properties": {"utterance": {"type": "string"}, "end_call": {"type": "boolean"}},
             "required": ["utterance", "end_call"],
             "additionalProperties": false
-        }),
+        })
+        .into(),
     }
 }
 

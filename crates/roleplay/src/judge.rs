@@ -55,8 +55,13 @@ impl JudgeConfig {
     }
 }
 
-/// The JSON schema of a judge's reply.
+/// The JSON schema of a judge's reply (built once; clones share it).
 pub fn judge_schema() -> ReplySchema {
+    static SCHEMA: std::sync::LazyLock<ReplySchema> = std::sync::LazyLock::new(build_judge_schema);
+    SCHEMA.clone()
+}
+
+fn build_judge_schema() -> ReplySchema {
     let mut props = serde_json::Map::new();
     for d in JUDGE_DIMENSIONS {
         props.insert(
@@ -69,7 +74,9 @@ pub fn judge_schema() -> ReplySchema {
     required.push("reason");
     ReplySchema {
         name: "judge_scores".into(),
-        schema: serde_json::json!({"type": "object", "properties": props, "required": required, "additionalProperties": false}),
+        schema: std::sync::Arc::new(
+            serde_json::json!({"type": "object", "properties": props, "required": required, "additionalProperties": false}),
+        ),
     }
 }
 
