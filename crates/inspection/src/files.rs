@@ -1,8 +1,6 @@
 //! The inspection folder's paths, atomic file replacement and the clock.
 
-use crate::error::{InspectionError, Result};
-use std::fs::File;
-use std::io::Write;
+use crate::error::Result;
 use std::path::{Path, PathBuf};
 
 /// The inspection folder inside a corpus directory.
@@ -29,58 +27,16 @@ pub fn inspection_dir(corpus_dir: &Path) -> PathBuf {
 
 /// Writes `bytes` to `dest` atomically: a hidden temp file beside it is written and fsynced,
 /// renamed over `dest`, and the folder is fsynced. A reader sees the old file or the new one.
+/// The corpus crate's [`corpus::write_atomic`], so that every file of a corpus directory is
+/// replaced the same way.
 pub(crate) fn write_atomic(dest: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = parent(dest);
-    std::fs::create_dir_all(dir).map_err(|e| InspectionError::io(dir, e))?;
-    let tmp = temp_path(dest);
-    let result = (|| {
-        let mut f = File::create(&tmp).map_err(|e| InspectionError::io(&tmp, e))?;
-        f.write_all(bytes)
-            .map_err(|e| InspectionError::io(&tmp, e))?;
-        f.sync_all().map_err(|e| InspectionError::io(&tmp, e))?;
-        drop(f);
-        std::fs::rename(&tmp, dest).map_err(|e| InspectionError::io(dest, e))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result?;
-    sync_dir(dir)
+    Ok(corpus::write_atomic(dest, bytes)?)
 }
 
-/// Moves `from` over `to` (same file system) and fsyncs the destination folder.
-pub(crate) fn rename_synced(from: &Path, to: &Path) -> Result<()> {
-    std::fs::rename(from, to).map_err(|e| InspectionError::io(to, e))?;
-    sync_dir(parent(to))
-}
-
-/// `.NAME.tmp` beside `dest`.
-pub(crate) fn temp_path(dest: &Path) -> PathBuf {
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    dest.with_file_name(format!(".{name}.tmp"))
-}
-
-fn parent(p: &Path) -> &Path {
-    match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
-}
-
-/// Fsyncs a directory so that a rename or a new entry in it survives a crash.
+/// Fsyncs a directory so that a rename or a new entry in it survives a crash
+/// ([`corpus::sync_dir`]).
 pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
-    #[cfg(unix)]
-    {
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|e| InspectionError::io(dir, e))?;
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
+    Ok(corpus::sync_dir(dir)?)
 }
 
 /// The current UTC time as RFC 3339 (`2025-01-31T08:15:00Z`): the corpus crate's clock, so that

@@ -63,47 +63,73 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 }
 "#;
 
-/// The printable sample: a summary of the strata, then every dialogue as a transcript with its
-/// stratum, speakers, decision labels, the checker's findings on their turns, the owner's
-/// presets and profile (private facts marked), and a box for a handwritten verdict.
-pub(crate) fn sample_page(summary: &SampleSummary, dialogues: &[Dialogue]) -> String {
-    let mut h = head("CallBench 人工抽检 · manual inspection sample");
-    let _ = write!(
-        h,
-        "<h1>CallBench 人工抽检 · manual inspection sample</h1>\n\
-         <p class=\"meta\">drawn {} · rate {} of the corpus, {} of the rejects · seed {} · \
-         {} of {} corpus dialogues and {} of {} rejected dialogues</p>\n",
-        escape(&summary.created_at),
-        summary.rate,
-        summary.reject_rate,
-        summary.seed,
-        summary.sampled,
-        summary.population,
-        summary.rejects_sampled,
-        summary.rejects_population,
-    );
-    h.push_str(
-        "<table>\n<tr><th>stratum</th><th class=\"num\">corpus</th><th class=\"num\">sampled</th>\
-         <th class=\"num\">rejects</th><th class=\"num\">sampled</th></tr>\n",
-    );
-    for s in &summary.strata {
-        let _ = writeln!(
+/// The printable sample, written as it goes: a summary of the strata, then every dialogue as
+/// a transcript with its stratum, speakers, decision labels, the checker's findings on their
+/// turns, the owner's presets and profile (private facts marked), and a box for a handwritten
+/// verdict. One dialogue's section is held at a time, so a page of any length is written in
+/// bounded memory.
+pub(crate) struct SamplePage<W: std::io::Write> {
+    out: W,
+    n: usize,
+    buf: String,
+}
+
+impl<W: std::io::Write> SamplePage<W> {
+    /// Writes the head and the strata table of `summary` (its counts, not its entries).
+    pub(crate) fn begin(mut out: W, summary: &SampleSummary) -> std::io::Result<Self> {
+        let mut h = head("CallBench 人工抽检 · manual inspection sample");
+        let _ = write!(
             h,
-            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-            escape(&s.stratum.to_string()),
-            s.population,
-            s.sampled,
-            s.rejects_population,
-            s.rejects_sampled
+            "<h1>CallBench 人工抽检 · manual inspection sample</h1>\n\
+             <p class=\"meta\">drawn {} · rate {} of the corpus, {} of the rejects · seed {} · \
+             {} of {} corpus dialogues and {} of {} rejected dialogues</p>\n",
+            escape(&summary.created_at),
+            summary.rate,
+            summary.reject_rate,
+            summary.seed,
+            summary.sampled,
+            summary.population,
+            summary.rejects_sampled,
+            summary.rejects_population,
         );
+        h.push_str(
+            "<table>\n<tr><th>stratum</th><th class=\"num\">corpus</th><th class=\"num\">sampled</th>\
+             <th class=\"num\">rejects</th><th class=\"num\">sampled</th></tr>\n",
+        );
+        for s in &summary.strata {
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                escape(&s.stratum.to_string()),
+                s.population,
+                s.sampled,
+                s.rejects_population,
+                s.rejects_sampled
+            );
+        }
+        h.push_str("</table>\n");
+        out.write_all(h.as_bytes())?;
+        Ok(SamplePage {
+            out,
+            n: 0,
+            buf: String::new(),
+        })
     }
-    h.push_str("</table>\n");
-    for (i, (entry, d)) in summary.dialogues.iter().zip(dialogues).enumerate() {
-        dialogue_section(&mut h, i + 1, entry, d);
+
+    /// Writes the next dialogue's section (numbered from 1 in the order of the calls).
+    pub(crate) fn dialogue(&mut self, entry: &SampleEntry, d: &Dialogue) -> std::io::Result<()> {
+        self.n += 1;
+        self.buf.clear();
+        dialogue_section(&mut self.buf, self.n, entry, d);
+        self.out.write_all(self.buf.as_bytes())
     }
-    h.push_str("</body>\n</html>\n");
-    h
+
+    /// Ends the page and hands back the writer.
+    pub(crate) fn finish(mut self) -> std::io::Result<W> {
+        self.out.write_all(b"</body>\n</html>\n")?;
+        Ok(self.out)
+    }
 }
 
 fn dialogue_section(h: &mut String, n: usize, entry: &SampleEntry, d: &Dialogue) {

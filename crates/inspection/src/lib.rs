@@ -20,6 +20,8 @@
 //!   ([`Stratum`]), each stratum's share by [`allocate`] (at least one dialogue), chosen by a
 //!   keyed hash of `(seed, id)` ([`rank`]) so the draw is the same for a seed however the corpus
 //!   is sharded. Beside the corpus it samples the checker's rejects (see [`sample`] for why).
+//!   It holds the ids and at most [`SAMPLE_CHUNK`] sampled dialogues at a time, so memory is
+//!   bounded whatever the size of the corpus ([`draw_sample_in_chunks`] takes another chunk).
 //! - [`VerdictStore`]: [`VerdictStore::append`] validates a [`Verdict`] and writes it as one
 //!   fsynced line before returning; [`VerdictStore::open`] reloads every verdict after a crash,
 //!   cutting a torn last line. [`latest`] keeps each auditor's last word per dialogue.
@@ -69,8 +71,8 @@ pub use error::{InspectionError, Result};
 pub use files::{inspection_dir, now_rfc3339};
 pub use html::escape;
 pub use sample::{
-    Origin, SampleConfig, SampleEntry, SampleSummary, Stratum, StratumSample, allocate,
-    draw_sample, rank, read_sample, read_sample_dialogues,
+    Origin, SAMPLE_CHUNK, SampleConfig, SampleEntry, SampleSummary, Stratum, StratumSample,
+    allocate, draw_sample, draw_sample_in_chunks, rank, read_sample, read_sample_dialogues,
 };
 pub use verdict::{
     Decision, Finding, MAX_AUDITOR_CHARS, Verdict, VerdictStore, latest, load_verdicts,

@@ -15,13 +15,26 @@
 //! that was regenerated may appear in the rejects more than once (one line per attempt); the
 //! sampler keeps its last rejected attempt, skips generation failures (no turns), and never
 //! takes an id that is already in the corpus part, so an id names one dialogue in the sample.
+//!
+//! **Bounded memory.** The sample files hold the dialogues in review order, which is not the
+//! order they are read in. The second read therefore sorts them into chunks of review positions
+//! ([`SAMPLE_CHUNK`] each): with one chunk (up to 8,192 sampled dialogues) they are simply kept;
+//! with more, each chunk's dialogues are spilled as they are read to a Parquet file of their own
+//! under `DIR/inspection/.sample-staging/`, and the chunks are then taken one after the other,
+//! put in order and written. So the sampler holds the ids and at most about one chunk of
+//! dialogues, whatever the size of the corpus, and reads the corpus twice however many chunks
+//! there are. `sample.parquet`, `sample.jsonl` and `sample.html` are each streamed to a temp file
+//! beside it and renamed into place only when complete.
 
 use crate::error::{InspectionError, Result};
 use crate::files::{
     self, SAMPLE_HTML, SAMPLE_JSON, SAMPLE_JSONL, SAMPLE_PARQUET, VERDICTS_JSONL, inspection_dir,
 };
+use crate::html::SamplePage;
 use callbench_model::{Dialogue, PresetCase, Relation};
-use corpus::{JsonlReader, JsonlWriter, ShardReader, ShardWriterConfig};
+use corpus::{
+    AtomicFile, JsonlReader, JsonlWriter, ShardReader, ShardStreamWriter, ShardWriterConfig,
+};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -349,6 +362,22 @@ struct RejectRef {
 /// verdicts on by a different one, unless [`SampleConfig::replace_reviewed`] is set; drawing
 /// the same sample again (same seed and corpus) is always allowed.
 pub fn draw_sample(corpus_dir: &Path, cfg: &SampleConfig) -> Result<SampleSummary> {
+    draw_sample_in_chunks(corpus_dir, cfg, SAMPLE_CHUNK)
+}
+
+/// Sampled dialogues held in memory at a time while the sample files are written (see the
+/// module documentation): the row-group size of the shard schema, so that `sample.parquet` is
+/// written one whole row group at a time.
+pub const SAMPLE_CHUNK: usize = 8192;
+
+/// [`draw_sample`], holding at most `chunk` sampled dialogues at a time (0 counts as 1) while it
+/// writes the files. The sample is the same for every chunk size: the same ids, and the same
+/// dialogues in the same order in `sample.jsonl`, `sample.html` and `sample.parquet`.
+pub fn draw_sample_in_chunks(
+    corpus_dir: &Path,
+    cfg: &SampleConfig,
+    chunk: usize,
+) -> Result<SampleSummary> {
     cfg.validate()?;
     let shards = shard_paths(corpus_dir)?;
 
@@ -402,6 +431,7 @@ pub fn draw_sample(corpus_dir: &Path, cfg: &SampleConfig) -> Result<SampleSummar
                     },
                 );
             }
+            Ok(())
         })?;
     }
 
@@ -475,41 +505,26 @@ pub fn draw_sample(corpus_dir: &Path, cfg: &SampleConfig) -> Result<SampleSummar
     }
     drop(rejects);
 
-    // Pass 2: the chosen dialogues themselves.
-    let mut found: HashMap<(Origin, String), Dialogue> = HashMap::new();
-    for path in &shards {
-        for chunk in ShardReader::with_batch_size(path, BATCH)? {
-            for d in chunk? {
-                if chosen.contains(&d.id) {
-                    found.insert((Origin::Corpus, d.id.clone()), d);
-                }
+    // Review order: a position for each sampled dialogue.
+    picked.sort();
+    drop(chosen);
+    let mut corpus_pos: HashMap<String, usize> = HashMap::new();
+    let mut reject_pos: HashMap<String, (u32, usize)> = HashMap::new();
+    for (p, (_, origin, id)) in picked.iter().enumerate() {
+        match origin {
+            Origin::Corpus => {
+                corpus_pos.insert(id.clone(), p);
+            }
+            Origin::Rejects => {
+                reject_pos.insert(id.clone(), (reject_picks[id], p));
             }
         }
     }
-    for path in &rejects_files {
-        for_each_reject(path, |d| {
-            let attempt = d.r#gen.as_ref().map_or(0, |g| g.attempt);
-            if reject_picks.get(&d.id) == Some(&attempt) {
-                found.insert((Origin::Rejects, d.id.clone()), d);
-            }
-        })?;
-    }
+    drop(reject_picks);
+    let origins: Vec<Origin> = picked.iter().map(|&(_, origin, _)| origin).collect();
+    let ids: Vec<String> = picked.into_iter().map(|(_, _, id)| id).collect();
 
-    picked.sort();
-    let mut dialogues = Vec::with_capacity(picked.len());
-    let mut entries = Vec::with_capacity(picked.len());
-    for (_, origin, id) in picked {
-        let d = found
-            .remove(&(origin, id.clone()))
-            .ok_or_else(|| InspectionError::BadCorpus {
-                path: corpus_dir.to_path_buf(),
-                message: format!("dialogue {id:?} vanished between the two reads of the corpus"),
-            })?;
-        entries.push(entry_of(&d, origin));
-        dialogues.push(d);
-    }
-
-    let summary = SampleSummary {
+    let mut summary = SampleSummary {
         format_version: SAMPLE_FORMAT_VERSION,
         created_at: files::now_rfc3339(),
         rate: cfg.rate,
@@ -520,11 +535,57 @@ pub fn draw_sample(corpus_dir: &Path, cfg: &SampleConfig) -> Result<SampleSummar
         rejects_population: counts.iter().map(|c| c.rejects_population).sum(),
         rejects_sampled: counts.iter().map(|c| c.rejects_sampled).sum(),
         strata: counts,
-        ids: entries.iter().map(|e| e.id.clone()).collect(),
-        dialogues: entries,
+        dialogues: Vec::with_capacity(ids.len()),
+        ids,
     };
     refuse_replacing_reviewed(corpus_dir, &summary, cfg)?;
-    write_sample(corpus_dir, &summary, &dialogues)?;
+
+    // Pass 2: the chosen dialogues themselves, sorted into chunks of review positions.
+    let dir = inspection_dir(corpus_dir);
+    std::fs::create_dir_all(&dir).map_err(|e| InspectionError::io(&dir, e))?;
+    let mut chunks = Chunks::new(&dir, summary.ids.len(), chunk)?;
+    for path in &shards {
+        for batch in ShardReader::with_batch_size(path, BATCH)? {
+            for d in batch? {
+                if let Some(&p) = corpus_pos.get(&d.id) {
+                    chunks.push(p, d)?;
+                }
+            }
+        }
+    }
+    for path in &rejects_files {
+        for_each_reject(path, |d| {
+            let attempt = d.r#gen.as_ref().map_or(0, |g| g.attempt);
+            match reject_pos.get(&d.id) {
+                Some(&(a, p)) if a == attempt => chunks.push(p, d),
+                _ => Ok(()),
+            }
+        })?;
+    }
+    drop(corpus_pos);
+    drop(reject_pos);
+
+    // Write the files chunk by chunk, in review order.
+    let mut out = SampleFiles::create(&dir, &summary)?;
+    for c in 0..chunks.count() {
+        let (start, dialogues) = chunks.take(c, &summary.ids, corpus_dir)?;
+        for (i, d) in dialogues.iter().enumerate() {
+            let entry = entry_of(d, origins[start + i]);
+            out.dialogue(&entry, d)?;
+            summary.dialogues.push(entry);
+        }
+        out.parquet
+            .write(&dialogues)
+            .map_err(InspectionError::from)?;
+    }
+    out.finish()?;
+    chunks.close()?;
+    let path = dir.join(SAMPLE_JSON);
+    let mut json =
+        serde_json::to_vec_pretty(&summary).map_err(|e| InspectionError::json(&path, None, e))?;
+    json.push(b'\n');
+    files::write_atomic(&path, &json)?;
+
     tracing::info!(
         sampled = summary.sampled,
         rejects = summary.rejects_sampled,
@@ -534,16 +595,236 @@ pub fn draw_sample(corpus_dir: &Path, cfg: &SampleConfig) -> Result<SampleSummar
     Ok(summary)
 }
 
+/// The staging folder of the spilled chunks, inside the inspection folder.
+const STAGING_DIR: &str = ".sample-staging";
+
+/// The sampled dialogues of the second read, sorted into chunks of `size` review positions
+/// (chunk `c` holds positions `c × size ..`): kept in memory when there is one chunk, else each
+/// chunk spilled to its own Parquet file under [`STAGING_DIR`] as the dialogues come, a few at a
+/// time, so that at most about `size` dialogues are held however many chunks there are.
+struct Chunks {
+    size: usize,
+    total: usize,
+    /// The one chunk, when there is only one.
+    memory: Vec<(usize, Dialogue)>,
+    /// One spill per chunk, when there are more.
+    spills: Vec<Spill>,
+    /// Dialogues a spill collects before it writes them out (one row group).
+    pending_max: usize,
+    staging: Option<Staging>,
+}
+
+/// A chunk being spilled: its file, the dialogues not yet written, and the review position of
+/// every dialogue in file order.
+struct Spill {
+    path: PathBuf,
+    writer: Option<ShardStreamWriter>,
+    pending: Vec<Dialogue>,
+    positions: Vec<usize>,
+}
+
+/// The staging folder; removed when dropped, whether the draw succeeded or not.
+struct Staging(PathBuf);
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Chunks {
+    fn new(inspection: &Path, total: usize, size: usize) -> Result<Chunks> {
+        let size = size.max(1);
+        let count = total.div_ceil(size);
+        let staging_dir = inspection.join(STAGING_DIR);
+        // A staging folder left by an interrupted draw (or by an older version) goes first.
+        match std::fs::remove_dir_all(&staging_dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(InspectionError::io(&staging_dir, e)),
+        }
+        let mut chunks = Chunks {
+            size,
+            total,
+            memory: Vec::new(),
+            spills: Vec::new(),
+            // Together the spills hold about `size` pending dialogues, but at least 16 each so
+            // that their row groups stay of a useful size.
+            pending_max: (size / count.max(1)).clamp(16, 1024),
+            staging: None,
+        };
+        if count > 1 {
+            std::fs::create_dir_all(&staging_dir)
+                .map_err(|e| InspectionError::io(&staging_dir, e))?;
+            chunks.staging = Some(Staging(staging_dir.clone()));
+            let cfg = ShardWriterConfig {
+                compression_level: 1,
+                row_group_size: chunks.pending_max,
+            };
+            for c in 0..count {
+                let path = staging_dir.join(format!("chunk-{c:05}.parquet"));
+                let writer = ShardStreamWriter::create(&path, &cfg)?;
+                chunks.spills.push(Spill {
+                    path,
+                    writer: Some(writer),
+                    pending: Vec::new(),
+                    positions: Vec::new(),
+                });
+            }
+        }
+        Ok(chunks)
+    }
+
+    fn count(&self) -> usize {
+        self.total.div_ceil(self.size)
+    }
+
+    /// Files the dialogue of review position `p`.
+    fn push(&mut self, p: usize, d: Dialogue) -> Result<()> {
+        if self.spills.is_empty() {
+            self.memory.push((p, d));
+            return Ok(());
+        }
+        let spill = &mut self.spills[p / self.size];
+        spill.positions.push(p);
+        spill.pending.push(d);
+        if spill.pending.len() >= self.pending_max {
+            spill.write_pending()?;
+        }
+        Ok(())
+    }
+
+    /// Chunk `c` in review order, with its first position. Where a dialogue was read twice (a
+    /// rejects line repeated) the last reading counts; a missing one is an error naming it.
+    fn take(
+        &mut self,
+        c: usize,
+        ids: &[String],
+        corpus_dir: &Path,
+    ) -> Result<(usize, Vec<Dialogue>)> {
+        let mut items = if self.spills.is_empty() {
+            std::mem::take(&mut self.memory)
+        } else {
+            let spill = &mut self.spills[c];
+            spill.write_pending()?;
+            if let Some(w) = spill.writer.take() {
+                w.finish()?;
+            }
+            let dialogues = corpus::read_shard(&spill.path)?;
+            std::fs::remove_file(&spill.path).map_err(|e| InspectionError::io(&spill.path, e))?;
+            std::mem::take(&mut spill.positions)
+                .into_iter()
+                .zip(dialogues)
+                .collect()
+        };
+        // Stable: repeated readings of a position stay in reading order.
+        items.sort_by_key(|&(p, _)| p);
+        let start = c * self.size;
+        let end = (start + self.size).min(self.total);
+        let mut out = Vec::with_capacity(end - start);
+        let mut items = items.into_iter().peekable();
+        for want in start..end {
+            let mut found = None;
+            while let Some((_, d)) = items.next_if(|&(p, _)| p == want) {
+                found = Some(d);
+            }
+            match found {
+                Some(d) => out.push(d),
+                None => {
+                    return Err(InspectionError::BadCorpus {
+                        path: corpus_dir.to_path_buf(),
+                        message: format!(
+                            "dialogue {:?} vanished between the two reads of the corpus",
+                            ids[want]
+                        ),
+                    });
+                }
+            }
+        }
+        Ok((start, out))
+    }
+
+    /// Removes the staging folder (the guard would too, but silently).
+    fn close(self) -> Result<()> {
+        if let Some(Staging(dir)) = &self.staging {
+            std::fs::remove_dir_all(dir).map_err(|e| InspectionError::io(dir, e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Spill {
+    fn write_pending(&mut self) -> Result<()> {
+        if let Some(w) = &mut self.writer {
+            w.write(&self.pending)?;
+        }
+        self.pending.clear();
+        Ok(())
+    }
+}
+
+/// `sample.parquet`, `sample.jsonl` and `sample.html` being written, each to a temp file beside
+/// it; [`SampleFiles::finish`] puts them in place in that order. Dropped unfinished, they leave
+/// the earlier files as they were.
+struct SampleFiles {
+    parquet: ShardStreamWriter,
+    jsonl: JsonlWriter,
+    html: SamplePage<AtomicFile>,
+    html_path: PathBuf,
+}
+
+impl SampleFiles {
+    fn create(dir: &Path, summary: &SampleSummary) -> Result<SampleFiles> {
+        let parquet =
+            ShardStreamWriter::create(&dir.join(SAMPLE_PARQUET), &ShardWriterConfig::default())?;
+        let jsonl = JsonlWriter::create(&dir.join(SAMPLE_JSONL))?;
+        let html_path = dir.join(SAMPLE_HTML);
+        let file = AtomicFile::create(&html_path)?;
+        let tmp = file.temp_path().to_path_buf();
+        let html = SamplePage::begin(file, summary).map_err(|e| InspectionError::io(tmp, e))?;
+        Ok(SampleFiles {
+            parquet,
+            jsonl,
+            html,
+            html_path,
+        })
+    }
+
+    /// The next dialogue's JSONL line and HTML section (the Parquet rows go a chunk at a time).
+    fn dialogue(&mut self, entry: &SampleEntry, d: &Dialogue) -> Result<()> {
+        self.jsonl.write(d)?;
+        self.html
+            .dialogue(entry, d)
+            .map_err(|e| InspectionError::io(&self.html_path, e))
+    }
+
+    fn finish(self) -> Result<()> {
+        let SampleFiles {
+            parquet,
+            jsonl,
+            html,
+            html_path,
+        } = self;
+        parquet.finish()?;
+        jsonl.finish()?;
+        let file = html
+            .finish()
+            .map_err(|e| InspectionError::io(&html_path, e))?;
+        file.commit()?;
+        Ok(())
+    }
+}
+
 /// Calls `f` with every rejected dialogue of a rejects file that the checker judged (not a
 /// generation failure, at least one turn).
-fn for_each_reject(path: &Path, mut f: impl FnMut(Dialogue)) -> Result<()> {
+fn for_each_reject(path: &Path, mut f: impl FnMut(Dialogue) -> Result<()>) -> Result<()> {
     for (line, item) in JsonlReader::<Dialogue>::open(path)? {
         let d = item.map_err(|m| InspectionError::json(path, Some(line), m))?;
         let failed =
             d.qc.as_ref()
                 .is_some_and(|q| q.violations.iter().any(|v| v.kind == GENERATION_FAILED));
         if !failed && !d.turns.is_empty() {
-            f(d);
+            f(d)?;
         }
     }
     Ok(())
@@ -590,36 +871,6 @@ fn refuse_replacing_reviewed(
     } else {
         Err(InspectionError::SampleInUse { path: verdicts })
     }
-}
-
-fn write_sample(corpus_dir: &Path, summary: &SampleSummary, dialogues: &[Dialogue]) -> Result<()> {
-    let dir = inspection_dir(corpus_dir);
-    std::fs::create_dir_all(&dir).map_err(|e| InspectionError::io(&dir, e))?;
-
-    // Parquet through the corpus crate (the only one that knows Parquet): write an atomic shard
-    // into a staging folder beside the destination, then rename it into place.
-    let staging = dir.join(".sample-staging");
-    if staging.exists() {
-        std::fs::remove_dir_all(&staging).map_err(|e| InspectionError::io(&staging, e))?;
-    }
-    let info = corpus::write_shard(&staging, 0, dialogues, &ShardWriterConfig::default())?;
-    files::rename_synced(&staging.join(&info.file), &dir.join(SAMPLE_PARQUET))?;
-    std::fs::remove_dir_all(&staging).map_err(|e| InspectionError::io(&staging, e))?;
-
-    let mut w = JsonlWriter::create(&dir.join(SAMPLE_JSONL))?;
-    for d in dialogues {
-        w.write(d)?;
-    }
-    w.finish()?;
-
-    let html = crate::html::sample_page(summary, dialogues);
-    files::write_atomic(&dir.join(SAMPLE_HTML), html.as_bytes())?;
-
-    let path = dir.join(SAMPLE_JSON);
-    let mut json =
-        serde_json::to_vec_pretty(summary).map_err(|e| InspectionError::json(&path, None, e))?;
-    json.push(b'\n');
-    files::write_atomic(&path, &json)
 }
 
 #[cfg(test)]
