@@ -723,7 +723,7 @@ impl Chunks {
         let end = (start + self.size).min(self.total);
         let mut out = Vec::with_capacity(end - start);
         let mut items = items.into_iter().peekable();
-        for want in start..end {
+        for (want, id) in (start..end).zip(&ids[start..end]) {
             let mut found = None;
             while let Some((_, d)) = items.next_if(|&(p, _)| p == want) {
                 found = Some(d);
@@ -734,8 +734,7 @@ impl Chunks {
                     return Err(InspectionError::BadCorpus {
                         path: corpus_dir.to_path_buf(),
                         message: format!(
-                            "dialogue {:?} vanished between the two reads of the corpus",
-                            ids[want]
+                            "dialogue {id:?} vanished between the two reads of the corpus"
                         ),
                     });
                 }

@@ -1,6 +1,7 @@
 //! Integration tests of the inspection crate: one binary, a module per feature.
 
 mod audit;
+mod chunks;
 mod html;
 mod sampler;
 mod stats;
