@@ -5,7 +5,7 @@
 #   scripts/bench_llm.sh
 #   RUST_COUNT=12000 PY_COUNT=1000 RPM_COUNT=60 SKIP="a2" scripts/bench_llm.sh
 #
-# a) throughput: callbench generate --backend openai --base-url MOCK --model mock
+# a) throughput (each run against a mock of its own): callbench generate --backend openai --base-url MOCK --model mock
 #    --concurrency 256 --count RUST_COUNT --out <tmp> --quiet, under /usr/bin/time -v.
 #    Calls = sum of usage.roles.*.requests + cache_hits in the run's manifest.json; calls/s
 #    = calls / wall; the bound is 256 / 0.050 s = 5120 calls/s. Also callbench's own
@@ -14,6 +14,8 @@
 #    that it is visible whether the machine (2 cores shared by client and mock), not the
 #    pipeline, limits the run. Dialogues are counted twice: written (accepted by the
 #    checker) and role-played (written + every rejected attempt, from the shards' stats).
+#    The target's figure is the *sustained* rate: the mock's arrivals per second over the
+#    middle 80% of them (no ramp-up, no drain, cache hits not counted).
 # a2) the same with a config file `max_attempts = 1` and A2_COUNT dialogues: no dialogue is
 #    played again after a rejection, so every dialogue takes the same number of calls. The
 #    difference to a) shows what re-played dialogues cost the in-order pipeline.
@@ -21,11 +23,9 @@
 # b) scripts/roleplay_openai_sdk.py (asyncio + openai SDK) on the same mock at concurrency
 #    256 with PY_COUNT dialogues; dialogues/s of a) and b) and the ratio.
 # c) rate limit: --rpm RPM --concurrency RPM_CONCURRENCY --count RPM_COUNT against a second
-#    mock started with RUST_LOG=mock_openai=debug, whose per-request log line (written when
-#    a request is routed, before its latency) gives every arrival time: the achieved rate
-#    (arrivals - 1) / (last - first), the most arrivals in any 60 s window (must be <= RPM)
-#    and in any 6 s window (<= RPM/10), the smallest gap between arrivals. The mock binary
-#    has no flag that prints its recorded arrivals, hence the log.
+#    mock of its own started with --arrivals-out, which writes every arrival time when the
+#    mock stops: the achieved rate (arrivals - 1) / (last - first), the most arrivals in any
+#    60 s window (must be <= RPM) and in any 6 s window (<= RPM/10), the smallest gap.
 #
 # The load average (uptime) is printed with every figure. Temp dirs and mocks are removed /
 # stopped on exit. Ends with Markdown tables for BENCHMARKS.md.
@@ -97,9 +97,11 @@ version="$("$BIN" --version 2>/dev/null || echo callbench)"
 TICK="$(getconf CLK_TCK)"
 
 # Starts a mock on a free loopback port; sets MOCK_URL and MOCK_PID. $1: log file; rest: env.
+# MOCK_ARGS (an array) adds flags.
+MOCK_ARGS=()
 start_mock() {
     local logf="$1"; shift
-    env NO_COLOR=1 "$@" "$MOCK" --addr 127.0.0.1:0 --latency-ms "$LATENCY_MS" \
+    env NO_COLOR=1 "$@" "$MOCK" --addr 127.0.0.1:0 --latency-ms "$LATENCY_MS" "${MOCK_ARGS[@]}" \
         >"$logf.url" 2>"$logf" &
     MOCK_PID=$!
     MOCK_PIDS+=("$MOCK_PID")
@@ -109,6 +111,24 @@ start_mock() {
     done
     MOCK_URL="$(head -1 "$logf.url")"
     [[ "$MOCK_URL" == http://* ]] || { echo "the mock did not start:" >&2; cat "$logf" >&2; exit 1; }
+}
+# Stops a mock (Ctrl-C: it writes its --arrivals-out file then) and waits for it.
+stop_mock() {
+    kill -INT "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
+# Sustained rate from an arrivals file (seconds since the first arrival, one per line): the
+# arrivals per second between the 10th and the 90th percentile arrival, i.e. the middle 80% of
+# the calls, without the ramp-up and the drain at the end. Prints "rate arrivals span".
+sustained() {
+    "$PYTHON" - "$1" <<'PY'
+import sys
+ts = [float(x) for x in open(sys.argv[1]) if x.strip()]
+n = len(ts)
+i, j = n // 10, n - 1 - n // 10
+span = ts[j] - ts[i] if n >= 20 else 0.0
+print(f"{(j - i) / span:.0f}" if span > 0 else "n/a", n, f"{ts[-1] - ts[0]:.2f}" if n else "0")
+PY
 }
 # CPU seconds (user + sys) a process has used so far.
 cpu_secs() { awk -v t="$TICK" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
@@ -132,18 +152,27 @@ run_callbench() {
     local label="$1" count="$2" config="$3" tag out m0 m1 load_before load_after
     tag="$(tr -c 'a-z0-9' '_' <<<"$label")"
     out="$TMP/out-$tag"
+    # A mock of its own, whose arrival log gives the sustained rate of this run alone.
+    MOCK_ARGS=(--arrivals-out "$TMP/arrivals-$tag.txt")
+    start_mock "$TMP/mock-$tag.log"
+    MOCK_ARGS=()
+    local run_mock_pid="$MOCK_PID" run_mock_url="$MOCK_URL"
     load_before="$(load)"
-    m0="$(cpu_secs "$MOCK_A_PID")"
+    m0="$(cpu_secs "$run_mock_pid")"
     local cmd=("$BIN" generate)
     [[ -n "$config" ]] && cmd+=(--config "$config")
-    cmd+=(--backend openai --base-url "$MOCK_A_URL" --model mock
+    cmd+=(--backend openai --base-url "$run_mock_url" --model mock
           --concurrency "$CONCURRENCY" --count "$count" --out "$out" --quiet)
     log "$label: ${cmd[*]}   (load $load_before)"
     if ! (cd "$ROOT" && /usr/bin/time -v -o "$TMP/time-$tag.txt" "${cmd[@]}" >"$TMP/$tag.out" 2>"$TMP/$tag.err"); then
         echo "callbench failed:" >&2; tail -20 "$TMP/$tag.err" >&2; exit 1
     fi
-    m1="$(cpu_secs "$MOCK_A_PID")"
+    m1="$(cpu_secs "$run_mock_pid")"
     load_after="$(load)"
+    stop_mock "$run_mock_pid"
+    local sus sus_n sus_span sus_pct
+    read -r sus sus_n sus_span <<<"$(sustained "$TMP/arrivals-$tag.txt")"
+    sus_pct="$(awk -v r="$sus" -v b="$bound" 'BEGIN { if (r + 0 > 0) printf "%.1f", 100 * r / b; else print "n/a" }')"
     local tf="$TMP/time-$tag.txt"
     local wall user sys cpu_pct rss_mb gen_s
     wall="$(to_seconds "$(tv 'Elapsed (wall clock) time (h:mm:ss or m:ss)' "$tf")")"
@@ -175,9 +204,10 @@ PY
     RUN_DPS="$dps"; RUN_PPS="$pps"
     log "   $dialogues dialogues written ($plays role-plays, $turns turns, $rejected rejected, $failed failed), $calls calls ($cached cache hits)"
     log "   wall $wall s -> $rate calls/s = $pct% of $bound; generate phase $gen_s s -> $rate_gen calls/s = $pct_gen%"
+    log "   sustained at the mock (middle 80% of its $sus_n arrivals, cache hits not included): $sus calls/s = $sus_pct% of $bound"
     log "   callbench: CPU $cpu_pct, user $user s + sys $sys s = $cb_us µs/call, peak RSS $rss_mb MB;" \
         "mock: $mock_cpu CPU s = $mock_us µs/call; load before $load_before, after $load_after"
-    rows+=("| $label | $dialogues written / $plays played | $calls | $wall | $dps / $pps | **$rate** ($pct% of $bound) | $cpu_pct, $user+$sys s ($cb_us µs/call), $rss_mb MB | $mock_cpu s ($mock_us µs/call) | $load_before → $load_after |")
+    rows+=("| $label | $dialogues written / $plays played | $calls | $wall | $dps / $pps | $rate ($pct% of $bound) | **$sus** ($sus_pct%) | $cpu_pct, $user+$sys s ($cb_us µs/call), $rss_mb MB | $mock_cpu s ($mock_us µs/call) | $load_before → $load_after |")
     notes+=("$label: generate phase (callbench's \`time:\` line, without process start-up) $gen_s s → $rate_gen calls/s ($pct_gen% of $bound); $cached of the calls were cache hits (identical requests), $requests went to the mock; $turns turns written, $rejected dialogues rejected after all attempts, $failed failed; $cpd calls per role-play.")
 }
 
@@ -234,12 +264,14 @@ print(r["dialogues"], r["calls"], r["seconds"], r["dialogues_per_s"], r["calls_p
     py_dps="$pdps"
     log "   $pd dialogues, $pcalls calls in $psecs s: $pdps dialogues/s, $pcps calls/s;" \
         "python CPU $cpu_pct ($py_us µs/call), mock $mock_cpu s ($mock_us µs/call); load $load_before → $load_after"
-    rows+=("| b) Python asyncio + openai SDK, concurrency $CONCURRENCY | $pd | $pcalls | $psecs (process $wall) | $pdps | $pcps ($ppct% of $bound) | $cpu_pct, $user+$sys s ($py_us µs/call), $rss_mb MB | $mock_cpu s ($mock_us µs/call) | $load_before → $load_after |")
+    rows+=("| b) Python asyncio + openai SDK, concurrency $CONCURRENCY | $pd | $pcalls | $psecs (process $wall) | $pdps | $pcps ($ppct% of $bound) | – | $cpu_pct, $user+$sys s ($py_us µs/call), $rss_mb MB | $mock_cpu s ($mock_us µs/call) | $load_before → $load_after |")
 fi
 
 # ------------------------------------------------------------------ c) rate limit
 if ! skip c; then
-    start_mock "$TMP/mock-c.log" RUST_LOG=mock_openai=debug
+    MOCK_ARGS=(--arrivals-out "$TMP/arrivals-c.txt")
+    start_mock "$TMP/mock-c.log"
+    MOCK_ARGS=()
     MOCK_C_PID="$MOCK_PID"
     out="$TMP/rpm-out"
     load_before="$(load)"
@@ -250,22 +282,13 @@ if ! skip c; then
         echo "callbench failed:" >&2; tail -20 "$TMP/c.err" >&2; exit 1
     fi
     load_after="$(load)"
+    stop_mock "$MOCK_C_PID"
     wall="$(to_seconds "$(tv 'Elapsed (wall clock) time (h:mm:ss or m:ss)' "$TMP/time-c.txt")")"
     gen_s="$(sed -n 's/^time: \([0-9.]*\) s.*/\1/p' "$TMP/c.out")"
-    rl="$("$PYTHON" - "$TMP/mock-c.log" "$out/manifest.json" "$RPM" "$wall" "$gen_s" <<'PY'
-import json, re, sys
-from datetime import datetime
-log, manifest, rpm, wall, gen_s = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-ansi = re.compile(r"\x1b\[[0-9;]*m")
-ts = []
-for line in open(log, encoding="utf-8", errors="replace"):
-    line = ansi.sub("", line)
-    if "chat completion" in line and "request=" in line:
-        stamp = line.split()[0].rstrip("Z")
-        head, frac = (stamp.split(".") + ["0"])[:2]
-        t = datetime.fromisoformat(head).timestamp() + float("0." + frac)
-        ts.append(t)
-ts.sort()
+    rl="$("$PYTHON" - "$TMP/arrivals-c.txt" "$out/manifest.json" "$RPM" "$wall" "$gen_s" <<'PY'
+import json, sys
+arrivals, manifest, rpm, wall, gen_s = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+ts = sorted(float(x) for x in open(arrivals) if x.strip())
 m = json.load(open(manifest))
 calls = sum(r["requests"] + r["cache_hits"] for r in m["usage"]["roles"].values())
 n = len(ts)
@@ -299,8 +322,8 @@ cat <<EOF
 Machine: $machine. Build: $version, commit $commit, $(date -u '+%Y-%m-%d %H:%M UTC').
 Load average is "1, 5, 15 min" from uptime, before → after each run.
 
-| run | dialogues | calls | seconds | dialogues/s | calls/s | client CPU, user+sys, peak RSS | mock CPU | load |
-| --- | --------: | ----: | ------: | ----------: | ------: | --- | --- | --- |
+| run | dialogues | calls | seconds | dialogues/s | calls/s (whole run) | sustained calls/s at the mock | client CPU, user+sys, peak RSS | mock CPU | load |
+| --- | --------: | ----: | ------: | ----------: | ------: | ------: | --- | --- | --- |
 EOF
 printf '%s\n' "${rows[@]}"
 echo

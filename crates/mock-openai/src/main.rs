@@ -74,6 +74,10 @@ struct Args {
     /// Do not record request arrival times.
     #[arg(long)]
     no_record_arrivals: bool,
+    /// On Ctrl-C, write every recorded arrival to FILE: seconds since the first arrival, one
+    /// per line, in order (for benchmarks: sustained rates, rate-limit windows).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_record_arrivals")]
+    arrivals_out: Option<PathBuf>,
 }
 
 impl Args {
@@ -176,6 +180,23 @@ fn run(args: &Args) -> Result<(), String> {
             stats.model_list
         );
         server.shutdown().await;
+        if let Some(path) = &args.arrivals_out {
+            write_arrivals(path, &stats.arrivals)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
         Ok(())
     })
+}
+
+fn write_arrivals(path: &std::path::Path, arrivals: &[std::time::Instant]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut sorted = arrivals.to_vec();
+    sorted.sort();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    if let Some(first) = sorted.first().copied() {
+        for t in &sorted {
+            writeln!(out, "{:.6}", t.duration_since(first).as_secs_f64())?;
+        }
+    }
+    out.flush()
 }
