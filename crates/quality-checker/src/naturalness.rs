@@ -335,6 +335,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
                 // The caller goes on with something new after the assistant's goodbye.
                 let next = &ctx.turns[t.idx + 1];
                 if !next.assistant
+                    && !prev.is_some_and(|p| caller_winds_up(p.text))
                     && !caller_says_goodbye(next)
                     && !settled(next.text)
                     && OPEN.is_match(next.text)
@@ -356,6 +357,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
     if let Some(last) = ctx.turns.iter().rev().find(|t| t.assistant)
         && !is_goodbye_text(last.text, true)
         && !out.iter().any(|f| f.turn == last.idx)
+        && opens_something(last.text)
     {
         let after = &ctx.turns[last.idx + 1..];
         let caller_ended = after.iter().all(|t| !t.assistant);
@@ -397,12 +399,102 @@ fn talk_after_goodbye(s: &str) -> Option<&str> {
 
 fn settled(s: &str) -> bool {
     text::clauses(s).iter().all(|c| {
-        let t = c
-            .text(s)
-            .trim()
-            .trim_end_matches(['啊', '呀', '哈', '啦', '了', '。']);
-        SETTLED.contains(&t) || GOODBYE.is_match(t)
+        let t = c.text(s).trim();
+        thanks(t) || {
+            let t = t.trim_end_matches(['啊', '呀', '哈', '啦', '了', '。']);
+            let t = t
+                .strip_prefix("那就")
+                .or_else(|| t.strip_prefix('那'))
+                .unwrap_or(t);
+            SETTLED.contains(&t) || GOODBYE.is_match(t)
+        }
     })
+}
+
+/// A clause that only thanks (`那麻烦您了`, `辛苦你了`, `谢谢您啊`): a request needs an object.
+fn thanks(clause: &str) -> bool {
+    let t = clause
+        .trim()
+        .trim_end_matches(['啊', '呀', '哈', '啦', '。', '！', '!']);
+    let t = t
+        .strip_prefix("那就")
+        .or_else(|| t.strip_prefix('那'))
+        .unwrap_or(t);
+    let t = t
+        .strip_prefix("好的")
+        .or_else(|| t.strip_prefix('好'))
+        .unwrap_or(t);
+    [
+        "麻烦您了",
+        "麻烦你了",
+        "麻烦了",
+        "辛苦您了",
+        "辛苦你了",
+        "辛苦了",
+        "多谢了",
+        "谢谢了",
+        "谢谢您了",
+        "谢谢你了",
+    ]
+    .contains(&t)
+}
+
+/// The caller's turn breaks off mid-sentence (`车牌是澜C·——`, `第二件是…`): more is coming.
+fn broken_off(s: &str) -> bool {
+    // A dash cuts a sentence off; trailing dots are mostly hesitation (`我知道了……`), a cut
+    // only after a copula or a colon (`第二件是……`).
+    let t = s.trim_end();
+    let head = t.trim_end_matches(['—', '…', '.', '-', '－']);
+    if head.len() == t.len() {
+        return false;
+    }
+    t.ends_with('—') || t.ends_with('－') || head.ends_with('是') || head.ends_with('：')
+}
+
+/// The caller winds the matter up themselves (`那我先去送别的，晚点再来`, `那我等他回复`): a
+/// goodbye after it is not premature, even if the caller later comes back with more.
+fn caller_winds_up(s: &str) -> bool {
+    [
+        "我先去",
+        "晚点再",
+        "回头再",
+        "我等着",
+        "我先等",
+        "我等他",
+        "我等她",
+        "等他回",
+        "等她回",
+        "等他消息",
+        "等她消息",
+        "等他电话",
+        "等她电话",
+        "先这样",
+        "就这样",
+    ]
+    .iter()
+    .any(|w| s.contains(w))
+}
+
+/// The assistant's last turn opens something instead of wrapping up: a question, a new topic
+/// (`对了`, `另外`, `请问`), an invitation to say more.
+fn opens_something(s: &str) -> bool {
+    s.contains(['？', '?'])
+        || [
+            "对了",
+            "另外",
+            "请问",
+            "方便说",
+            "方便介绍",
+            "还有什么",
+            "还有没有",
+            "有什么需要",
+        ]
+        .iter()
+        .any(|w| s.contains(w))
+        || text::clauses(s).iter().any(|c| {
+            let c = c.text(s).trim_end_matches(['。', '！', '!']);
+            c.ends_with('吗') || c.ends_with("呢")
+        })
 }
 
 /// Words of a turn besides goodbyes and acknowledgements.
@@ -426,8 +518,8 @@ fn premature(caller: &TurnCtx, assistant: &TurnCtx) -> bool {
     if settled(caller.text) {
         return false;
     }
-    // The caller was still getting to their matter.
-    if PENDING.is_match(caller.text) {
+    // The caller was still getting to their matter, or broke off mid-sentence.
+    if PENDING.is_match(caller.text) || broken_off(caller.text) {
         return true;
     }
     // What the assistant said besides goodbye and acknowledgement.

@@ -64,7 +64,7 @@ const CONCEPTS: &[(Sort, &str, &str)] = &[
     (Sort::Role, "领导", "领导 经理 主管 总监 主任"),
     (Sort::Role, "客户", "客户 合作方 甲方 合作"),
     (Sort::Role, "人事 猎头 招聘 约面试 面试", "人事 HR hr 招聘 猎头 面试 职位 岗位 简历 工作机会"),
-    (Sort::Role, "家里人 家人 家里", "家里 妈 爸 老婆 老公 儿子 女儿 爷爷 奶奶 外公 外婆 家人 媳妇 哥 姐 弟 妹"),
+    (Sort::Role, "家里人 家人 家里 妈妈 爸爸 母亲 父亲 老婆 老公 儿子 女儿", "家里 妈 爸 老婆 老公 儿子 女儿 爷爷 奶奶 外公 外婆 家人 媳妇 哥 姐 弟 妹"),
     (Sort::Role, "朋友 同学", "朋友 同学 哥们 闺蜜 兄弟 老铁"),
     (Sort::Role, "邻居", "邻居 楼上 隔壁 对门 楼下的"),
     (Sort::Role, "物业", "物业 管家 物管"),
@@ -76,6 +76,7 @@ const CONCEPTS: &[(Sort, &str, &str)] = &[
     (Sort::Role, "贷款 借贷", "贷款 借款 额度 利息 借贷 放款 借钱"),
     (Sort::Role, "欠款 催收", "欠款 催收 逾期 还款 欠费 欠钱 欠了"),
     (Sort::Role, "退款 理赔", "退款 理赔 赔付 赔偿 退钱"),
+    (Sort::Role, "装修", "装修 装饰 家装 整装 翻新"),
     (Sort::Role, "维修", "维修 修理 检修 报修 修一下 上门修"),
     (Sort::Role, "供应商 发票 对账", "供应商 发票 对账 货款"),
     (Sort::Role, "客服", "客服"),
@@ -353,12 +354,63 @@ const NOT_YET: &[&str] = &[
 
 /// Whether the caller's text reports the event (not as future, not negated).
 fn event_said(ci: usize, text: &str) -> bool {
+    let c = CONCEPTS[ci].1;
+    if (c.starts_with("送到") || c.starts_with("上车点")) && arrived(text) {
+        return true;
+    }
     EVIDENCE[ci].find_iter(text).any(|m| {
         let before = text::tail_chars(&text[..m.start()], 4);
         !NOT_YET
             .iter()
             .any(|w| before.ends_with(w) || before.contains(w) && w.chars().count() >= 2)
     })
+}
+
+/// Verbs ending in 到 that are not arriving (收到, 看到, 接到单, 拿到餐).
+const NOT_ARRIVE: &str = "收听看找想接遇碰做得拿见感提等迟办买订约报送达";
+
+/// The caller says they (or the goods) are there: `我到栖云府了`, `件到松塘新村了`,
+/// `到地铁站这边了`, `我现在在你家门口`, `我在6号楼楼下` — arrival told in any words, not as
+/// future (`再过两个路口就到`) and not negated.
+fn arrived(text: &str) -> bool {
+    for c in text::clauses(text) {
+        let clause = c
+            .text(text)
+            .trim_end_matches(['。', '！', '!', '，', ',', '啊', '呀', '哈', '啦']);
+        // 到 … 了 within one clause.
+        if let Some(end) = clause.strip_suffix('了') {
+            for (i, _) in end.match_indices('到') {
+                let before = &end[..i];
+                let prev = before.chars().next_back();
+                if prev.is_some_and(|p| NOT_ARRIVE.contains(p)) && !before.ends_with("送") {
+                    continue;
+                }
+                let place = &end[i + '到'.len_utf8()..];
+                let n = place.chars().count();
+                let tail4 = text::tail_chars(before, 4);
+                let future = NOT_YET
+                    .iter()
+                    .any(|w| tail4.ends_with(w) || tail4.contains(w) && w.chars().count() >= 2);
+                if (1..=12).contains(&n) && !future && !place.contains(['吗', '没', '不']) {
+                    return true;
+                }
+            }
+        }
+        // 在 … 楼下 / 门口.
+        for (i, _) in clause.match_indices('在') {
+            let rest = &clause[i + '在'.len_utf8()..];
+            let head = text::head_chars(rest, 12);
+            if ["楼下", "门口", "楼底下", "单元门", "大堂", "路边", "小区门"]
+                .iter()
+                .any(|w| head.contains(w))
+                && !text::negated(&clause[..i], 2)
+                && !clause[..i].ends_with(['要', '会'])
+            {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Fillers that say nothing about who calls or why.
