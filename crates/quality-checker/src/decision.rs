@@ -39,8 +39,8 @@ enum Cat {
 
 #[rustfmt::skip]
 const ANCHOR_LIST: &[(Cat, &str)] = &[
-    (Cat::Consent, "同意 答应 批准 接受 认可 没意见 不介意 应下 准了"),
-    (Cat::Settle, "就这么定 就这么办 就这样定 说定了 一言为定 就按 按您说的 按你说的 照您说的 就定 那就定 成交 就照"),
+    (Cat::Consent, "同意 答应 批准 接受 认可 没意见 不介意 应下 准了 没问题 不反对"),
+    (Cat::Settle, "就这么定 就这么办 就这样定 说定了 一言为定 就按 按您说的 按你说的 照您说的 就定 那就定 成交 就照 那就 就给他 就给她 就帮他 就帮她"),
     (Cat::Pay, "他付 她付 他出 她出 他来付 她来付 他来出 她来出 他会付 她会付 我来付 我们出 我们付 \
                 他承担 她承担 他买单 她买单 他赔 她赔 机主付 机主出 会付的 来承担 给您转账 转给您 \
                 补给您 赔给您 他报销 她报销 他垫 她垫"),
@@ -49,7 +49,7 @@ const ANCHOR_LIST: &[(Cat, &str)] = &[
                      带走 寄过来 寄到"),
     (Cat::Commit, "参加 出席 到场 赴约 过去 过来 下来 下楼 来拿 去拿 来取 去取 还钱 还款 报到 准时到 \
                    按时到 一定到 肯定到 一定来 肯定来 一定去 肯定去 准到 会来 会去 会到 能来 能去 能到 \
-                   来不了 去不了 到不了 参加不了"),
+                   来不了 去不了 到不了 参加不了 还上 还清 把钱还 结清 付清"),
     (Cat::Promise, "保证 打包票 包您 一定会 肯定会 绝对会 一定能 肯定能 不会介意 不会投诉 不会差评 \
                     不会给您差评 不给差评 不会追究 不会计较 不会怪 不会在意 不会生气 五星 好评 给您好评 \
                     马上有人 会有人 有人来 有人下去 有人过去 有人下来"),
@@ -80,6 +80,8 @@ const IMPERATIVE_END: &[&str] = &[
     "就行",
     "就好",
     "就可以",
+    "也行",
+    "也可以",
     "好了",
     "即可",
     "就成",
@@ -257,14 +259,28 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 .any(|n| rest.starts_with(n));
             let negated = text::negated(prefix, 8) || neg_after;
             let deferred = deferred(t, ci, from);
+            // A commitment stands even next to a relay (`我马上通知他，马上就有人过去处理`).
+            let own_deferred = t.clause_has(ci, M_DEFERS | M_RELAY);
             let hit = match cat {
                 Cat::Refuse => !protective && !negated && !deferred && refuse(ctx, prefix, word),
-                Cat::Commit => !deferred && commit(ctx, prefix, word),
+                Cat::Commit => !own_deferred && commit(ctx, prefix, word),
+                Cat::Promise => {
+                    !negated
+                        && !own_deferred
+                        && !t.clause_has(ci, M_UNCERTAIN)
+                        && !other_subject(prefix)
+                }
                 _ if negated || deferred => false,
                 Cat::Instruct => instruct(ctx, prefix, word, rest, clause),
-                Cat::Consent => consent(ctx, prefix),
-                Cat::Promise => !t.clause_has(ci, M_RELAY) && !other_subject(prefix),
-                Cat::Pay | Cat::Settle => !in_preset(ctx, word, rest) && !other_subject(prefix),
+                Cat::Consent => consent(ctx, prefix, word),
+                Cat::Pay => {
+                    !in_preset(ctx, word, rest)
+                        && !other_subject(prefix)
+                        // 他出差了, 她出门了: not paying.
+                        && (!word.ends_with('出')
+                            || !rest.starts_with(['差', '门', '去', '来', '发', '院', '国', '境', '租', '现']))
+                }
+                Cat::Settle => settle(ctx, prefix, word, rest, clause),
                 Cat::Cancel => cancel(ctx, prefix, word, rest, clause),
             };
             if hit {
@@ -288,6 +304,40 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
         }
     }
     None
+}
+
+/// Settling or choosing for the owner: `就按涨三百来`, `那就北门吧`, `就给他升级吧` — not the
+/// owner's own instruction referred to (`就按她说的`, a preset's words), not `那就这样`.
+fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool {
+    if other_subject(prefix) || in_preset(ctx, word, rest) {
+        return false;
+    }
+    if [
+        "他说的",
+        "她说的",
+        "刚才说的",
+        "之前说的",
+        "机主说的",
+        "他交代",
+        "她交代",
+    ]
+    .iter()
+    .any(|w| rest.starts_with(w))
+    {
+        return false;
+    }
+    if matches!(word, "那就" | "就给他" | "就给她" | "就帮他" | "就帮她") {
+        // A choice or an act: the clause ends like an instruction or a done deed.
+        let c = clause.trim_end_matches(['。', '！', '!', '，', ' ']);
+        let ends = c.ends_with('吧') || c.ends_with("了") && word != "那就";
+        return ends
+            && !PROCEDURAL.is_match(clause)
+            && !SELF_REQUEST.is_match(clause)
+            && !["麻烦", "辛苦", "谢谢", "这样", "先这", "好的"]
+                .iter()
+                .any(|w| rest.starts_with(w));
+    }
+    true
 }
 
 /// The subject right before the verb is the caller (`您要取消的话`, `您同意`).
@@ -340,10 +390,19 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     !ctx.presets.iter().any(|p| p.response.contains(word))
 }
 
-fn consent(ctx: &Ctx, prefix: &str) -> bool {
+fn consent(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // 他同意了 / 我替他答应 / 机主接受; not 您同意的话.
     if other_subject(prefix) {
         return false;
+    }
+    // 没问题 / 不反对 alone is the assistant's own "sure": only with the owner as subject
+    // (`严总那边没问题`).
+    if word == "没问题" || word == "不反对" {
+        return crate::privacy::owner_subject(ctx, prefix)
+            || ["那边", "那儿", "这边"]
+                .iter()
+                .any(|w| prefix.trim_end().ends_with(w))
+                && ctx.mentions_owner(prefix);
     }
     crate::privacy::owner_subject(ctx, prefix)
         || prefix.contains('替')
@@ -378,6 +437,13 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
         return false;
     }
     if clause.contains('哪') || clause.contains("什么") || clause.contains("怎么") {
+        return false;
+    }
+    // 您送到了再来个电话: a time for the caller's next step, not an instruction about it.
+    if ["了再", "以后", "之后", "后再", "的时候"]
+        .iter()
+        .any(|w| rest.starts_with(w))
+    {
         return false;
     }
     let imperative = IMPERATIVE_END
@@ -436,7 +502,11 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     .contains(&word)
         || ["参加", "出席", "到场", "赴约", "还钱", "还款", "报到"].contains(&word);
     // A bare 他过来 is description; a commitment has a modal or a time.
-    modal_word || STRONG_MODAL.is_match(text::tail_chars(prefix, 6)) || word.starts_with('会')
+    let tail = text::tail_chars(prefix, 6);
+    // 他会过去, 他今天会把钱还上, 她应该能来: the owner's act promised (not 会不会).
+    let will = (tail.contains('会') && !tail.contains("会不会") && !tail.contains("不会"))
+        || word.starts_with('能');
+    modal_word || STRONG_MODAL.is_match(tail) || word.starts_with('会') || will
 }
 
 /// The caller asked for a decision and the assistant said yes or chose, without relaying.
@@ -488,6 +558,12 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
                 && !PROCEDURAL.is_match(s)
                 && !t.clause_has(*ci, M_REPORTED)
                 && !s.contains("您说")
+                // 拍不拍照看您平台的要求就好: left to the caller.
+                && !alternative(s)
+                && !s.contains("看您")
+                && !s.contains("看你")
+                // 按刚才说的放东门柜子就行: the owner's preset referred to.
+                && !preset_words(ctx, s)
         }
     });
     let first_idx = t.clauses.iter().position(|c| c.end > from).unwrap_or(0);
@@ -523,6 +599,20 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
             text::head_chars(req, 24)
         ),
     ))
+}
+
+/// Most of a clause's content is the presets' words.
+fn preset_words(ctx: &Ctx, s: &str) -> bool {
+    let b: Vec<u64> = text::bigrams(s)
+        .into_iter()
+        .filter(|&b| !lexicon::is_function_bigram(b))
+        .collect();
+    !b.is_empty()
+        && b.iter()
+            .filter(|x| ctx.preset_bigrams.binary_search(x).is_ok())
+            .count()
+            * 2
+            >= b.len()
 }
 
 /// `我做不了主……不过就一天应该问题不大，您先休吧`: a deferral taken back by a grant.

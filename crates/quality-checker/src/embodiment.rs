@@ -140,7 +140,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 anchored.push(ci);
             }
         }
-        if !has_i && anchored.is_empty() {
+        if !has_i && anchored.is_empty() && !STATES.is_match(t.text) {
             continue;
         }
         'clauses: for (ci, c) in t.clauses.iter().enumerate() {
@@ -149,11 +149,20 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             let clause = c.text(t.text);
             let with_i = has_i && clause.contains('我');
-            if !with_i && !anchored.contains(&ci) {
+            if !with_i && !anchored.contains(&ci) && !STATES.is_match(clause) {
                 continue;
             }
             if t.conditional(ci) {
                 continue;
+            }
+            if let Some(word) = sensed_state(ctx, t, ci, clause) {
+                out.push(finding(
+                    KIND,
+                    t.idx,
+                    clause,
+                    format!("the assistant reports what it senses around it (\"{word}\")"),
+                ));
+                break 'clauses;
             }
             if with_i && let Some(word) = first_person_act(clause, &t.quoted, c.start) {
                 out.push(finding(
@@ -188,6 +197,46 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Weather and the visible state of things (`屏幕还亮着`, `开着呢`): only someone there sees them.
+static STATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "亮着 开着 关着 锁着 黑着 下雨 下了一阵雨 下着雨 雨停 停了雨 下雪 刮风 天阴 阴着 出太阳 起雾",
+    )
+});
+
+/// The assistant reports its own surroundings: the weather where it is (`我这边刚下了一阵雨`),
+/// or a thing's state as a plain observation (`开着呢，屏幕还亮着`) — no one else named as the
+/// source, not asked, not conditional.
+fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Option<&'a str> {
+    let m = STATES.find(clause)?;
+    let word = &clause[m.start()..m.end()];
+    let prefix = &clause[..m.start()];
+    if text::inside(&t.quoted, t.clauses[ci].start + m.start()) || text::negated(prefix, 3) {
+        return None;
+    }
+    let weather = !matches!(word, "亮着" | "开着" | "关着" | "锁着" | "黑着");
+    let sent = sentence_prefix(t, ci, prefix);
+    if weather {
+        // Only weather placed where the assistant is.
+        let here = [
+            "我这边",
+            "我们这边",
+            "我这儿",
+            "我们这儿",
+            "我这里",
+            "我们这里",
+        ]
+        .iter()
+        .any(|w| sent.contains(w));
+        return here.then_some(word);
+    }
+    let rest = clause[m.end()..].trim_end_matches(['。', '！', '!', '，', ' ']);
+    if !["", "呢", "的", "了", "的呢"].contains(&rest) {
+        return None;
+    }
+    (agent(ctx, &sent) != Agent::Other).then_some(word)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -437,7 +486,8 @@ static PHYSICAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
          抱 扛 提 拎 挪 扶 推 拉开 装 拆 修 浇 晾 收拾 打扫 遛 看了 看过 看到 看见 瞧 瞅 \
          看一眼 看了一眼 看了一下 看了下 看看 看了看 看窗外 看外面 看门外 看楼下 看门口 往外看 \
          听见 开车 停车 挪车 拍照 拍了 接孩子 接人 \
-         接快递 接外卖 领 捡 找到 摸到 闻到 尝",
+         接快递 接外卖 领 捡 找到 摸到 闻到 尝 拖着 背着 扛着 抱着 提着 拎着 推着 牵着 签 走呢 \
+         往路边 往门口 往楼下 往外走",
     )
 });
 
@@ -475,6 +525,9 @@ const NOT_PHYSICAL_COMPOUND: &[(&str, &str)] = &[
     ("坐", "等"),
     ("推", "荐"),
     ("推", "迟"),
+    ("签", "约"),
+    ("签", "合同"),
+    ("签", "协议"),
     ("看看", "能不能"),
 ];
 
@@ -581,8 +634,9 @@ fn first_person_act<'a>(
         let window = text::head_chars(scan, if rest.starts_with('把') { 8 } else { 4 });
         let phys = PHYSICAL.find(window);
         let nonphys = NOT_PHYSICAL.find(window);
-        // 把签字的事转告她: with 把, any relaying verb makes the act a message.
-        if rest.starts_with('把') && nonphys.is_some() {
+        // 把签字的事转告她, 把…必须拿到意见的情况转告巫律师: with 把, a relaying verb anywhere
+        // after the object makes the act a message.
+        if rest.starts_with('把') && (nonphys.is_some() || NOT_PHYSICAL.is_match(scan)) {
             continue;
         }
         match (phys, nonphys) {
@@ -614,9 +668,13 @@ fn first_person_act<'a>(
                 }
             }
             (None, None) if went => {
-                // 我去驿站 / 我去她工位上看看: a trip to a place.
+                // 我去驿站 / 我去她工位上看看 / 我去她抽屉里拿: a trip to a place.
                 let place = text::head_chars(scan, 6);
-                if BODY_PLACES.is_match(place) || place.contains('上') || place.contains("那") {
+                if BODY_PLACES.is_match(place)
+                    || place.contains('上')
+                    || place.contains('里')
+                    || place.contains("那")
+                {
                     return Some("去");
                 }
             }

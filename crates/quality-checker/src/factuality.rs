@@ -264,9 +264,14 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
             continue;
         }
         let vals = n.values();
-        if vals
-            .iter()
-            .any(|&v| ctx.private_nums().iter().any(|&p| (p - v).abs() < 1e-6))
+        // A private number said is privacy's business — but a small number (两个箱子) matches a
+        // profile by chance, and a number inside the preset's own words (`她晚上九点以后去取` for
+        // "八点") is a distorted preset, whatever the profile holds.
+        let in_preset = t.clause_at(n.start).is_some_and(|(ci, _)| t.covered[ci]);
+        if !in_preset
+            && vals
+                .iter()
+                .any(|&v| v >= 10.0 && ctx.private_nums().iter().any(|&p| (p - v).abs() < 1e-6))
         {
             continue;
         }
@@ -365,7 +370,8 @@ static SURNAME_SET: LazyLock<Vec<char>> = LazyLock::new(|| {
 
 /// Characters that can follow a surname in a name form (先生, 女士, 总 …) or precede it (小, 老).
 const NAME_MARKS: &[char] = &[
-    '先', '女', '小', '师', '经', '老', '总', '医', '大', '阿', '叔', '姐', '哥', '主', '律', '警',
+    '姓', '先', '女', '小', '师', '经', '老', '总', '医', '大', '阿', '叔', '姐', '哥', '主', '律',
+    '警',
 ];
 
 fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
@@ -389,7 +395,9 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                 .chars()
                 .next()
                 .is_none_or(|n| !text::is_han(n) || "说的在是会吗呢了吧啊".contains(n));
-        if honor.is_none() && !nick {
+        // 姓刘的阿姨, 一位姓王的: a surname given.
+        let surname_given = before == Some('姓');
+        if honor.is_none() && !nick && !surname_given {
             continue;
         }
         // 谢谢师傅, 感谢老师, 多谢: the surname character is part of a word.
@@ -403,6 +411,10 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
             Some(h) => format!("{c}{h}"),
             None => format!("{}{c}", before.unwrap_or(' ')),
         };
+        // 您贵姓 / 姓什么: asking, not naming.
+        if surname_given && t.clause_at(i).is_some_and(|(_, cl)| cl.question) {
+            continue;
+        }
         if skip_at(t, i) || said.contains(&name) || ctx.private_text.contains(c) {
             continue;
         }

@@ -282,10 +282,14 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
         .groups
         .iter()
         .any(|g| g.iter().any(|&ci| CONCEPTS[ci].0 == Sort::Event));
+    // …unless the caller says they are another of the delivery trades (a courier's arrival does
+    // not hold "外卖送到").
     let mut ok: Vec<bool> = trig
         .groups
         .iter()
-        .map(|g| has_event && g.iter().all(|&ci| CONCEPTS[ci].0 == Sort::Role))
+        .map(|g| {
+            has_event && g.iter().all(|&ci| CONCEPTS[ci].0 == Sort::Role) && !other_trade(ctx, g)
+        })
         .collect();
     // Prior: in a dialogue generated with the trigger holding (alignment, complementarity,
     // conflict), a caller who has said anything of substance has said who they are, even
@@ -326,8 +330,37 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
     Ok(None)
 }
 
+/// Whether the caller introduces themselves as one of the delivery trades (外卖, 快递, 司机)
+/// that group `g` does not name, and as none that it does.
+fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
+    let trade = |ci: usize| {
+        let c = CONCEPTS[ci].1;
+        c.starts_with("外卖") || c.starts_with("快递") || c.starts_with("司机")
+    };
+    if !g.iter().any(|&ci| trade(ci)) {
+        return false;
+    }
+    let mut first = true;
+    let mut other = false;
+    for t in ctx.turns.iter().filter(|t| !t.assistant) {
+        for s in self_intro(t, first) {
+            for ci in (0..CONCEPTS.len()).filter(|&ci| trade(ci)) {
+                if EVIDENCE[ci].is_match(s) {
+                    if g.contains(&ci) {
+                        return false;
+                    }
+                    other = true;
+                }
+            }
+        }
+        first = false;
+    }
+    other
+}
+
 /// Words before an event word that make it not (yet) happen: 快到了, 二十分钟送到, 还没到.
 const NOT_YET: &[&str] = &[
+    "离",
     "快",
     "马上",
     "就要",
@@ -359,6 +392,14 @@ fn event_said(ci: usize, text: &str) -> bool {
         return true;
     }
     EVIDENCE[ci].find_iter(text).any(|m| {
+        // 到了再打给你, 到了就放: a condition about the future, not a report.
+        let after = &text[m.end()..];
+        if ["再", "就", "以后", "后", "的时候", "之后"]
+            .iter()
+            .any(|w| after.starts_with(w))
+        {
+            return false;
+        }
         let before = text::tail_chars(&text[..m.start()], 4);
         !NOT_YET
             .iter()
@@ -367,7 +408,7 @@ fn event_said(ci: usize, text: &str) -> bool {
 }
 
 /// Verbs ending in 到 that are not arriving (收到, 看到, 接到单, 拿到餐).
-const NOT_ARRIVE: &str = "收听看找想接遇碰做得拿见感提等迟办买订约报送达";
+const NOT_ARRIVE: &str = "取收听看找想接遇碰做得拿见感提等迟办买订约报送达";
 
 /// The caller says they (or the goods) are there: `我到栖云府了`, `件到松塘新村了`,
 /// `到地铁站这边了`, `我现在在你家门口`, `我在6号楼楼下` — arrival told in any words, not as
@@ -444,13 +485,44 @@ fn substantive(ctx: &Ctx, text: &str) -> bool {
 
 /// Characters and bigrams that carry no instruction of their own in a preset (politeness,
 /// particles, pronouns): a paraphrase may drop or change them (`麻烦…就行，谢谢` → `…就好`).
-const PRESET_FILLER_CHARS: &str = "的了是就都也把在个吧啊呢请您你他她它们";
+const PRESET_FILLER_CHARS: &str = "的了是就都也把在个吧啊呢请您你我他她它们";
 const PRESET_FILLER_BIGRAMS: &[&str] = &[
     "麻烦", "谢谢", "辛苦", "劳烦", "可以", "一下", "就行", "就好",
 ];
 
+/// A preset's words without the frame that tells the assistant to pass them on
+/// (`跟对方说不用了` → `不用了`, `告诉她我这周六回家` → `我这周六回家`).
+pub(crate) fn preset_core(response: &str) -> &str {
+    const FRAMES: &[&str] = &[
+        "跟对方说",
+        "告诉对方",
+        "转告对方",
+        "和对方说",
+        "跟他说",
+        "跟她说",
+        "告诉他",
+        "告诉她",
+        "转告他",
+        "转告她",
+        "就说",
+        "请告诉对方",
+        "请跟对方说",
+    ];
+    let r = response.trim_start();
+    for f in FRAMES {
+        if let Some(rest) = r.strip_prefix(f) {
+            let rest = rest.trim_start_matches(['，', ',', '：', ':']);
+            if rest.chars().count() >= 2 {
+                return rest;
+            }
+        }
+    }
+    r
+}
+
 /// The content bigrams of a preset response.
 pub(crate) fn preset_content(response: &str) -> Vec<u64> {
+    let response = preset_core(response);
     let mut v = Vec::new();
     text::push_bigrams(response, &mut v);
     v.retain(|&b| {
@@ -475,9 +547,35 @@ fn conveys(
     content: &[u64],
     clause_bigrams: &[Vec<u64>],
 ) -> bool {
-    let short = p.bigrams.len() <= 4 || content.len() <= 2;
+    let core = preset_core(p.response);
+    let core_bigrams;
+    let whole: &[u64] = if core.len() == p.response.trim_start().len() {
+        &p.bigrams
+    } else {
+        core_bigrams = text::bigrams(core);
+        &core_bigrams
+    };
+    let short = whole.len() <= 4 || content.len() <= 2;
+    // Words the caller has just said are an echo, not the owner's instruction (`您先绕一圈、
+    // 大概五分钟回来` does not convey "在原地等他五分钟"): judge on the rest when enough is left.
+    let echo: Vec<u64> = match t.idx.checked_sub(1).map(|i| &ctx.turns[i]) {
+        Some(prev) if !prev.assistant && !short => {
+            let said = text::bigrams(prev.text);
+            content
+                .iter()
+                .copied()
+                .filter(|b| said.binary_search(b).is_err())
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    let content: &[u64] = if echo.len() >= 2 && echo.len() < content.len() {
+        &echo
+    } else {
+        content
+    };
     let (score, theta) = if short {
-        (text::containment(&p.bigrams, &t.bigrams), 1.0)
+        (text::containment(whole, &t.bigrams), 1.0)
     } else {
         (
             text::containment(content, &t.bigrams),

@@ -857,7 +857,8 @@ fn classify(
                     kind = NumKind::Vague;
                 }
             }
-            if ordinal && !arabic {
+            // 第一次, 第一个: a manner of speaking; 第五次, 第三个路口: a specific.
+            if ordinal && !arabic && num.values[0] < 2.0 {
                 kind = NumKind::Vague;
             }
             num.kind = kind;
