@@ -290,7 +290,17 @@ impl<'a> Ctx<'a> {
                 .private
                 .iter()
                 .filter(|(_, v)| !v.trim().is_empty())
-                .map(|(k, v)| private_fact(k, v))
+                .map(|(k, v)| {
+                    // What the owner made public or put in a preset (the company of a private
+                    // workplace, the compound of a preset's drop point) is not private.
+                    let mut f = private_fact(k, v);
+                    if !self.allowed_text.is_empty() {
+                        f.fragments.retain(|fr| !self.allowed_text.contains(fr));
+                        let ab = text::bigrams(&self.allowed_text);
+                        f.bigrams.retain(|b| ab.binary_search(b).is_err());
+                    }
+                    f
+                })
                 .collect()
         })
     }

@@ -564,6 +564,10 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
                 && !s.contains("看你")
                 // 按刚才说的放东门柜子就行: the owner's preset referred to.
                 && !preset_words(ctx, s)
+                && (ctx.presets.is_empty()
+                    || !["按刚才说的", "按他说的", "按她说的", "还是按", "按之前说的"]
+                        .iter()
+                        .any(|w| s.contains(w)))
         }
     });
     let first_idx = t.clauses.iter().position(|c| c.end > from).unwrap_or(0);

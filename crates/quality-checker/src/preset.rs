@@ -82,7 +82,7 @@ const CONCEPTS: &[(Sort, &str, &str)] = &[
     (Sort::Role, "客服", "客服"),
     (Sort::Event, "送到 送达 到楼下 到门口", "到了 已经到 送到了 已送到 已经送到 给您送到 送到楼下 送到门口 送到您 到楼下 在楼下 到门口 在门口 您门口 你门口 您楼下 你楼下 门口呢 楼下呢 家门口 楼下了 门口了 送达 已到 到您楼下 到你楼下 放哪 下来拿 到小区 送过来了 拿到楼下"),
     (Sort::Event, "上车点", "上车点 到了 已到 已经到 到您 在门口 到地方 到位置 到定位 到这儿了 在路边"),
-    (Sort::Event, "找不到 看不到 问路 看不见", "找不到 怎么走 从哪 看不到 人呢 人在哪 人去哪 看不着 没见人 没看到 没看见 没见到 没找着 没瞧见 见不到 哪个门 哪栋 迷路 没找到 没见着 看不见 绕了"),
+    (Sort::Event, "找不到 看不到 问路 看不见", "找不到 怎么走 从哪 看不到 人呢 人在哪 乘客在哪 乘客呢 您在哪 你在哪 在哪儿呢 在哪呢 人去哪 看不着 没见人 没看到 没看见 没见到 没找着 没瞧见 见不到 哪个门 哪栋 迷路 没找到 没见着 看不见 绕了"),
     (Sort::Event, "卖完 缺货 卖光 售罄 没货", "卖完 卖光 售罄 没货 缺货 没有了 断货 用完了 做不了"),
     (Sort::Event, "取消", "取消"),
     (Sort::Event, "没取 未取", "没取 还没取 未取 滞留 没来取 一直没取 没领 超期 没拿"),
@@ -385,6 +385,10 @@ const NOT_YET: &[&str] = &[
     "左右",
 ];
 
+/// Days and times ahead: an event said with them is planned, not happened.
+static FUTURE: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::words("明天 后天 下周 改天 晚点 明早 明晚 派不完"));
+
 /// Whether the caller's text reports the event (not as future, not negated).
 fn event_said(ci: usize, text: &str) -> bool {
     let c = CONCEPTS[ci].1;
@@ -392,6 +396,30 @@ fn event_said(ci: usize, text: &str) -> bool {
         return true;
     }
     EVIDENCE[ci].find_iter(text).any(|m| {
+        // 没人的话我放哪儿, 明天上午…放哪儿: a condition or a plan, not a report.
+        let clauses = text::clauses(text);
+        if let Some(c) = clauses
+            .iter()
+            .find(|c| c.start <= m.start() && m.start() < c.end)
+        {
+            let ct = c.text(text);
+            if ct.contains("的话")
+                || ["如果", "要是", "万一", "假如", "假设"]
+                    .iter()
+                    .any(|w| ct.trim_start().starts_with(w))
+            {
+                return false;
+            }
+            // A time ahead said before the event word, in its sentence or the one before.
+            let from = clauses
+                .iter()
+                .find(|d| d.sentence == c.sentence || d.sentence + 1 == c.sentence)
+                .map_or(c.start, |d| d.start);
+            // (Scheduling is about the future by nature.)
+            if !CONCEPTS[ci].1.starts_with("约时间") && FUTURE.is_match(&text[from..m.start()]) {
+                return false;
+            }
+        }
         // 到了再打给你, 到了就放: a condition about the future, not a report.
         let after = &text[m.end()..];
         if ["再", "就", "以后", "后", "的时候", "之后"]
@@ -837,6 +865,21 @@ fn missing_turn(ctx: &Ctx, held: usize) -> Option<usize> {
         .map(|t| t.idx)
 }
 
+/// The caller only acknowledges or complies (`好的，放好了`, `行，我知道了`).
+fn complied(s: &str) -> bool {
+    text::clauses(s).iter().all(|c| {
+        let t = c
+            .text(s)
+            .trim()
+            .trim_end_matches(['。', '！', '!', '啊', '哈', '了']);
+        [
+            "好", "好的", "行", "嗯", "知道", "明白", "放好", "好嘞", "收到", "可以", "谢谢",
+        ]
+        .iter()
+        .any(|w| t.starts_with(w))
+    })
+}
+
 /// A brief back-reference (`对，按刚才说的放门口就行`, `还是那句话…`) answering the caller's
 /// current turn (a question, a push, or the preset's own matter) — not a full restatement.
 fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
@@ -876,5 +919,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         ]
         .iter()
         .any(|w| prev.text.contains(w));
-    brief && answers
+    // An explicit back-reference (`还是那句话`) is an answer by its form, unless the caller
+    // only acknowledged or complied.
+    brief && (answers || marker && !lexicon::CLOSE.is_match(prev.text) && !complied(prev.text))
 }
