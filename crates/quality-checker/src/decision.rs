@@ -193,8 +193,25 @@ fn deferred(t: &TurnCtx, ci: usize, from: usize) -> bool {
     let hi = (ci + 1).min(t.clauses.len() - 1);
     (lo..=hi).any(|k| {
         let d = t.clauses[k];
+        // 麻烦您跟前台说一声: the caller is told to pass something on — not the assistant
+        // deferring to the owner.
+        let ds = d.text(t.text);
+        let callers_relay = k != ci
+            && [
+                "您跟",
+                "你跟",
+                "麻烦您",
+                "麻烦你",
+                "请您",
+                "请你",
+                "您和",
+                "你和",
+            ]
+            .iter()
+            .any(|w| ds.contains(w));
         d.sentence == c.sentence
             && d.start >= from
+            && !callers_relay
             && t.clause_has(k, M_DEFERS | M_RELAY | M_UNCERTAIN)
     })
 }

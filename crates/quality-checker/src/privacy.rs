@@ -47,8 +47,56 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         };
         profile_facts(ctx, t, &runs, &mut out);
         pii_shapes(ctx, t, &runs, &mut out);
+        if out.last().is_none_or(|f| f.turn != t.idx) {
+            floor(ctx, t, &mut out);
+        }
     }
     out
+}
+
+/// The floor of the owner's private room (`在15楼` for room 1502): part of the address.
+fn floor(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
+    if !t.text.contains(['楼', '层']) || t.nums.is_empty() {
+        return;
+    }
+    for fact in ctx.private().iter().filter(|f| f.key == "address") {
+        // The room: the last run of 3–4 digits; its floor is all but the last two.
+        let Some((_, room)) = text::digit_runs(fact.value, 3)
+            .into_iter()
+            .rev()
+            .find(|(_, d)| (3..=4).contains(&d.len()))
+        else {
+            continue;
+        };
+        let Ok(fl) = room[..room.len() - 2].parse::<f64>() else {
+            continue;
+        };
+        for n in &t.nums {
+            let after = text::head_chars(&t.text[n.start..], 5);
+            let at_floor = after.contains(['楼', '层']) && !after.contains(['栋', '号', '单']);
+            if !at_floor || !n.values().iter().any(|&v| (v - fl).abs() < 1e-6) {
+                continue;
+            }
+            if ctx.grounded_value(fl, t.idx) || ctx.covered_at(t.idx, n.start) {
+                continue;
+            }
+            if t.clause_at(n.start).is_some_and(|(ci, c)| {
+                c.question || declines(c.text(t.text), c.question) || t.conditional(ci)
+            }) {
+                continue;
+            }
+            out.push(finding(
+                KIND,
+                t.idx,
+                &t.text[n.start..n.end],
+                format!(
+                    "the assistant says the floor of the owner's private {} ({fl})",
+                    fact.key
+                ),
+            ));
+            return;
+        }
+    }
 }
 
 /// Facts from the owner's own profile.
