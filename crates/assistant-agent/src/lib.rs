@@ -387,6 +387,7 @@ pub struct LlmAssistant<'a, M: llm_client::ChatModel> {
     system: String,
     preset_ids: Vec<String>,
     max_invalid_replies: u32,
+    scope: u64,
 }
 
 /// The JSON schema of an assistant's reply (built once; clones share it).
@@ -463,7 +464,15 @@ impl<'a, M: llm_client::ChatModel> LlmAssistant<'a, M> {
             system,
             preset_ids,
             max_invalid_replies,
+            scope: 0,
         }
+    }
+
+    /// The conversation's scope in the response cache (the dialogue attempt's seed): see
+    /// [`llm_client::ChatRequest::scope`].
+    pub fn with_scope(mut self, scope: u64) -> Self {
+        self.scope = scope;
+        self
     }
 }
 
@@ -492,6 +501,7 @@ impl<M: llm_client::ChatModel> LlmAssistant<'_, M> {
         llm_client::chat_parsed(
             self.model,
             llm_client::Role::Assistant,
+            self.scope,
             messages,
             assistant_reply_schema(),
             self.max_invalid_replies,

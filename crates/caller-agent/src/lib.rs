@@ -305,6 +305,7 @@ pub struct LlmCaller<'a, M: llm_client::ChatModel> {
     model: &'a M,
     system: String,
     max_invalid_replies: u32,
+    scope: u64,
 }
 
 /// The JSON schema of a caller's reply (built once; clones share it).
@@ -336,7 +337,15 @@ impl<'a, M: llm_client::ChatModel> LlmCaller<'a, M> {
             model,
             system,
             max_invalid_replies,
+            scope: 0,
         }
+    }
+
+    /// The conversation's scope in the response cache (the dialogue attempt's seed): see
+    /// [`llm_client::ChatRequest::scope`].
+    pub fn with_scope(mut self, scope: u64) -> Self {
+        self.scope = scope;
+        self
     }
 
     fn messages(&self, turns: &[Turn]) -> Vec<llm_client::ChatMessage> {
@@ -386,6 +395,7 @@ impl<M: llm_client::ChatModel> CallerAgent for LlmCaller<'_, M> {
         llm_client::chat_parsed(
             self.model,
             llm_client::Role::Caller,
+            self.scope,
             messages,
             caller_reply_schema(),
             self.max_invalid_replies,

@@ -55,6 +55,11 @@ pub struct ChatRequest {
     /// Distinguishes otherwise identical requests in the cache (e.g. a re-ask after an invalid
     /// reply): 0 for the first.
     pub nonce: u32,
+    /// The conversation this request belongs to (a dialogue attempt's seed; 0 when there is
+    /// none). Part of the cache key: two dialogues whose prompts happen to be identical (the
+    /// caller's first turn often is) must not share a reply a sampling model would have drawn
+    /// twice, while a resumed or repeated run — same plan, same seeds — still hits.
+    pub scope: u64,
 }
 
 /// A reply.
@@ -435,11 +440,12 @@ impl LlmClient {
         }
     }
 
-    fn cache_key(body: &RequestBody<'_>, nonce: u32) -> [u8; 32] {
+    fn cache_key(body: &RequestBody<'_>, nonce: u32, scope: u64) -> [u8; 32] {
         let mut h = Sha256::new();
         // Serialising into the hasher: no intermediate buffer. Writing to a hasher cannot fail.
         let _ = serde_json::to_writer(HashWriter(&mut h), body);
         h.update(nonce.to_le_bytes());
+        h.update(scope.to_le_bytes());
         h.finalize().into()
     }
 
@@ -565,7 +571,7 @@ impl LlmClient {
 impl ChatModel for LlmClient {
     async fn chat(&self, req: &ChatRequest) -> Result<ChatReply, LlmError> {
         let body = self.body(req);
-        let key = Self::cache_key(&body, req.nonce);
+        let key = Self::cache_key(&body, req.nonce, req.scope);
         if let Some(cache) = &self.cache
             && let Some(hit) = cache.get(&key)?
         {
@@ -656,6 +662,7 @@ pub enum ReplyError {
 pub async fn chat_parsed<M: ChatModel, T>(
     model: &M,
     role: Role,
+    scope: u64,
     messages: Vec<ChatMessage>,
     schema: ReplySchema,
     max_invalid: u32,
@@ -668,6 +675,7 @@ pub async fn chat_parsed<M: ChatModel, T>(
             messages: messages.clone(),
             schema: Some(schema.clone()),
             nonce,
+            scope,
         };
         let reply = model.chat(&req).await.map_err(ReplyError::Chat)?;
         match parse(&reply.content) {

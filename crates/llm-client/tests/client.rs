@@ -35,6 +35,7 @@ fn request(n: u32) -> ChatRequest {
         ],
         schema: Some(schema()),
         nonce: 0,
+        scope: 0,
     }
 }
 
@@ -216,6 +217,37 @@ fn the_cache_answers_a_repeated_request() {
     assert_eq!(a.content, b.content);
     assert_eq!(mock.stats().requests, 1);
     assert_eq!(client.usage().roles["caller"].cache_hits, 1);
+}
+
+#[test]
+fn identical_requests_of_different_dialogues_do_not_share_a_cached_reply() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig::default()))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut cfg, out) = config(&mock.base_url(), dir.path());
+    cfg.cache = "cache.redb".into();
+    let client = {
+        let _g = rt.enter();
+        LlmClient::new(cfg, &out).unwrap()
+    };
+    let of = |scope| ChatRequest {
+        scope,
+        ..request(1)
+    };
+    let a = rt.block_on(client.chat(&of(11))).unwrap();
+    let b = rt.block_on(client.chat(&of(12))).unwrap();
+    assert!(
+        !a.cached && !b.cached,
+        "another dialogue's reply was served"
+    );
+    assert_eq!(mock.stats().requests, 2);
+    // The same dialogue asking again (a resumed run) is served from the cache.
+    let c = rt.block_on(client.chat(&of(11))).unwrap();
+    assert!(c.cached);
+    assert_eq!(c.content, a.content);
+    assert_eq!(mock.stats().requests, 2);
 }
 
 #[test]

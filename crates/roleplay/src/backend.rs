@@ -204,13 +204,15 @@ impl<M: llm_client::ChatModel + 'static> Backend for LlmBackend<M> {
             .map(|p| p.id.clone())
             .collect();
         let mut caller =
-            caller_agent::LlmCaller::new(&*self.client, caller_system, self.max_invalid_replies);
+            caller_agent::LlmCaller::new(&*self.client, caller_system, self.max_invalid_replies)
+                .with_scope(setup.caller_seed);
         let mut assistant = assistant_agent::LlmAssistant::new(
             &*self.client,
             assistant_system,
             preset_ids,
             self.max_invalid_replies,
-        );
+        )
+        .with_scope(setup.assistant_seed);
         let (turns, ending) = play(&mut caller, &mut assistant, max_turns).await?;
         Ok(Played { turns, ending })
     }

@@ -137,6 +137,9 @@ pub async fn judge<M: ChatModel>(
                 }],
                 schema: Some(judge_schema()),
                 nonce,
+                // The prompt holds the whole transcript: the same prompt is the same dialogue,
+                // whose verdict may well be shared.
+                scope: 0,
             };
             let reply = model.chat(&req).await.map_err(|e| format!("judge: {e}"))?;
             match parse_judge_reply(&reply.content, i) {
