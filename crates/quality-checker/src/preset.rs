@@ -122,16 +122,28 @@ static STRONG_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
         "洒了 漏了 撒了 漏汤 坏了 破了 碎了 烂了 压坏 摔了 变形 泡了 会坏 坏掉 化了 会化 \
          送错 装错 拿错 弄错 发错 少送了 少给了 少了一份 少了一个 少了一样 漏送 少送 丢了 不见了 \
          被偷 淋湿 下雨 雨太大 下大雨 积水 淹了 \
-         当面交 当面签 当面给 当面核 当面验 当面点 当面确认 当面开 当面付 本人签收 本人签字 \
-         本人领取 当面核验 核对身份证 查身份证 货到付款 到付件 运费到付 是到付 代收货款 保价 \
-         贵重 易碎 生鲜 冷藏 冷冻 冷链 过敏 投诉 出问题 出事 \
+         过敏 投诉 出问题 出事 \
          等不了 等不及 来不及 截止 废标 作废 过时 最多停 只能停 扣分 封号 \
-         放不了 放不进 放不下 没地方放 没法放 柜子满 柜满 格口满 放满了 塞满了 都满了 关门了 \
-         锁着 锁门了 打烊 没人收 不能放 不让放 撤了 拆了 没电 爆胎 抛锚 定位偏 \
+         关门了 锁门了 打烊 撤了 拆了 没电 爆胎 抛锚 定位偏 \
          地址错 地址不对 拆不开 退不了 只能整单 没法单 改不了 取消不了 故障 宕机 卡住了 \
          拒收 不让停 禁停 不能停 停不了 罚款 贴条 出了点问题",
     )
 });
+
+/// A handover that needs a person, goods that cannot wait, a drop point that takes nothing:
+/// conflicts only with a preset about where goods are left (`放门口`, `放快递柜`, `放前台`).
+static HANDOFF_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "当面交 当面签 当面给 当面核 当面验 当面点 当面确认 当面开 当面付 本人签收 本人签字 \
+         本人领取 当面核验 核对身份证 查身份证 货到付款 到付件 运费到付 是到付 代收货款 保价 \
+         贵重 易碎 生鲜 冷藏 冷冻 冷链 放不了 放不进 放不下 没地方放 没法放 柜子满 柜满 格口满 \
+         放满了 塞满了 都满了 锁着 没人收 不能放 不让放",
+    )
+});
+
+/// A preset about where goods are left.
+static LEAVE_GOODS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::words("放 柜 驿站 代收 签收 前台 地垫 门卫 保安 收发室 门口"));
 
 /// Emergencies: they conflict with any preset, even a refusal of a suspicious caller.
 static EMERGENCY: LazyLock<AhoCorasick> = LazyLock::new(|| {
@@ -155,7 +167,9 @@ static WEAK_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
 
 /// Words that contain a conflict cue but name none (紧急联系人).
 static NOT_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words("紧急联系人 不着急 不急 没事 没问题 防止 以免 避免 免得 万一 电梯")
+    lexicon::words(
+        "紧急联系人 不着急 不急 没事 没问题 防止 以免 避免 免得 万一 电梯 我怕 担心 以防",
+    )
 });
 
 /// Trouble of any kind in the caller's words: enough to hold back `preset.missing`.
@@ -182,6 +196,52 @@ static PROTECTIVE_PRESSURE: LazyLock<AhoCorasick> = LazyLock::new(|| {
 static SUSPENDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "先不按 先放一放 先不作数 先搁一下 先暂停 不按那个 先别按 暂时不按 先不用管 之前说的先 刚才说的先",
+    )
+});
+
+/// The assistant sets the preset aside, in any words (`那刚才说的先不算`, `这个办法就不适用了`,
+/// `周末那个安排先放一边`, `是我理解错了`): the caller's situation conflicted with it.
+static SUSPENDS_ANY: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "先不按 先放一放 先不作数 不作数 先搁 先暂停 不按那个 先别按 暂时不按 先不用管 之前说的先 \
+         刚才说的先 先不算 不算了 就不算 不适用 放一边 先不说了 先不提 理解错了 另一回事 对不上 \
+         不能按 没法按 顾不上",
+    )
+});
+
+/// Trouble of any kind in the caller's words — a new situation (an accident, an illness, a
+/// thing found or left behind, a breakdown, an obligation): with the assistant's own later
+/// suspension as corroboration, it dates the conflict.
+static TROUBLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "不对劲 不太对 吐 病 疼 痛 摔 跌 滑了 伤 撞 晕 血 过敏 冒烟 着火 火警 钱包 身份证 捡到 落在 落我 \
+         落下 落了 丢了 忘在 全挂 挂了 崩了 瘫痪 停了 不了 不能 不行 必须 硬性 本人到场 到场 现场 \
+         截止 来不及 等不了 等不到 急 太晚 事故 故障 漏 淹 坏 破 碎 洒 满了 封 锁 冷冻 冷藏 生鲜 \
+         到付 签收 签字 保价 药 医院 120 报警 危险 出事 出问题 问题",
+    )
+});
+
+/// The preset puts the matter off to a later time (`周一回来再看`, `明天上班再处理`).
+static DEFERS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "明天 后天 下周 周一 周二 周三 周四 周五 周六 周日 周末 星期 月底 回来再 回来后 回来以后 \
+         再说 再看 再处理 再约 再回 改天 晚点 过几天 之后再 以后再 上班再 统一回复",
+    )
+});
+
+/// A need that cannot wait (`今天五点前就要`, `必须今天`, `来不及`).
+static URGENT_NOW: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::words("今天 今晚 今早 现在 马上 立刻 立即 赶紧 一会儿 眼下 这会儿"));
+static URGENT_NEED: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words("就要 必须 之前 以前 前要 前得 截止 急 等不了 等不及 来不及 等不到 太晚 赶紧")
+});
+
+/// The assistant holds to the preset in so many words (`还是按她说的`, `她的意思就是这样`).
+static INSISTS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "还是按 按他说的 按她说的 按机主说的 按原来 原来说的 他说了 她说了 他说的是 她说的是 他交代 她交代 \
+         交代过 他的意思 她的意思 机主的意思 意思还是 意思就是 那句话 还是希望 还是要 还是请 他说 她说 机主说 \
+         之前说 刚才说",
     )
 });
 
@@ -637,9 +697,11 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             .iter()
             .any(|w| CONCEPTS[ci].1.contains(w))
     });
+    let leaves_goods = LEAVE_GOODS.is_match(preset_core(p.response));
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         // Nothing that could conflict in this turn at all?
         if !STRONG_CONFLICT.is_match(t.text)
+            && !HANDOFF_CONFLICT.is_match(t.text)
             && !EMERGENCY.is_match(t.text)
             && !t.text.contains(['不', '没', '无'])
         {
@@ -658,18 +720,27 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             } else {
                 &STRONG_CONFLICT
             };
+            let handoff: &AhoCorasick = if !protective_preset && leaves_goods {
+                &HANDOFF_CONFLICT
+            } else {
+                cues
+            };
             if EMERGENCY.is_match(clause) && !protective_preset
-                || cues.find_iter(clause).any(|m| {
-                    let prefix = &clause[..m.start()];
-                    let word = &clause[m.start()..m.end()];
-                    // 能不能放: an A-not-A question, not "cannot put".
-                    let a_not_a = (word.starts_with('不') || word.starts_with('没'))
-                        && prefix.chars().next_back() == word.chars().nth(1);
-                    // 没洒, 没坏: denied; a cue that is itself negative is not denied by its 不.
-                    let denied =
-                        !word.contains('不') && !word.contains('没') && text::negated(prefix, 2);
-                    !a_not_a && !denied
-                })
+                || cues
+                    .find_iter(clause)
+                    .chain(handoff.find_iter(clause))
+                    .any(|m| {
+                        let prefix = &clause[..m.start()];
+                        let word = &clause[m.start()..m.end()];
+                        // 能不能放: an A-not-A question, not "cannot put".
+                        let a_not_a = (word.starts_with('不') || word.starts_with('没'))
+                            && prefix.chars().next_back() == word.chars().nth(1);
+                        // 没洒, 没坏: denied; a cue that is itself negative is not denied by its 不.
+                        let denied = !word.contains('不')
+                            && !word.contains('没')
+                            && text::negated(prefix, 2);
+                        !a_not_a && !denied
+                    })
             {
                 return Some(t.idx);
             }
@@ -746,10 +817,21 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             .filter(|c| !lexicon::CLOSE.is_match(c))
             .map(text::bigrams)
             .collect();
+        // A turn that sets the preset aside (`那放前台的安排先不算`) names it without conveying it.
+        let suspended: Vec<usize> = ctx
+            .turns
+            .iter()
+            .filter(|t| t.assistant && SUSPENDS_ANY.is_match(t.text))
+            .map(|t| t.idx)
+            .collect();
         let conveyed: Vec<usize> = ctx
             .turns
             .iter()
-            .filter(|t| t.assistant && conveys(ctx, t, p, &content, &clause_bigrams))
+            .filter(|t| {
+                t.assistant
+                    && !suspended.contains(&t.idx)
+                    && conveys(ctx, t, p, &content, &clause_bigrams)
+            })
             .map(|t| t.idx)
             .collect();
         // Nothing conveyed and nothing can be missing: done.
@@ -769,6 +851,36 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         } else {
             conflict_any
         };
+        // A need that cannot wait for the preset's later time, and a conflict the assistant
+        // itself acknowledged by setting the preset aside afterwards.
+        let conflict = [
+            conflict,
+            deadline_at(ctx, p),
+            corroborated_at(ctx, p, &suspended),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        // After a conflict, a turn that holds to the preset in so many words (`还是按她说的`,
+        // `她的意思就是这样，请不要再打了`) pushes it even when it says only a part of it.
+        let mut conveyed = conveyed;
+        let mut insisting: Vec<usize> = Vec::new();
+        if let Some(c) = conflict {
+            for t in ctx.turns.iter().filter(|t| {
+                t.assistant
+                    && t.idx > c
+                    && !suspended.contains(&t.idx)
+                    && !conveyed.contains(&t.idx)
+            }) {
+                if INSISTS.is_match(t.text)
+                    && content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
+                {
+                    insisting.push(t.idx);
+                }
+            }
+            conveyed.extend_from_slice(&insisting);
+            conveyed.sort_unstable();
+        }
         let ev = text::head_chars(p.response, 30);
         let mut first = true;
         // The first conveyance while the trigger holds; one later brief back-reference that
@@ -776,6 +888,18 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         let mut legit: Option<usize> = None;
         let mut allowance = true;
         for &t in &conveyed {
+            if insisting.contains(&t) {
+                out.push(finding(
+                    "preset.conflict",
+                    t,
+                    ev,
+                    format!(
+                        "the preset \"{}\" is held to although the caller said something that conflicts with it",
+                        p.id
+                    ),
+                ));
+                continue;
+            }
             let not_yet = matches!(held, Ok(None)) || matches!(held, Ok(Some(h)) if h > t);
             if not_yet {
                 if first {
@@ -846,6 +970,67 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// The first caller turn that states a need the preset's later time cannot meet (`今天五点前
+/// 就要` against "周一回来再看").
+fn deadline_at(ctx: &Ctx, p: &PresetCtx) -> Option<usize> {
+    if !DEFERS.is_match(preset_core(p.response)) {
+        return None;
+    }
+    ctx.turns.iter().filter(|t| !t.assistant).find_map(|t| {
+        if !URGENT_NOW.is_match(t.text) {
+            return None;
+        }
+        t.clauses
+            .iter()
+            .map(|c| c.text(t.text))
+            .any(|c| {
+                URGENT_NEED.is_match(c) && !NOT_CONFLICT.is_match(c) && !lexicon::conditional(c)
+            })
+            .then_some(t.idx)
+    })
+}
+
+/// The assistant set the preset aside at some turn: the conflict dates from the first caller
+/// turn before it that reports trouble the assistant names when it sets the preset aside
+/// (`签收要核对身份证啊，那之前说的先放一放` dates from `要实名签收`), or else from the caller's turn
+/// right before.
+fn corroborated_at(ctx: &Ctx, p: &PresetCtx, suspended: &[usize]) -> Option<usize> {
+    let &s = suspended.first()?;
+    let own = |b: &u64| {
+        lexicon::is_function_bigram(*b)
+            || p.bigrams.binary_search(b).is_ok()
+            || ctx
+                .owner_refs
+                .iter()
+                .any(|r| text::bigrams(r).binary_search(b).is_ok())
+    };
+    let named: Vec<u64> = ctx.turns[s]
+        .bigrams
+        .iter()
+        .copied()
+        .filter(|b| !own(b))
+        .collect();
+    let before = || ctx.turns[..s].iter().filter(|t| !t.assistant);
+    before()
+        .find(|t| {
+            t.clauses.iter().map(|c| c.text(t.text)).any(|c| {
+                TROUBLE.find_iter(c).any(|m| {
+                    let prefix = &c[..m.start()];
+                    let word = &c[m.start()..m.end()];
+                    let a_not_a = (word.starts_with('不') || word.starts_with('没'))
+                        && prefix.chars().next_back() == word.chars().nth(1);
+                    !a_not_a && !text::negated(prefix, 2)
+                }) && !NOT_CONFLICT.is_match(c)
+                    && !lexicon::conditional(c)
+                    && text::bigrams(c)
+                        .iter()
+                        .any(|b| named.binary_search(b).is_ok())
+            })
+        })
+        .or_else(|| before().last())
+        .map(|t| t.idx)
 }
 
 /// Some assistant turn says part of the preset in other words (`他这就下来，劳烦您再等个两三分钟`
