@@ -380,6 +380,14 @@ pub fn is_function_bigram(b: u64) -> bool {
         || common.binary_search(&b).is_ok()
 }
 
+/// Whether either character of the bigram is a function character (的, 了, 是 …).
+pub fn has_function_char(b: u64) -> bool {
+    let (chars, _) = &*FUNCTION_SETS;
+    let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
+    let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
+    chars.binary_search(&a).is_ok() || chars.binary_search(&c).is_ok()
+}
+
 /// Whether the clause text contains any word of the automaton.
 pub fn any(aut: &AhoCorasick, s: &str) -> bool {
     aut.is_match(s)

@@ -60,9 +60,9 @@ const CONCEPTS: &[(Sort, &str, &str)] = &[
     (Sort::Role, "快递", "快递 包裹 派件 大件 件到 您的件 你的件 送货 物流 驿站 快递柜 丰巢 同城件 急件 顺丰 邮政"),
     (Sort::Role, "司机", "司机 网约车 打车 出租车 专车 快车 顺风车 车牌 上车点 接单 车到 车已经 车停 我车 出行 行程 乘客 接驾 调度 电召 师傅到"),
     (Sort::Role, "商家 店", "店 商家 餐厅 饭店 餐馆 后厨"),
-    (Sort::Role, "同事", "同事 部门 项目组 组里 我们组"),
+    (Sort::Role, "同事", "同事 部门 部的 项目组 组里 我们组"),
     (Sort::Role, "领导", "领导 经理 主管 总监 主任"),
-    (Sort::Role, "客户", "客户 合作方 甲方 合作"),
+    (Sort::Role, "客户", "客户 合作方 甲方 合作 采购"),
     (Sort::Role, "人事 猎头 招聘 约面试 面试", "人事 HR hr 招聘 猎头 面试 职位 岗位 简历 工作机会"),
     (Sort::Role, "家里人 家人 家里 妈妈 爸爸 母亲 父亲 老婆 老公 儿子 女儿", "家里 妈 爸 老婆 老公 儿子 女儿 爷爷 奶奶 外公 外婆 家人 媳妇 哥 姐 弟 妹"),
     (Sort::Role, "朋友 同学", "朋友 同学 哥们 闺蜜 兄弟 老铁"),
@@ -81,13 +81,13 @@ const CONCEPTS: &[(Sort, &str, &str)] = &[
     (Sort::Role, "供应商 发票 对账", "供应商 发票 对账 货款"),
     (Sort::Role, "客服", "客服"),
     (Sort::Event, "送到 送达 到楼下 到门口", "到了 已经到 送到了 已送到 已经送到 给您送到 送到楼下 送到门口 送到您 到楼下 在楼下 到门口 在门口 您门口 你门口 您楼下 你楼下 门口呢 楼下呢 家门口 楼下了 门口了 送达 已到 到您楼下 到你楼下 放哪 下来拿 到小区 送过来了 拿到楼下"),
-    (Sort::Event, "上车点", "上车点 到了 已到 已经到 到您 在门口 到地方 到位置 到定位 到这儿了 在路边"),
+    (Sort::Event, "上车点", "上车点 到了 已到 已经到 到您这 到您楼下 到您门口 在门口 到地方 到位置 到定位 到这儿了 在路边"),
     (Sort::Event, "找不到 看不到 问路 看不见", "找不到 怎么走 从哪 看不到 人呢 人在哪 乘客在哪 乘客呢 您在哪 你在哪 在哪儿呢 在哪呢 人去哪 看不着 没见人 没看到 没看见 没见到 没找着 没瞧见 见不到 哪个门 哪栋 迷路 没找到 没见着 看不见 绕了"),
     (Sort::Event, "卖完 缺货 卖光 售罄 没货", "卖完 卖光 售罄 没货 缺货 没有了 断货 用完了 做不了"),
     (Sort::Event, "取消", "取消"),
     (Sort::Event, "没取 未取", "没取 还没取 未取 滞留 没来取 一直没取 没领 超期 没拿"),
     (Sort::Event, "快递柜或驿站 放到快递柜 放到驿站 放驿站 放快递柜", "放快递柜 放驿站 放到驿站 放到快递柜 放丰巢 存柜 放柜 放代收点 放快递点 放菜鸟 放到柜 放在驿站 放在快递柜 存快递柜 存驿站"),
-    (Sort::Event, "约时间 约上门 上门", "约 上门 入户 进屋 到家里 安全检查 排查 什么时候 哪天 时间 日期 过来 过去 维修 空档 预约 安排 面试 通知"),
+    (Sort::Event, "约时间 约上门 上门", "约 上门 入户 进户 进屋 到家里 安全检查 排查 什么时候 哪天 时间 日期 过来 过去 维修 空档 预约 安排 面试 通知"),
     (Sort::Weak, "问工作 谈工作", ""),
 ];
 
@@ -149,7 +149,8 @@ static LEAVE_GOODS: LazyLock<AhoCorasick> =
 static EMERGENCY: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "车祸 受伤 急诊 住院 抢救 晕倒 昏迷 出血 发烧 着火 冒烟 燃气泄漏 煤气泄漏 漏气 燃气味 \
-         煤气味 泄漏 漏水 水管爆 爆管 停电 撬锁 小偷 报警 紧急 急事 很急 特别急 火急 救命",
+         煤气味 泄漏 漏水 水管爆 爆管 停电 撬锁 小偷 报警 紧急 急事 很急 特别急 火急 救命 \
+         不对劲 吐了 一直吐 呕吐 摔倒 摔了一跤 滑了一跤 骨折 哮喘 犯病 过敏 起不来 动不了",
     )
 });
 
@@ -246,24 +247,59 @@ static INSISTS: LazyLock<AhoCorasick> = LazyLock::new(|| {
 });
 
 /// How a trigger reads: groups of concepts that must all be shown (推销 + 贷款), each group
-/// satisfied by any of its concepts (骑手 或 商家).
+/// satisfied by any of its concepts (骑手 或 商家), and its topic — the content words left
+/// over beyond the concepts (`年度体检时间`, `入户检查燃气`, `收房租`), of which the caller must
+/// say at least one.
 #[derive(Debug, Default)]
 struct Trigger {
     groups: Vec<Vec<usize>>,
-    /// Content bigrams, for triggers with no known concept.
-    fallback: Vec<u64>,
+    /// Character pairs of the leftover content words.
+    topic: Vec<(char, char)>,
+    /// Their content characters.
+    topic_chars: Vec<char>,
 }
+
+/// Words of a trigger that say nothing of its topic: the frame (如果 … 打来), speech verbs,
+/// pronouns, particles, and the places any arrival happens at.
+static TRIGGER_FRAME: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "如果是 如果 要是 假如 若是 的时候 时候 的话 有人自称 有人 自称 打电话来 打电话 打来电话 打来 来电话 \
+         来电 电话 打过来 联系 来问 询问 问 说 讲 提到 通知 提醒 告知 想要 想 要 已经 已 刚 就 找 是 \
+         机主 对方 我 他 她 的 了 或者 或 还是 和 与 跟 给 并 且 但 而 来 过来 员 人员 师傅 小哥 工作人员 \
+         家门口 门口 楼下 家里 到家 小区 上门 时 次 再 又 反复 一直",
+    )
+});
+
+/// Words before an event in a trigger that make it imminent or planned (`快到上车点`,
+/// `说今天送到`): the event need not have happened.
+const TRIGGER_NOT_YET: &[&str] = &["快", "马上", "即将", "今天", "明天", "下午", "上午", "预计"];
 
 fn parse_trigger(s: &str) -> Trigger {
     let (aut, owner) = &*TRIGGER_WORDS;
     let mut t = Trigger::default();
     let mut last_end: Option<usize> = None;
-    let mut any = false;
+    let mut last_role_end: Option<usize> = None;
+    let mut masked: Vec<(usize, usize)> = Vec::new();
     for m in aut.find_iter(s) {
         let ci = owner[m.pattern().as_usize()];
-        any = true;
+        masked.push((m.start(), m.end()));
         if CONCEPTS[ci].0 == Sort::Weak {
             continue;
+        }
+        if CONCEPTS[ci].0 == Sort::Event {
+            let before = text::tail_chars(&s[..m.start()], 3).replace("快递", "");
+            if TRIGGER_NOT_YET.iter().any(|w| before.contains(w)) {
+                continue;
+            }
+        }
+        // `儿子班主任`: a role right after another names whose it is — the later is the caller.
+        if CONCEPTS[ci].0 == Sort::Role
+            && last_role_end.is_some_and(|e| matches!(&s[e..m.start()], "" | "的"))
+            && t.groups
+                .last()
+                .is_some_and(|g| g.iter().all(|&g0| CONCEPTS[g0].0 == Sort::Role))
+        {
+            t.groups.pop();
         }
         let same_sort = t
             .groups
@@ -276,6 +312,9 @@ fn parse_trigger(s: &str) -> Trigger {
                 between.contains('或') || between.contains('、') || between.contains('及')
             });
         last_end = Some(m.end());
+        if CONCEPTS[ci].0 == Sort::Role {
+            last_role_end = Some(m.end());
+        }
         match t.groups.last_mut() {
             Some(g) if joined || g.contains(&ci) => {
                 if !g.contains(&ci) {
@@ -285,25 +324,54 @@ fn parse_trigger(s: &str) -> Trigger {
             _ => t.groups.push(vec![ci]),
         }
     }
-    if !any {
-        let mut b = Vec::new();
-        text::push_bigrams(s, &mut b);
-        b.retain(|&x| !lexicon::is_function_bigram(x) && !is_trigger_boilerplate(x));
-        t.fallback = text::finish(b);
+    for m in TRIGGER_FRAME.find_iter(s) {
+        masked.push((m.start(), m.end()));
+    }
+    // The leftover runs of Han characters.
+    let mut prev: Option<char> = None;
+    for (i, c) in s.char_indices() {
+        let free = text::is_han(c) && !masked.iter().any(|&(a, b)| a <= i && i < b);
+        if !free {
+            prev = None;
+            continue;
+        }
+        if let Some(p) = prev {
+            let b = ((p as u64) << 32) | c as u64;
+            if !lexicon::is_function_bigram(b) && !t.topic.contains(&(p, c)) {
+                t.topic.push((p, c));
+            }
+            for x in [p, c] {
+                if !"的了是我他她你您在和或也就都吗呢吧啊个这那有".contains(x)
+                    && !t.topic_chars.contains(&x)
+                {
+                    t.topic_chars.push(x);
+                }
+            }
+        }
+        prev = Some(c);
     }
     t
 }
 
-fn is_trigger_boilerplate(b: u64) -> bool {
-    let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
-    let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
-    [
-        "如果", "打来", "电话", "来电", "的时", "时候", "的话", "果是",
-    ]
-    .iter()
-    .any(|w| {
-        let mut it = w.chars();
-        it.next() == Some(a) && it.next() == Some(c)
+/// Whether `text` says one of the topic's pairs: the two characters in order, at most two
+/// characters apart (`想请三天假` says `请假`) — or, for a topic of three characters or more,
+/// two of its characters in other words (`看新机会` for `推荐新的工作机会`).
+fn topic_said(trig: &Trigger, text: &str) -> bool {
+    let topic = &trig.topic;
+    let cs: Vec<char> = text.chars().collect();
+    if trig.topic_chars.len() >= 3
+        && trig.topic_chars.iter().filter(|c| cs.contains(c)).count() >= 2
+    {
+        return true;
+    }
+    topic.iter().any(|&(a, b)| {
+        cs.iter().enumerate().any(|(i, &c)| {
+            c == a
+                && cs[i + 1..cs.len().min(i + 4)]
+                    .iter()
+                    .take_while(|x| text::is_han(**x))
+                    .any(|&x| x == b)
+        })
     })
 }
 
@@ -321,21 +389,54 @@ fn self_intro<'a>(t: &'a TurnCtx, first: bool) -> impl Iterator<Item = &'a str> 
 
 /// The first caller turn by which the trigger holds; `Err(())` when the trigger cannot be read.
 fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
-    if trig.groups.is_empty() {
-        if trig.fallback.len() < 2 {
-            return Err(());
-        }
-        let mut acc: Vec<u64> = Vec::new();
-        for t in ctx.turns.iter().filter(|t| !t.assistant) {
-            acc.extend_from_slice(&text::bigrams(t.text));
-            acc.sort_unstable();
-            acc.dedup();
-            if text::containment(&trig.fallback, &acc) >= 0.5 {
-                return Ok(Some(t.idx));
-            }
-        }
-        return Ok(None);
+    if trig.groups.is_empty() && trig.topic.is_empty() {
+        return Err(());
     }
+    // An event (送到, 卖完, 找不到) is specific enough: what is left beside it only says more
+    // of the same (`菜品售罄`), and is not required.
+    let has_event = trig
+        .groups
+        .iter()
+        .any(|g| g.iter().any(|&ci| CONCEPTS[ci].0 == Sort::Event));
+    let role_prior = ctx.presets.len() == 1
+        && matches!(
+            ctx.d.relation,
+            Relation::Alignment | Relation::Complementarity | Relation::Conflict
+        );
+    // The topic: the first caller turn that says it; a topic never said at all is taken as
+    // shown by the first substantive turn under the prior (`陌生人深夜来电骚扰`: the caller
+    // never says "骚扰").
+    let topic_at = if trig.topic.is_empty() || has_event {
+        None
+    } else {
+        let said = ctx
+            .turns
+            .iter()
+            .filter(|t| !t.assistant)
+            .find(|t| topic_said(trig, t.text))
+            .map(|t| t.idx);
+        match said {
+            Some(i) => Some(i),
+            None if role_prior => match ctx
+                .turns
+                .iter()
+                .filter(|t| !t.assistant)
+                .find(|t| substantive(ctx, t.text))
+            {
+                Some(t) => Some(t.idx),
+                None => return Ok(None),
+            },
+            None => return Ok(None),
+        }
+    };
+    if trig.groups.is_empty() {
+        return Ok(topic_at);
+    }
+    Ok(held_groups(ctx, trig, role_prior)?.map(|g| g.max(topic_at.unwrap_or(0))))
+}
+
+/// The first caller turn by which every concept group of the trigger is shown.
+fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usize>, ()> {
     // A trigger about an event (送到, 找不到, 卖完) holds when the event is reported, whoever
     // reports it (the platform's customer service for the shop, a dispatcher for the driver).
     let has_event = trig
@@ -355,11 +456,6 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
     // conflict), a caller who has said anything of substance has said who they are, even
     // without a role word ("我是周总", "琳琳，我小悠呀"). Events always need words.
     // With several presets the relation is about one of them: no prior then.
-    let role_prior = ctx.presets.len() == 1
-        && matches!(
-            ctx.d.relation,
-            Relation::Alignment | Relation::Complementarity | Relation::Conflict
-        );
     let mut first = true;
     let mut named_role = false;
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
@@ -480,8 +576,16 @@ fn event_said(ci: usize, text: &str) -> bool {
                 return false;
             }
         }
+        // 到锦澜苑附近了: near, not there.
+        if let Some(c) = clauses
+            .iter()
+            .find(|c| c.start <= m.start() && m.start() < c.end)
+            && text[m.end()..c.end].contains("附近")
+        {
+            return false;
+        }
         // 到了再打给你, 到了就放: a condition about the future, not a report.
-        let after = &text[m.end()..];
+        let after = text[m.end()..].trim_start_matches(['我', '你', '您', '他', '她']);
         if ["再", "就", "以后", "后", "的时候", "之后"]
             .iter()
             .any(|w| after.starts_with(w))
@@ -520,7 +624,11 @@ fn arrived(text: &str) -> bool {
                 let future = NOT_YET
                     .iter()
                     .any(|w| tail4.ends_with(w) || tail4.contains(w) && w.chars().count() >= 2);
-                if (1..=12).contains(&n) && !future && !place.contains(['吗', '没', '不']) {
+                if (1..=12).contains(&n)
+                    && !future
+                    && !place.contains(['吗', '没', '不'])
+                    && !place.contains("附近")
+                {
                     return true;
                 }
             }
@@ -725,10 +833,13 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             } else {
                 cues
             };
-            if EMERGENCY.is_match(clause) && !protective_preset
+            // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
+            let echo = |m: &aho_corasick::Match| p.response.contains(&clause[m.start()..m.end()]);
+            if EMERGENCY.find_iter(clause).any(|m| !echo(&m)) && !protective_preset
                 || cues
                     .find_iter(clause)
                     .chain(handoff.find_iter(clause))
+                    .filter(|m| !echo(m))
                     .any(|m| {
                         let prefix = &clause[..m.start()];
                         let word = &clause[m.start()..m.end()];
@@ -744,7 +855,10 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             {
                 return Some(t.idx);
             }
-            if !protective_preset && !c.question && bears_on_preset(clause, p) {
+            if !protective_preset
+                && !c.question
+                && (bears_on_preset(clause, p) || blocked(clause, p))
+            {
                 return Some(t.idx);
             }
             if !strong && WEAK_CONFLICT.is_match(clause) {
@@ -765,6 +879,25 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
     }
     None
 }
+
+/// Something the preset names is blocked (`东门这边在修路，封了，车进不去` against "在小区东门等"):
+/// the clause says one of the preset's content words and a blocking word.
+fn blocked(clause: &str, p: &PresetCtx) -> bool {
+    if !BLOCKED.is_match(clause) {
+        return false;
+    }
+    let content = preset_content(p.response);
+    text::bigrams(clause)
+        .iter()
+        .any(|b| !lexicon::is_function_bigram(*b) && content.binary_search(b).is_ok())
+}
+
+/// A way, a door or a place that is shut.
+static BLOCKED: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "封了 封路 修路 施工 进不去 不让进 关了 关门 锁了 锁着 堵死 拆了 撤了 没开 不开放",
+    )
+});
 
 /// `没法单退` against "退掉就行", `不能放柜子` against "放快递柜": an inability right before one
 /// of the preset's own content characters — not an echo of the preset, not 能不能.
