@@ -87,7 +87,7 @@ const CONCEPTS: &[(Sort, &str, &str)] = &[
     (Sort::Event, "取消", "取消"),
     (Sort::Event, "没取 未取", "没取 还没取 未取 滞留 没来取 一直没取 没领 超期 没拿"),
     (Sort::Event, "快递柜或驿站 放到快递柜 放到驿站 放驿站 放快递柜", "放快递柜 放驿站 放到驿站 放到快递柜 放丰巢 存柜 放柜 放代收点 放快递点 放菜鸟 放到柜 放在驿站 放在快递柜 存快递柜 存驿站"),
-    (Sort::Event, "约时间 约上门 上门", "约 上门 入户 进户 进屋 到家里 安全检查 排查 什么时候 哪天 时间 日期 过来 过去 维修 空档 预约 安排 面试 通知"),
+    (Sort::Event, "约时间 约上门 上门维修 上门检查 上门服务 上门安装 入户", "约 上门 入户 进户 进屋 到家里 安全检查 排查 什么时候 哪天 时间 日期 过来 过去 维修 空档 预约 安排 面试 通知"),
     (Sort::Weak, "问工作 谈工作", ""),
 ];
 
@@ -123,7 +123,7 @@ static STRONG_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
          送错 装错 拿错 弄错 发错 少送了 少给了 少了一份 少了一个 少了一样 漏送 少送 丢了 不见了 \
          被偷 淋湿 下雨 雨太大 下大雨 积水 淹了 \
          过敏 投诉 出问题 出事 \
-         等不了 等不及 来不及 截止 废标 作废 过时 最多停 只能停 扣分 封号 \
+         废标 作废 过时 扣分 封号 \
          关门了 锁门了 打烊 撤了 拆了 没电 爆胎 抛锚 定位偏 \
          地址错 地址不对 拆不开 退不了 只能整单 没法单 改不了 取消不了 故障 宕机 卡住了 \
          拒收 不让停 禁停 不能停 停不了 罚款 贴条 出了点问题",
@@ -141,6 +141,27 @@ static HANDOFF_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
     )
 });
 
+/// Time pressure (`等不了`, `截止`, `很急`): it conflicts only with a preset that makes the
+/// caller wait or puts the matter off (`稍等两分钟`, `周一回来再看`) — a rider's impatience with
+/// an assistant that withholds the preset is no conflict with the preset itself.
+static TIME_PRESSURE: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "等不了 等不及 来不及 截止 赶时间 最多停 只能停 紧急 急事 很急 特别急 火急 等不到",
+    )
+});
+
+/// A trigger about trouble.
+static TRIGGER_TROUBLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words("不了 不进 不下 不让 不到 没人 没有 满 坏 堵 晚 迟 错 丢 漏 少 洒 破 卖完 售罄")
+});
+
+/// A preset that makes the caller wait.
+static WAITS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "稍等 请等 等一下 等一等 等等 原地等 等他 等她 等您 分钟 一会 待会 回头 晚点 先别急 别急",
+    )
+});
+
 /// A preset about where goods are left.
 static LEAVE_GOODS: LazyLock<AhoCorasick> =
     LazyLock::new(|| lexicon::words("放 柜 驿站 代收 签收 前台 地垫 门卫 保安 收发室 门口"));
@@ -149,7 +170,7 @@ static LEAVE_GOODS: LazyLock<AhoCorasick> =
 static EMERGENCY: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "车祸 受伤 急诊 住院 抢救 晕倒 昏迷 出血 发烧 着火 冒烟 燃气泄漏 煤气泄漏 漏气 燃气味 \
-         煤气味 泄漏 漏水 水管爆 爆管 停电 撬锁 小偷 报警 紧急 急事 很急 特别急 火急 救命 \
+         煤气味 泄漏 漏水 水管爆 爆管 停电 撬锁 小偷 报警 救命 \
          不对劲 吐了 一直吐 呕吐 摔倒 摔了一跤 滑了一跤 骨折 哮喘 犯病 过敏 起不来 动不了",
     )
 });
@@ -357,22 +378,34 @@ fn parse_trigger(s: &str) -> Trigger {
 /// characters apart (`想请三天假` says `请假`) — or, for a topic of three characters or more,
 /// two of its characters in other words (`看新机会` for `推荐新的工作机会`).
 fn topic_said(trig: &Trigger, text: &str) -> bool {
-    let topic = &trig.topic;
-    let cs: Vec<char> = text.chars().collect();
     if trig.topic_chars.len() >= 3
-        && trig.topic_chars.iter().filter(|c| cs.contains(c)).count() >= 2
+        && trig
+            .topic_chars
+            .iter()
+            .filter(|&&c| text.contains(c))
+            .take(2)
+            .count()
+            >= 2
     {
         return true;
     }
-    topic.iter().any(|&(a, b)| {
-        cs.iter().enumerate().any(|(i, &c)| {
-            c == a
-                && cs[i + 1..cs.len().min(i + 4)]
-                    .iter()
-                    .take_while(|x| text::is_han(**x))
-                    .any(|&x| x == b)
-        })
-    })
+    // The last three Han characters before the current one (a run: punctuation resets it).
+    let mut recent: [char; 3] = ['\0'; 3];
+    for c in text.chars() {
+        if !text::is_han(c) {
+            recent = ['\0'; 3];
+            continue;
+        }
+        if trig
+            .topic
+            .iter()
+            .any(|&(a, b)| b == c && recent.contains(&a))
+        {
+            return true;
+        }
+        recent = [recent[1], recent[2], c];
+    }
+    false
 }
 
 /// Where a caller says who they are: the first turn, and clauses with 我是 / 这边是.
@@ -394,10 +427,11 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
     }
     // An event (送到, 卖完, 找不到) is specific enough: what is left beside it only says more
     // of the same (`菜品售罄`), and is not required.
-    let has_event = trig
-        .groups
-        .iter()
-        .any(|g| g.iter().any(|&ci| CONCEPTS[ci].0 == Sort::Event));
+    // (Scheduling is not: what is scheduled is the topic.)
+    let has_event = trig.groups.iter().any(|g| {
+        g.iter()
+            .any(|&ci| CONCEPTS[ci].0 == Sort::Event && !CONCEPTS[ci].1.starts_with("约时间"))
+    });
     let role_prior = ctx.presets.len() == 1
         && matches!(
             ctx.d.relation,
@@ -805,13 +839,28 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             .iter()
             .any(|w| CONCEPTS[ci].1.contains(w))
     });
+    // A trigger about trouble (`说进不了小区`, `说堵车会迟到`): the trouble it anticipates is
+    // the preset's own situation, not a conflict with it.
+    let anticipates = TRIGGER_TROUBLE.is_match(p.trigger) && trig.topic_chars.len() >= 2;
     let leaves_goods = LEAVE_GOODS.is_match(preset_core(p.response));
+    let waits = WAITS.is_match(preset_core(p.response)) || DEFERS.is_match(preset_core(p.response));
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         // Nothing that could conflict in this turn at all?
         if !STRONG_CONFLICT.is_match(t.text)
             && !HANDOFF_CONFLICT.is_match(t.text)
+            && !TIME_PRESSURE.is_match(t.text)
             && !EMERGENCY.is_match(t.text)
             && !t.text.contains(['不', '没', '无'])
+        {
+            continue;
+        }
+        if anticipates
+            && trig
+                .topic_chars
+                .iter()
+                .filter(|&&x| t.text.contains(x))
+                .count()
+                >= 2
         {
             continue;
         }
@@ -833,12 +882,18 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             } else {
                 cues
             };
+            let pressure: &AhoCorasick = if !protective_preset && waits {
+                &TIME_PRESSURE
+            } else {
+                cues
+            };
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
             let echo = |m: &aho_corasick::Match| p.response.contains(&clause[m.start()..m.end()]);
             if EMERGENCY.find_iter(clause).any(|m| !echo(&m)) && !protective_preset
                 || cues
                     .find_iter(clause)
                     .chain(handoff.find_iter(clause))
+                    .chain(pressure.find_iter(clause))
                     .filter(|m| !echo(m))
                     .any(|m| {
                         let prefix = &clause[..m.start()];
