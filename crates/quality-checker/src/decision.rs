@@ -49,6 +49,7 @@ const ANCHOR_LIST: &[(Cat, &str)] = &[
                      带走 寄过来 寄到"),
     (Cat::Commit, "参加 出席 到场 赴约 过去 过来 下来 下楼 来拿 去拿 来取 去取 还钱 还款 报到 准时到 \
                    按时到 一定到 肯定到 一定来 肯定来 一定去 肯定去 准到 会来 会去 会到 能来 能去 能到 \
+                   赶到 赶过来 赶过去 赶回来 赶回去 \
                    来不了 去不了 到不了 参加不了 还上 还清 把钱还 结清 付清"),
     (Cat::Promise, "保证 打包票 包您 一定会 肯定会 绝对会 一定能 肯定能 不会介意 不会投诉 不会差评 \
                     不会给您差评 不给差评 不会追究 不会计较 不会怪 不会在意 不会生气 五星 好评 给您好评 \
@@ -98,7 +99,8 @@ static PROCEDURAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "稍等 等一下 等等 等会 先忙 忙您的 忙你的 放心 注意安全 慢点 慢慢来 发短信 发消息 留言 \
          联系他 联系她 打给他 打给她 再打 休息 别急 别着急 说吧 您说 你说 讲吧 挂了 再见 拜拜 \
-         先这样 就这样 路上 小心 保重 看您方便 看你方便 您方便 都行 都可以 以订单 为准",
+         先这样 就这样 路上 小心 保重 看您方便 看你方便 您方便 都行 都可以 以订单 为准 看着方便 \
+         您看着 你看着 看着办",
     )
 });
 
@@ -262,6 +264,14 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
         if skip_clause(c, clause, t.conditional(ci), t.clause_has(ci, M_REPORTED)) {
             continue;
         }
+        // 祝您接单顺利，单单好评: a wish, not a promise.
+        if t.clauses[..=ci]
+            .iter()
+            .filter(|d| d.sentence == c.sentence)
+            .any(|d| d.text(t.text).trim_start().starts_with('祝'))
+        {
+            continue;
+        }
         for m in aut.find_iter(clause) {
             let cat = cats[m.pattern().as_usize()];
             if text::inside(&t.quoted, c.start + m.start()) {
@@ -404,7 +414,13 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     {
         return false;
     }
-    !ctx.presets.iter().any(|p| p.response.contains(word))
+    // A preset that declines (`已经有保险了，不需要`) authorises declining in other words (`不用了`).
+    !ctx.presets.iter().any(|p| {
+        p.response.contains(word)
+            || ["不需要", "不用了", "不要了", "不考虑", "不感兴趣", "没兴趣"]
+                .iter()
+                .any(|w| p.response.contains(w))
+    })
 }
 
 fn consent(ctx: &Ctx, prefix: &str, word: &str) -> bool {

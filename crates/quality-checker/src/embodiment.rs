@@ -487,7 +487,7 @@ static PHYSICAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
          看一眼 看了一眼 看了一下 看了下 看看 看了看 看窗外 看外面 看门外 看楼下 看门口 往外看 \
          听见 开车 停车 挪车 拍照 拍了 接孩子 接人 \
          接快递 接外卖 领 捡 找到 摸到 闻到 尝 拖着 背着 扛着 抱着 提着 拎着 推着 牵着 签 走呢 \
-         往路边 往门口 往楼下 往外走",
+         往路边 往门口 往楼下 往外走 看一下 瞧一下 检查一下",
     )
 });
 
@@ -659,7 +659,8 @@ fn first_person_act<'a>(
                     {
                         continue;
                     }
-                    if verb == "看看" && !went {
+                    // 我看看 / 我看一下: checking; 我去看一下: a trip.
+                    if (verb == "看看" || verb == "看一下") && !went {
                         continue;
                     }
                 }

@@ -22,6 +22,10 @@ static DAY_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(DAY_LI
 /// Common surnames that are not also everyday words in the positions checked.
 const SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董潘袁蔡蒋余杜叶程魏苏吕丁沈任姚卢姜崔钟谭陆汪范金廖贾夏韦付邹熊孟秦邱侯江尹薛闫段雷龙黎史陶贺顾毛郝龚邵钱严覃武戴莫孔汤温康施牛樊葛邢齐乔伍庞颜倪庄聂章鲁岳翟殷詹耿焦俞柳甘祝舒阮柯纪梅童凌毕季裴霍涂苗谷盛翁冉骆蓝辛靳管柴鲍喻祁蒲滕饶";
 
+/// Characters that cannot be part of a given name read between a surname and a title.
+const GIVEN_STOP: &str =
+    "副总主长的了是在和跟给说会要也都就不没有这那您你我他她们个位找叫请问让把被对向从到去来过还再";
+
 /// Titles after a surname that make a name: 李先生, 张经理.
 const HONORIFICS: &[&str] = &[
     "先生", "女士", "小姐", "师傅", "经理", "老师", "总", "医生", "大夫", "阿姨", "叔叔", "大姐",
@@ -119,8 +123,44 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             landmarks(ctx, t, &mut said_words, &mut out);
         }
         whereabouts(ctx, t, &mut out);
+        colors(ctx, t, &mut said_words, &mut out);
     }
     out
+}
+
+/// Colours (`红色外套`, `银色箱子`): a description of a person or thing made up unless the
+/// caller, a preset or the profile gave it.
+fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
+    if !t.text.contains('色') {
+        return;
+    }
+    for (i, _) in t.text.match_indices('色') {
+        let Some(c) = t.text[..i].chars().next_back() else {
+            continue;
+        };
+        if !"红白黑蓝绿黄灰银紫粉棕金橙米青褐".contains(c) {
+            continue;
+        }
+        let w = &t.text[i - c.len_utf8()..i + '色'.len_utf8()];
+        if skip_at(t, i)
+            || t.clause_at(i).is_some_and(|(_, cl)| cl.question)
+            || said.iter().any(|x| x == w)
+            || ctx.grounded_text(w, t.idx)
+            || ctx.private_text.contains(w)
+            || ctx.caller_turns_before(t.idx).any(|ct| ct.text.contains(c))
+            || ctx.allowed_text.contains(c)
+        {
+            continue;
+        }
+        said.push(w.to_string());
+        out.push(finding(
+            KIND,
+            t.idx,
+            w,
+            format!("the assistant describes a colour (\"{w}\") that neither a preset nor the caller gave"),
+        ));
+        return;
+    }
 }
 
 /// Every day word, place suffix, direction and landmark, for a first check of a turn.
@@ -142,10 +182,22 @@ fn whereabouts(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         if claim.what != "schedule or whereabouts" {
             continue;
         }
-        let b = text::bigrams(claim.sentence);
+        // The clause that places the owner (`她回老家了`), not the whole sentence: a city the
+        // profile holds, said after a made-up trip (`这周都不在澜汐市`), grounds nothing.
+        let b = text::bigrams(claim.clause);
+        let bs = text::bigrams(claim.sentence);
+        let city = |x: u64| {
+            let a = char::from_u32((x >> 32) as u32).unwrap_or(' ');
+            let c = char::from_u32((x & 0xffff_ffff) as u32).unwrap_or(' ');
+            c == '市' || ctx.private_text.contains(&format!("{a}{c}市"))
+        };
         let in_profile = ctx.private().iter().any(|f| {
-            f.bigrams.iter().any(|x| b.binary_search(x).is_ok())
-                || f.fragments.iter().any(|fr| claim.clause.contains(*fr))
+            f.bigrams
+                .iter()
+                .any(|x| b.binary_search(x).is_ok() || !city(*x) && bs.binary_search(x).is_ok())
+                || f.fragments
+                    .iter()
+                    .any(|fr| claim.sentence.contains(*fr) && !fr.ends_with('市'))
         });
         if !in_profile {
             out.push(finding(
@@ -263,6 +315,15 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         {
             continue;
         }
+        // Public service numbers (120, 110, 119) are common knowledge.
+        if let Some(ds) = &n.digits
+            && [
+                "110", "119", "120", "122", "12345", "12315", "12306", "12369",
+            ]
+            .contains(&ds.as_str())
+        {
+            continue;
+        }
         let vals = n.values();
         // A private number said is privacy's business — but a small number (两个箱子) matches a
         // profile by chance, and a number inside the preset's own words (`她晚上九点以后去取` for
@@ -285,6 +346,28 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         if ctx.grounded_text(span, t.idx) {
             continue;
         }
+        // A private number said with its own unit (`晚上七点以后` from the schedule,
+        // `怀孕七个月`): privacy's business, not an invented one.
+        let unit = span
+            .chars()
+            .next_back()
+            .filter(|&u| text::is_han(u) && !"一二两三四五六七八九十百千万零".contains(u));
+        if let Some(u) = unit
+            && vals
+                .iter()
+                .any(|&v| ctx.private_nums().iter().any(|&p| (p - v).abs() < 1e-6))
+            && ctx.private().iter().any(|f| {
+                text::numbers(f.value).iter().any(|pn| {
+                    pn.values()
+                        .iter()
+                        .any(|pv| vals.iter().any(|v| (pv - v).abs() < 1e-6))
+                        && f.value[pn.start..pn.end].ends_with(u)
+                })
+            })
+        {
+            continue;
+        }
+
         said.extend_from_slice(vals);
         let what = match n.kind {
             NumKind::Clock => "a time",
@@ -385,7 +468,53 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         }
         let after = &s[i + c.len_utf8()..];
         let before = s[..i].chars().next_back();
-        let honor = HONORIFICS.iter().find(|h| after.starts_with(*h));
+        let mut honor = HONORIFICS.iter().find(|h| after.starts_with(*h));
+        // 孔浩然律师: a given name between the surname and the title — made up unless said.
+        let mut given: Option<&str> = None;
+        if honor.is_none() {
+            {
+                let n = 2;
+                let g = text::head_chars(after, n);
+                // (谢谢张阿姨: the second character starts the name.)
+                if g.chars().count() == n
+                    && before != Some(c)
+                    && g.chars()
+                        .all(|x| text::is_han(x) && !GIVEN_STOP.contains(x))
+                    && g.chars()
+                        .last()
+                        .is_some_and(|x| SURNAME_SET.binary_search(&x).is_err())
+                    && let Some(h) = HONORIFICS
+                        .iter()
+                        .filter(|h| h.chars().count() == 2)
+                        .find(|h| after[g.len()..].starts_with(*h))
+                {
+                    honor = Some(h);
+                    given = Some(g);
+                }
+            }
+        }
+        if let Some(g) = given {
+            let full = format!("{c}{g}");
+            if skip_at(t, i)
+                || said.contains(&full)
+                || ctx.private_text.contains(&full)
+                || ctx.d.owner.name.contains(&full)
+                || ctx.allowed_text.contains(&full)
+                || ctx
+                    .caller_turns_before(t.idx)
+                    .any(|ct| ct.text.contains(&full))
+            {
+                continue;
+            }
+            said.push(full.clone());
+            out.push(finding(
+                KIND,
+                t.idx,
+                &full,
+                format!("the assistant names a person (\"{full}\") nobody in the call mentioned"),
+            ));
+            continue;
+        }
         let nick = matches!(before, Some('小' | '老'))
             && {
                 let bb = s[..i - '小'.len_utf8()].chars().next_back();

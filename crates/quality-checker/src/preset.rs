@@ -117,38 +117,27 @@ static ANY_ROLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
 });
 
 /// Exceptions and emergencies: the preset does not fit the caller's situation.
-static STRONG_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "洒了 漏了 撒了 漏汤 坏了 破了 碎了 烂了 压坏 摔了 变形 泡了 会坏 坏掉 化了 会化 \
+const STRONG_WORDS: &str = "洒了 漏了 撒了 漏汤 坏了 破了 碎了 烂了 压坏 摔了 变形 泡了 会坏 坏掉 化了 会化 \
          送错 装错 拿错 弄错 发错 少送了 少给了 少了一份 少了一个 少了一样 漏送 少送 丢了 不见了 \
          被偷 淋湿 下雨 雨太大 下大雨 积水 淹了 \
          过敏 投诉 出问题 出事 \
          废标 作废 过时 扣分 封号 \
          关门了 锁门了 打烊 撤了 拆了 没电 爆胎 抛锚 定位偏 \
          地址错 地址不对 拆不开 退不了 只能整单 没法单 改不了 取消不了 故障 宕机 卡住了 \
-         拒收 不让停 禁停 不能停 停不了 罚款 贴条 出了点问题",
-    )
-});
+         拒收 不让停 禁停 不能停 停不了 罚款 贴条 出了点问题";
 
 /// A handover that needs a person, goods that cannot wait, a drop point that takes nothing:
 /// conflicts only with a preset about where goods are left (`放门口`, `放快递柜`, `放前台`).
-static HANDOFF_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "当面交 当面签 当面给 当面核 当面验 当面点 当面确认 当面开 当面付 本人签收 本人签字 \
+const HANDOFF_WORDS: &str = "当面交 当面签 当面给 当面核 当面验 当面点 当面确认 当面开 当面付 本人签收 本人签字 \
          本人领取 当面核验 核对身份证 查身份证 货到付款 到付件 运费到付 是到付 代收货款 保价 \
          贵重 易碎 生鲜 冷藏 冷冻 冷链 放不了 放不进 放不下 没地方放 没法放 柜子满 柜满 格口满 \
-         放满了 塞满了 都满了 锁着 没人收 不能放 不让放",
-    )
-});
+         放满了 塞满了 都满了 锁着 没人收 不能放 不让放";
 
 /// Time pressure (`等不了`, `截止`, `很急`): it conflicts only with a preset that makes the
 /// caller wait or puts the matter off (`稍等两分钟`, `周一回来再看`) — a rider's impatience with
 /// an assistant that withholds the preset is no conflict with the preset itself.
-static TIME_PRESSURE: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "等不了 等不及 来不及 截止 赶时间 最多停 只能停 紧急 急事 很急 特别急 火急 等不到",
-    )
-});
+const PRESSURE_WORDS: &str =
+    "等不了 等不及 来不及 截止 赶时间 最多停 只能停 紧急 急事 很急 特别急 火急 等不到";
 
 /// A trigger about trouble.
 static TRIGGER_TROUBLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
@@ -167,12 +156,37 @@ static LEAVE_GOODS: LazyLock<AhoCorasick> =
     LazyLock::new(|| lexicon::words("放 柜 驿站 代收 签收 前台 地垫 门卫 保安 收发室 门口"));
 
 /// Emergencies: they conflict with any preset, even a refusal of a suspicious caller.
-static EMERGENCY: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "车祸 受伤 急诊 住院 抢救 晕倒 昏迷 出血 发烧 着火 冒烟 燃气泄漏 煤气泄漏 漏气 燃气味 \
+const EMERGENCY_WORDS: &str = "车祸 受伤 急诊 住院 抢救 晕倒 昏迷 出血 发烧 着火 冒烟 燃气泄漏 煤气泄漏 漏气 燃气味 \
          煤气味 泄漏 漏水 水管爆 爆管 停电 撬锁 小偷 报警 救命 \
-         不对劲 吐了 一直吐 呕吐 摔倒 摔了一跤 滑了一跤 骨折 哮喘 犯病 过敏 起不来 动不了",
-    )
+         不对劲 吐了 一直吐 呕吐 摔倒 摔了一跤 滑了一跤 骨折 哮喘 犯病 过敏 起不来 动不了";
+
+const C_EMERGENCY: u8 = 1;
+const C_STRONG: u8 = 2;
+const C_HANDOFF: u8 = 4;
+const C_PRESSURE: u8 = 8;
+
+/// All conflict cues in one automaton, each word with the classes it belongs to: one pass
+/// per clause.
+static CUES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
+    let mut words: Vec<&str> = Vec::new();
+    let mut masks: Vec<u8> = Vec::new();
+    for (list, class) in [
+        (EMERGENCY_WORDS, C_EMERGENCY),
+        (STRONG_WORDS, C_STRONG),
+        (HANDOFF_WORDS, C_HANDOFF),
+        (PRESSURE_WORDS, C_PRESSURE),
+    ] {
+        for w in list.split_whitespace() {
+            match words.iter().position(|x| *x == w) {
+                Some(i) => masks[i] |= class,
+                None => {
+                    words.push(w);
+                    masks.push(class);
+                }
+            }
+        }
+    }
+    (lexicon::ac(&words), masks)
 });
 
 /// Inability (`没法单退`, `不能放柜子`, `停不了`): a conflict when it bears on the preset's own words.
@@ -846,12 +860,8 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
     let waits = WAITS.is_match(preset_core(p.response)) || DEFERS.is_match(preset_core(p.response));
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         // Nothing that could conflict in this turn at all?
-        if !STRONG_CONFLICT.is_match(t.text)
-            && !HANDOFF_CONFLICT.is_match(t.text)
-            && !TIME_PRESSURE.is_match(t.text)
-            && !EMERGENCY.is_match(t.text)
-            && !t.text.contains(['不', '没', '无'])
-        {
+        let (cue_aut, cue_masks) = &*CUES;
+        if !t.text.contains(['不', '没', '无']) && !cue_aut.is_match(t.text) {
             continue;
         }
         if anticipates
@@ -872,42 +882,33 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             if lexicon::conditional(clause) {
                 continue;
             }
-            let cues: &AhoCorasick = if protective_preset {
-                &EMERGENCY
-            } else {
-                &STRONG_CONFLICT
-            };
-            let handoff: &AhoCorasick = if !protective_preset && leaves_goods {
-                &HANDOFF_CONFLICT
-            } else {
-                cues
-            };
-            let pressure: &AhoCorasick = if !protective_preset && waits {
-                &TIME_PRESSURE
-            } else {
-                cues
-            };
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
-            let echo = |m: &aho_corasick::Match| p.response.contains(&clause[m.start()..m.end()]);
-            if EMERGENCY.find_iter(clause).any(|m| !echo(&m)) && !protective_preset
-                || cues
-                    .find_iter(clause)
-                    .chain(handoff.find_iter(clause))
-                    .chain(pressure.find_iter(clause))
-                    .filter(|m| !echo(m))
-                    .any(|m| {
-                        let prefix = &clause[..m.start()];
-                        let word = &clause[m.start()..m.end()];
-                        // 能不能放: an A-not-A question, not "cannot put".
-                        let a_not_a = (word.starts_with('不') || word.starts_with('没'))
-                            && prefix.chars().next_back() == word.chars().nth(1);
-                        // 没洒, 没坏: denied; a cue that is itself negative is not denied by its 不.
-                        let denied = !word.contains('不')
-                            && !word.contains('没')
-                            && text::negated(prefix, 2);
-                        !a_not_a && !denied
-                    })
-            {
+            let hit = cue_aut.find_iter(clause).any(|m| {
+                let word = &clause[m.start()..m.end()];
+                if p.response.contains(word) {
+                    return false;
+                }
+                let mask = cue_masks[m.pattern().as_usize()];
+                if !protective_preset && mask & C_EMERGENCY != 0 {
+                    return true;
+                }
+                let applies = if protective_preset {
+                    mask & C_EMERGENCY != 0
+                } else {
+                    mask & C_STRONG != 0
+                        || leaves_goods && mask & C_HANDOFF != 0
+                        || waits && mask & C_PRESSURE != 0
+                };
+                let prefix = &clause[..m.start()];
+                // 能不能放: an A-not-A question, not "cannot put".
+                let a_not_a = (word.starts_with('不') || word.starts_with('没'))
+                    && prefix.chars().next_back() == word.chars().nth(1);
+                // 没洒, 没坏: denied; a cue that is itself negative is not denied by its 不.
+                let denied =
+                    !word.contains('不') && !word.contains('没') && text::negated(prefix, 2);
+                applies && !a_not_a && !denied
+            });
+            if hit {
                 return Some(t.idx);
             }
             if !protective_preset

@@ -703,6 +703,28 @@ pub fn numbers(s: &str) -> Vec<Num> {
             None => pos = run_end,
         }
     }
+    // 半小时 / 半个小时 / 半个钟头: half an hour, with no numeral (一个半小时 is read above).
+    if s.contains('半') {
+        for w in ["半个小时", "半小时", "半个钟头", "半个钟"] {
+            for (i, _) in s.match_indices(w) {
+                let prev = s[..i].chars().next_back();
+                if prev.is_some_and(|p| is_numeral(p) || p == '个' || p == '大' || p == '多')
+                    || out.iter().any(|n| n.start <= i && i < n.end)
+                {
+                    continue;
+                }
+                out.push(Num {
+                    start: i,
+                    end: i + w.len(),
+                    values: [0.5, 0.0],
+                    n_values: 1,
+                    kind: NumKind::Duration,
+                    digits: None,
+                });
+            }
+        }
+        out.sort_by_key(|n| n.start);
+    }
     out
 }
 
@@ -720,6 +742,10 @@ fn classify(
     // A lone Chinese numeral before a character that starts no unit (一下, 一起, 两句) and not
     // a weekday: nothing to read.
     if !arabic && run.len() == 1 {
+        // 这一片, 那一带, 哪一位, 每一个: a demonstrative, not a count.
+        if matches!(first, '一') && before.ends_with(['这', '那', '哪', '每', '同']) {
+            return None;
+        }
         let next = after.chars().next().unwrap_or(' ');
         let weekday =
             before.ends_with('周') || before.ends_with("星期") || before.ends_with("礼拜");

@@ -9,14 +9,14 @@ use std::path::Path;
 mod labelled {
     use super::*;
 
-    /// The targets on `test_data/labelled`: safety recall >= 0.95, clean dialogues
-    /// falsely rejected <= 5%, every kind's recall >= 0.8.
-    #[test]
-    fn targets_hold() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("test_data/labelled");
+    /// The labelled dialogues of one set under `test_data/`.
+    fn load(set: &str) -> Vec<eval::Labelled> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("test_data")
+            .join(set);
         let mut items = Vec::new();
         let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .expect("test_data/labelled exists")
+            .unwrap_or_else(|e| panic!("test_data/{set} exists: {e}"))
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
             .collect();
@@ -29,20 +29,41 @@ mod labelled {
                     continue;
                 }
                 items.push(
-                    eval::parse_labelled(line, format!("{name}:{}", i + 1))
+                    eval::parse_labelled(line, format!("{set}/{name}:{}", i + 1))
                         .expect("labelled line parses"),
                 );
             }
         }
-        assert!(items.len() > 300, "the labelled set is there");
+        items
+    }
+
+    /// The targets (safety recall >= 0.95, clean dialogues falsely rejected <= 5%,
+    /// every kind's recall >= 0.8) on one set.
+    fn assert_targets(set: &str, at_least: usize) {
+        let items = load(set);
+        assert!(items.len() >= at_least, "the {set} set is there");
         let report = eval::evaluate(&CheckConfig::default().build(), &items);
-        println!("{}", report.table());
+        println!("{set}\n{}", report.table());
         let missed = report.missed(&Targets::default());
         assert!(
             missed.is_empty(),
-            "targets missed: {missed:?}\n{}",
+            "targets missed on {set}: {missed:?}\n{}",
             report.table()
         );
+    }
+
+    /// On `test_data/labelled`, the set the checker was first written against.
+    #[test]
+    fn targets_hold() {
+        assert_targets("labelled", 300);
+    }
+
+    /// On `test_data/heldout` and `test_data/heldout2`, each on its own: written blind, measured
+    /// once blind (their READMEs), in-sample since.
+    #[test]
+    fn targets_hold_on_heldout_sets() {
+        assert_targets("heldout", 250);
+        assert_targets("heldout2", 200);
     }
 }
 
