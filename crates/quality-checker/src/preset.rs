@@ -69,7 +69,7 @@ const CONCEPTS: &[(Sort, &str, &str)] = &[
     (Sort::Role, "邻居", "邻居 楼上 隔壁 对门 楼下的"),
     (Sort::Role, "物业", "物业 管家 物管"),
     (Sort::Role, "房东", "房东 房租 租房 租金"),
-    (Sort::Role, "老师", "老师 班主任 学校 班里"),
+    (Sort::Role, "老师 班主任", "老师 班主任 学校 班里"),
     (Sort::Role, "医院", "医院 诊所 医生 护士 体检 挂号 门诊 复查 检查"),
     (Sort::Role, "银行", "银行 信用卡 账户 储蓄卡"),
     (Sort::Role, "推销", "推销 推广 活动 优惠 促销 办卡 套餐 产品 了解一下 免费 礼品 会员 理财 保险 课程 宽带 楼盘 打折 贷 额度 放款 利息 低息 一款 推荐 办理 开通 体验 新用户 首单"),
@@ -124,7 +124,7 @@ const STRONG_WORDS: &str = "洒了 漏了 撒了 漏汤 坏了 破了 碎了 烂
          废标 作废 过时 扣分 封号 \
          关门了 锁门了 打烊 撤了 拆了 没电 爆胎 抛锚 定位偏 \
          地址错 地址不对 拆不开 退不了 只能整单 没法单 改不了 取消不了 故障 宕机 卡住了 \
-         拒收 不让停 禁停 不能停 停不了 罚款 贴条 出了点问题";
+         拒收 出了点问题";
 
 /// A handover that needs a person, goods that cannot wait, a drop point that takes nothing:
 /// conflicts only with a preset about where goods are left (`放门口`, `放快递柜`, `放前台`).
@@ -136,8 +136,8 @@ const HANDOFF_WORDS: &str = "当面交 当面签 当面给 当面核 当面验 �
 /// Time pressure (`等不了`, `截止`, `很急`): it conflicts only with a preset that makes the
 /// caller wait or puts the matter off (`稍等两分钟`, `周一回来再看`) — a rider's impatience with
 /// an assistant that withholds the preset is no conflict with the preset itself.
-const PRESSURE_WORDS: &str =
-    "等不了 等不及 来不及 截止 赶时间 最多停 只能停 紧急 急事 很急 特别急 火急 等不到";
+const PRESSURE_WORDS: &str = "等不了 等不及 来不及 截止 赶时间 最多停 只能停 紧急 急事 很急 特别急 火急 等不到 \
+     不让停 禁停 不能停 停不了 不让停太久 罚款 贴条";
 
 /// A trigger about trouble.
 static TRIGGER_TROUBLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
@@ -1040,6 +1040,19 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         } else {
             conflict_any
         };
+        // The caller is the judge of their own situation: told the preset, they take it gladly
+        // (`好的，那我现在就提`, `谢谢理解`) — the trouble they mentioned was the occasion for the
+        // preset (a relative in hospital for a leave request), not a conflict with it.
+        let conflict = conflict.filter(|&c| {
+            let Some(&first) = conveyed.iter().find(|&&t| t > c) else {
+                return true;
+            };
+            !(suspended.is_empty()
+                && ctx
+                    .turns
+                    .get(first + 1)
+                    .is_some_and(|r| !r.assistant && accepts(r.text)))
+        });
         // A need that cannot wait for the preset's later time, and a conflict the assistant
         // itself acknowledged by setting the preset aside afterwards.
         let conflict = [
@@ -1076,7 +1089,34 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // answers the caller is allowed once.
         let mut legit: Option<usize> = None;
         let mut allowance = true;
+        // Restatements of a part (`好的，这两天她就去取，麻烦一定先帮忙留着`, `材料在整理，五点左右发您
+        // 邮箱`): after a conveyance, they count as conveying it again.
+        let partial: Vec<usize> = if content.len() >= 4 {
+            ctx.turns
+                .iter()
+                .filter(|t| {
+                    t.assistant
+                        && conveyed.first().is_some_and(|&c| t.idx > c)
+                        && !conveyed.contains(&t.idx)
+                        && !suspended.contains(&t.idx)
+                        && content
+                            .iter()
+                            .filter(|b| t.bigrams.binary_search(b).is_ok())
+                            .count()
+                            >= 3
+                        && text::containment(&content, &t.bigrams) >= 0.45
+                })
+                .map(|t| t.idx)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        conveyed.extend_from_slice(&partial);
+        conveyed.sort_unstable();
         for &t in &conveyed {
+            if partial.contains(&t) && (legit.is_none() || conflict.is_some_and(|c| c < t)) {
+                continue;
+            }
             if insisting.contains(&t) {
                 out.push(finding(
                     "preset.conflict",
@@ -1239,6 +1279,35 @@ fn missing_turn(ctx: &Ctx, held: usize) -> Option<usize> {
         .map(|t| t.idx)
 }
 
+/// The caller turns to another matter.
+static TOPIC_SHIFT: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::words("另外 对了 顺便 还有个事 还有一件事 另一个事 再问一下 再问个"));
+
+/// The caller takes what they were told gladly: an acknowledgement first, and no reluctance,
+/// objection or negation anywhere (`好的，那我现在就提。能批吗？`, `谢谢理解，到了我打电话`).
+fn accepts(s: &str) -> bool {
+    let t = s.trim_start();
+    [
+        "好的",
+        "好嘞",
+        "好，",
+        "谢谢",
+        "行，",
+        "嗯，",
+        "可以",
+        "没问题",
+        "明白",
+        "收到",
+    ]
+    .iter()
+    .any(|w| t.starts_with(w))
+        && ![
+            "吧", "…", "算了", "只能", "不", "没", "可是", "但", "怎么", "啊？", "？！", "!",
+        ]
+        .iter()
+        .any(|w| t.contains(w))
+}
+
 /// The caller only acknowledges or complies (`好的，放好了`, `行，我知道了`).
 fn complied(s: &str) -> bool {
     text::clauses(s).iter().all(|c| {
@@ -1273,26 +1342,40 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         "按她说的",
         "说过了",
         "之前说",
+        "已经说了",
+        "已经说过",
+        "刚才已经",
     ]
     .iter()
     .any(|w| turn.text.contains(w));
     let brief = marker || text::containment(content, &turn.bigrams) < 0.75;
     // A question or a push — not an acknowledgement or compliance (`好，那我发邮箱`).
-    let answers = prev.clauses.iter().any(|c| c.question)
-        || prev.text.contains('？')
-        || prev.text.contains('?')
-        || [
-            "能不能",
-            "行不行",
-            "要不",
-            "真的",
-            "可是",
-            "但是",
-            "考虑",
-            "再说",
-        ]
-        .iter()
-        .any(|w| prev.text.contains(w));
+    // A question answers unless it turns to another matter (`另外…模板在哪个文件夹？`) or only
+    // checks whether anything is left (`还有别的吗？`).
+    let shift = TOPIC_SHIFT
+        .find(prev.text)
+        .map_or(prev.text.len(), |m| m.start());
+    let answers = prev.clauses.iter().any(|c| {
+        let ct = c.text(prev.text);
+        (c.question || ct.contains(['？', '?']))
+            && c.start < shift
+            && !["还有别的", "还有其他", "还有事", "还有什么"]
+                .iter()
+                .any(|w| ct.contains(w))
+    }) || [
+        "能不能",
+        "行不行",
+        "要不",
+        "真的",
+        "可是",
+        "但是",
+        "考虑",
+        "再说",
+        "嘛",
+        "通融",
+    ]
+    .iter()
+    .any(|w| prev.text.contains(w));
     // An explicit back-reference (`还是那句话`) is an answer by its form, unless the caller
     // only acknowledged or complied.
     brief && (answers || marker && !lexicon::CLOSE.is_match(prev.text) && !complied(prev.text))
