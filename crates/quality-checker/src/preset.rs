@@ -80,7 +80,7 @@ const CONCEPTS: &[(Sort, &str, &str)] = &[
     (Sort::Role, "维修", "维修 修理 检修 报修 修一下 上门修"),
     (Sort::Role, "供应商 发票 对账", "供应商 发票 对账 货款"),
     (Sort::Role, "客服", "客服"),
-    (Sort::Event, "送到 送达 到楼下 到门口", "到了 已经到 送到了 已送到 已经送到 给您送到 送到楼下 送到门口 送到您 到楼下 在楼下 到门口 在门口 您门口 你门口 您楼下 你楼下 门口呢 楼下呢 家门口 楼下了 门口了 送达 已到 到您楼下 到你楼下 放哪 下来拿 到小区 送过来了 拿到楼下"),
+    (Sort::Event, "送到 送达 到楼下 到门口 到达", "到了 已经到 送到了 已送到 已经送到 给您送到 送到楼下 送到门口 送到您 到楼下 在楼下 到门口 在门口 您门口 你门口 您楼下 你楼下 门口呢 楼下呢 家门口 楼下了 门口了 送达 已到 到您楼下 到你楼下 放哪 下来拿 到小区 送过来了 拿到楼下"),
     (Sort::Event, "上车点", "上车点 到了 已到 已经到 到您这 到您楼下 到您门口 在门口 到地方 到位置 到定位 到这儿了 在路边"),
     (Sort::Event, "找不到 看不到 问路 看不见", "找不到 怎么走 从哪 看不到 人呢 人在哪 乘客在哪 乘客呢 您在哪 你在哪 在哪儿呢 在哪呢 人去哪 看不着 没见人 没看到 没看见 没见到 没找着 没瞧见 见不到 哪个门 哪栋 迷路 没找到 没见着 看不见 绕了"),
     (Sort::Event, "卖完 缺货 卖光 售罄 没货", "卖完 卖光 售罄 没货 缺货 没有了 断货 用完了 做不了"),
@@ -218,6 +218,9 @@ static PROBLEM: LazyLock<AhoCorasick> = LazyLock::new(|| {
     )
 });
 
+/// Roles known by what the caller offers or demands rather than by their self-introduction.
+const PITCH_ROLES: &[&str] = &["推销", "贷款", "欠款"];
+
 /// Trigger words of presets that refuse suspicious callers.
 const PROTECTIVE_CONCEPTS: &[&str] = &["推销", "贷款", "欠款", "退款", "银行"];
 
@@ -276,7 +279,7 @@ static URGENT_NEED: LazyLock<AhoCorasick> = LazyLock::new(|| {
 static INSISTS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "还是按 按他说的 按她说的 按机主说的 按原来 原来说的 他说了 她说了 他说的是 她说的是 他交代 她交代 \
-         交代过 他的意思 她的意思 机主的意思 意思还是 意思就是 那句话 还是希望 还是要 还是请 他说 她说 机主说 \
+         交代过 他的意思 她的意思 机主的意思 意思还是 意思就是 那句话 还是希望 还是要 还是请 还是麻烦 还是得 他说 她说 机主说 \
          之前说 刚才说",
     )
 });
@@ -521,6 +524,10 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
                 continue;
             }
             ok[gi] = g.iter().any(|&ci| match CONCEPTS[ci].0 {
+                // A pitch (推销, 贷款, 催收) shows in what is said, anywhere, not in who says it.
+                Sort::Role if PITCH_ROLES.iter().any(|w| CONCEPTS[ci].1.starts_with(w)) => {
+                    substantive || EVIDENCE[ci].is_match(t.text)
+                }
                 Sort::Role => substantive || intro.iter().any(|s| EVIDENCE[ci].is_match(s)),
                 Sort::Event => event_said(ci, t.text),
                 Sort::Weak => true,
