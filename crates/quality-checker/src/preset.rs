@@ -1218,11 +1218,18 @@ fn deadline_at(ctx: &Ctx, p: &PresetCtx) -> Option<usize> {
         if !URGENT_NOW.is_match(t.text) {
             return None;
         }
-        t.clauses
-            .iter()
-            .map(|c| c.text(t.text))
-            .any(|c| {
-                URGENT_NEED.is_match(c) && !NOT_CONFLICT.is_match(c) && !lexicon::conditional(c)
+        // The need and its time in one clause or two neighbours, and no later day in the
+        // need's clause (`合同上写的是后天中午之前交` is no hurry for "明天上午回复").
+        let cs: Vec<&str> = t.clauses.iter().map(|c| c.text(t.text)).collect();
+        (0..cs.len())
+            .any(|i| {
+                let c = cs[i];
+                let near = (i.saturating_sub(1)..(i + 2).min(cs.len()))
+                    .any(|k| URGENT_NOW.is_match(cs[k]));
+                near && URGENT_NEED.is_match(c)
+                    && !FUTURE.is_match(c)
+                    && !NOT_CONFLICT.is_match(c)
+                    && !lexicon::conditional(c)
             })
             .then_some(t.idx)
     })
