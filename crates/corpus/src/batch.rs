@@ -1121,3 +1121,38 @@ pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
     }
     Ok(out)
 }
+
+/// What identifies a dialogue and its plan cell, read without the rest of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DialogueKey {
+    /// The dialogue id.
+    pub id: String,
+    /// Scenario name.
+    pub scenario: String,
+    /// Preset case.
+    pub preset_case: callbench_model::PresetCase,
+    /// Relation.
+    pub relation: callbench_model::Relation,
+}
+
+/// The columns [`batch_to_keys`] reads.
+pub const KEY_COLUMNS: &[&str] = &["id", "scenario", "preset_case", "relation"];
+
+/// The [`DialogueKey`]s of a record batch that holds at least [`KEY_COLUMNS`]; other columns are
+/// ignored. Errors name the column and the row, as [`batch_to_dialogues`]'s do.
+pub fn batch_to_keys(batch: &RecordBatch) -> Result<Vec<DialogueKey>> {
+    let id = strings(column(batch, "id")?, "id")?;
+    let scenario = strings(column(batch, "scenario")?, "scenario")?;
+    let preset_case = strings(column(batch, "preset_case")?, "preset_case")?;
+    let relation = strings(column(batch, "relation")?, "relation")?;
+    (0..batch.num_rows())
+        .map(|row| {
+            Ok(DialogueKey {
+                id: id.get(row, row)?.to_string(),
+                scenario: scenario.get(row, row)?.to_string(),
+                preset_case: word(preset_case.get(row, row)?, "preset_case", row)?,
+                relation: word(relation.get(row, row)?, "relation", row)?,
+            })
+        })
+        .collect()
+}

@@ -68,7 +68,10 @@ pub mod manifest;
 pub mod shard;
 
 pub use atomic::{AtomicFile, sync_dir, write_atomic};
-pub use batch::{COLUMNS, batch_to_dialogues, dialogues_to_batch, schema};
+pub use batch::{
+    COLUMNS, DialogueKey, KEY_COLUMNS, batch_to_dialogues, batch_to_keys, dialogues_to_batch,
+    schema,
+};
 pub use callbench_model::Dialogue;
 pub use error::{CorpusError, Result};
 pub use jsonl::{JsonlReader, JsonlWriter, read_jsonl};
@@ -78,7 +81,7 @@ pub use manifest::{
     now_rfc3339, read_manifest, write_manifest,
 };
 pub use shard::{
-    REJECTS_DIR, SHARDS_DIR, ShardInfo, ShardReader, ShardStreamWriter, ShardWriterConfig,
-    StreamedShard, read_shard, rejects_file, sha256_file, shard_file, verify_shard, write_rejects,
-    write_shard,
+    KeyReader, REJECTS_DIR, SHARDS_DIR, ShardInfo, ShardReader, ShardStreamWriter,
+    ShardWriterConfig, StreamedShard, read_shard, rejects_file, sha256_file, shard_file,
+    verify_shard, write_rejects, write_shard,
 };

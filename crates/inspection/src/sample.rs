@@ -1,7 +1,8 @@
 //! The stratified manual-inspection sample: which dialogues the auditors read.
 //!
-//! The corpus is read twice, streaming: first only each dialogue's id and stratum (scenario ×
-//! preset case × relation), then the chosen dialogues themselves. Each stratum gets its share of
+//! The corpus is read streaming: twice only the id and stratum columns (scenario × preset case ×
+//! relation) — to size the strata, then to pick each stratum's share — and once whole, for the
+//! chosen dialogues themselves. Each stratum gets its share of
 //! the sample ([`allocate`]), and within a stratum the dialogues are taken in the order of a
 //! keyed hash of `(seed, id)` ([`rank`]), so a draw depends only on the seed and the set of ids —
 //! not on how the corpus was split into shards, nor on the order the shards are read.
@@ -21,9 +22,10 @@
 //! ([`SAMPLE_CHUNK`] each): with one chunk (up to 8,192 sampled dialogues) they are simply kept;
 //! with more, each chunk's dialogues are spilled as they are read to a Parquet file of their own
 //! under `DIR/inspection/.sample-staging/`, and the chunks are then taken one after the other,
-//! put in order and written. So the sampler holds the ids and at most about one chunk of
-//! dialogues, whatever the size of the corpus, and reads the corpus twice however many chunks
-//! there are. `sample.parquet`, `sample.jsonl` and `sample.html` are each streamed to a temp file
+//! put in order and written. So the sampler holds 8 bytes per corpus dialogue (its rank, to find
+//! a repeated id), the sampled ids and at most about one chunk of dialogues, whatever the size
+//! of the corpus, and reads it three times (twice only the id and stratum columns) however many
+//! chunks there are. `sample.parquet`, `sample.jsonl` and `sample.html` are each streamed to a temp file
 //! beside it and renamed into place only when complete.
 
 use crate::error::{InspectionError, Result};
@@ -33,12 +35,14 @@ use crate::files::{
 use crate::html::SamplePage;
 use callbench_model::{Dialogue, PresetCase, Relation};
 use corpus::{
-    AtomicFile, JsonlReader, JsonlWriter, ShardReader, ShardStreamWriter, ShardWriterConfig,
+    AtomicFile, JsonlReader, JsonlWriter, KeyReader, ShardReader, ShardStreamWriter,
+    ShardWriterConfig,
 };
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The format of `sample.json` this crate writes.
@@ -112,6 +116,15 @@ pub struct Stratum {
 }
 
 impl Stratum {
+    /// The stratum of a dialogue key.
+    pub fn of_key(k: corpus::DialogueKey) -> Stratum {
+        Stratum {
+            scenario: k.scenario,
+            preset_case: k.preset_case,
+            relation: k.relation,
+        }
+    }
+
     /// The stratum of a dialogue.
     pub fn of(d: &Dialogue) -> Stratum {
         Stratum {
@@ -348,6 +361,9 @@ fn list(dir: &Path, suffix: &str) -> Result<Vec<PathBuf>> {
 /// Rows per batch when streaming shards: bounds what is held beside the ids.
 const BATCH: usize = 1024;
 
+/// Rows per batch when reading only the id and cell columns.
+const KEY_BATCH: usize = 8192;
+
 /// A rejected dialogue the sampler may take: its last rejected attempt.
 struct RejectRef {
     stratum: Stratum,
@@ -381,35 +397,25 @@ pub fn draw_sample_in_chunks(
     cfg.validate()?;
     let shards = shard_paths(corpus_dir)?;
 
-    // Pass 1: ids and strata only.
-    let mut strata: BTreeMap<Stratum, Vec<(u64, String)>> = BTreeMap::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for (si, path) in shards.iter().enumerate() {
-        for chunk in ShardReader::with_batch_size(path, BATCH)? {
-            for d in chunk? {
-                if let Some(&first) = seen.get(&d.id) {
-                    return Err(InspectionError::BadCorpus {
-                        path: path.clone(),
-                        message: format!(
-                            "dialogue id {:?} also appears in {}",
-                            d.id,
-                            shards[first].display()
-                        ),
-                    });
-                }
-                seen.insert(d.id.clone(), si);
-                let r = rank(cfg.seed, Origin::Corpus, &d.id);
-                strata.entry(Stratum::of(&d)).or_default().push((r, d.id));
+    // Pass 1: each stratum's size, from the id and cell columns only. Per dialogue only its
+    // rank is kept (8 bytes), to find a repeated id: equal ids have equal ranks.
+    let mut sizes_of: BTreeMap<Stratum, u64> = BTreeMap::new();
+    let mut ranks: Vec<u64> = Vec::new();
+    for path in &shards {
+        for keys in KeyReader::with_batch_size(path, KEY_BATCH)? {
+            for k in keys? {
+                ranks.push(rank(cfg.seed, Origin::Corpus, &k.id));
+                *sizes_of.entry(Stratum::of_key(k)).or_default() += 1;
             }
         }
     }
-    if seen.is_empty() {
+    if ranks.is_empty() {
         return Err(InspectionError::BadCorpus {
             path: corpus_dir.join(corpus::SHARDS_DIR),
             message: "the corpus holds no dialogues to sample".into(),
         });
     }
-    drop(seen);
+    refuse_duplicates(&shards, cfg.seed, ranks)?;
 
     // Rejects, pass 1: the last rejected attempt of each id.
     let rejects_files = if cfg.reject_rate > 0.0 {
@@ -436,7 +442,7 @@ pub fn draw_sample_in_chunks(
     }
 
     // Allocation and draw, corpus first.
-    let keys: Vec<Stratum> = strata
+    let keys: Vec<Stratum> = sizes_of
         .keys()
         .cloned()
         .chain(rejects.values().map(|r| r.stratum.clone()))
@@ -445,16 +451,19 @@ pub fn draw_sample_in_chunks(
         .collect();
     let sizes: Vec<u64> = keys
         .iter()
-        .map(|k| strata.get(k).map_or(0, |v| v.len() as u64))
+        .map(|k| sizes_of.get(k).copied().unwrap_or(0))
         .collect();
+    drop(sizes_of);
     let ks = allocate(&sizes, cfg.rate);
     let mut picked: Vec<(u64, Origin, String)> = Vec::new();
     let mut chosen: HashSet<String> = HashSet::new();
     let mut counts: Vec<StratumSample> = Vec::new();
-    for (i, key) in keys.iter().enumerate() {
-        let mut members = strata.remove(key).unwrap_or_default();
-        members.sort_unstable();
-        for (r, id) in members.into_iter().take(ks[i] as usize) {
+    for (i, (key, members)) in keys
+        .iter()
+        .zip(lowest_ranks(&shards, cfg.seed, &keys, &ks)?)
+        .enumerate()
+    {
+        for (r, id) in members {
             chosen.insert(id.clone());
             picked.push((r, Origin::Corpus, id));
         }
@@ -581,10 +590,13 @@ pub fn draw_sample_in_chunks(
     out.finish()?;
     chunks.close()?;
     let path = dir.join(SAMPLE_JSON);
-    let mut json =
-        serde_json::to_vec_pretty(&summary).map_err(|e| InspectionError::json(&path, None, e))?;
-    json.push(b'\n');
-    files::write_atomic(&path, &json)?;
+    // Streamed: the summary of a large sample is megabytes of JSON.
+    let mut file = AtomicFile::create(&path)?;
+    serde_json::to_writer_pretty(&mut file, &summary)
+        .map_err(|e| InspectionError::json(&path, None, e))?;
+    file.write_all(b"\n")
+        .map_err(|e| InspectionError::io(file.temp_path(), e))?;
+    file.commit()?;
 
     tracing::info!(
         sampled = summary.sampled,
@@ -593,6 +605,87 @@ pub fn draw_sample_in_chunks(
         "drew the inspection sample"
     );
     Ok(summary)
+}
+
+/// Fails if an id occurs twice in the corpus, naming it and both files. `ranks` holds every
+/// corpus dialogue's rank: distinct ranks mean distinct ids, and only the ids of a rank that
+/// occurs twice (a repeated id, or, rarely, two ids of the same rank) are looked at again.
+fn refuse_duplicates(shards: &[PathBuf], seed: u64, mut ranks: Vec<u64>) -> Result<()> {
+    ranks.sort_unstable();
+    let twice: HashSet<u64> = ranks
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| w[0])
+        .collect();
+    drop(ranks);
+    if twice.is_empty() {
+        return Ok(());
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (si, path) in shards.iter().enumerate() {
+        for keys in KeyReader::with_batch_size(path, KEY_BATCH)? {
+            for k in keys? {
+                if !twice.contains(&rank(seed, Origin::Corpus, &k.id)) {
+                    continue;
+                }
+                if let Some(&first) = seen.get(&k.id) {
+                    return Err(InspectionError::BadCorpus {
+                        path: path.clone(),
+                        message: format!(
+                            "dialogue id {:?} also appears in {}",
+                            k.id,
+                            shards[first].display()
+                        ),
+                    });
+                }
+                seen.insert(k.id, si);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// For each stratum of `keys` (sorted), its `ks[i]` corpus dialogues of the lowest
+/// `(rank, id)`, in that order: a second read of the id and cell columns that keeps, per
+/// stratum, a max-heap of at most its share, so that what is held grows with the sample, not
+/// with the corpus. The ids are distinct ([`refuse_duplicates`]).
+fn lowest_ranks(
+    shards: &[PathBuf],
+    seed: u64,
+    keys: &[Stratum],
+    ks: &[u64],
+) -> Result<Vec<Vec<(u64, String)>>> {
+    let mut heaps: Vec<BinaryHeap<(u64, String)>> = ks
+        .iter()
+        .map(|&k| BinaryHeap::with_capacity(k as usize))
+        .collect();
+    for path in shards {
+        for batch in KeyReader::with_batch_size(path, KEY_BATCH)? {
+            for k in batch? {
+                let cell = (k.scenario.as_str(), k.preset_case, k.relation);
+                let Ok(i) = keys.binary_search_by(|s| {
+                    (s.scenario.as_str(), s.preset_case, s.relation).cmp(&cell)
+                }) else {
+                    continue;
+                };
+                let want = ks[i] as usize;
+                if want == 0 {
+                    continue;
+                }
+                let r = rank(seed, Origin::Corpus, &k.id);
+                let heap = &mut heaps[i];
+                if heap.len() < want {
+                    heap.push((r, k.id));
+                } else if let Some(top) = heap.peek()
+                    && (r, k.id.as_str()) < (top.0, top.1.as_str())
+                {
+                    heap.pop();
+                    heap.push((r, k.id));
+                }
+            }
+        }
+    }
+    Ok(heaps.into_iter().map(BinaryHeap::into_sorted_vec).collect())
 }
 
 /// The staging folder of the spilled chunks, inside the inspection folder.
