@@ -143,7 +143,13 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
         }
         let w = &t.text[i - c.len_utf8()..i + '色'.len_utf8()];
         if skip_at(t, i)
-            || t.clause_at(i).is_some_and(|(_, cl)| cl.question)
+            // A real question asks (`是白色的车吗？`); a tag question asserts (`…蓝色文件夹里对吧`).
+            || t.clause_at(i).is_some_and(|(_, cl)| {
+                cl.question
+                    && !["对吧", "是吧", "对不对", "没错吧"]
+                        .iter()
+                        .any(|q| cl.text(t.text).trim_end_matches(['？', '?', '。', '！']).ends_with(q))
+            })
             || said.iter().any(|x| x == w)
             || ctx.grounded_text(w, t.idx)
             || ctx.private_text.contains(w)
