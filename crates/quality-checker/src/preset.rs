@@ -971,8 +971,10 @@ fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
     const NOT_CONTENT: &str = "的了是在就也都还很人个一这那您你我他她来去上下进出过";
     // 等不了, 来不及 — a verb of the preset that cannot be done.
     let cs: Vec<char> = clause.chars().collect();
+    // (等不了 is time pressure, judged against presets that make the caller wait.)
     let v_not = cs.windows(3).any(|w| {
         w[1] == '不'
+            && w[0] != '等'
             && matches!(w[2], '了' | '及')
             && text::is_han(w[0])
             && !NOT_CONTENT.contains(w[0])
@@ -1017,7 +1019,16 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         let suspended: Vec<usize> = ctx
             .turns
             .iter()
-            .filter(|t| t.assistant && SUSPENDS_ANY.is_match(t.text))
+            .filter(|t| {
+                t.assistant
+                    && SUSPENDS_ANY.is_match(t.text)
+                    // With several presets, the one set aside is the one named or referred to.
+                    && (ctx.presets.len() == 1
+                        || content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
+                        || ["刚才", "之前", "原来", "那个安排", "那个办法"]
+                            .iter()
+                            .any(|w| t.text.contains(w)))
+            })
             .map(|t| t.idx)
             .collect();
         let conveyed: Vec<usize> = ctx
