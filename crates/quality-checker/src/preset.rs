@@ -62,7 +62,7 @@ const CONCEPTS: &[(Sort, &str, &str)] = &[
     (Sort::Role, "商家 店", "店 商家 餐厅 饭店 餐馆 后厨"),
     (Sort::Role, "同事", "同事 部门 部的 项目组 组里 我们组"),
     (Sort::Role, "领导", "领导 经理 主管 总监 主任"),
-    (Sort::Role, "客户", "客户 合作方 甲方 合作 采购"),
+    (Sort::Role, "客户 甲方 合作方", "客户 合作方 甲方 合作 采购"),
     (Sort::Role, "人事 猎头 招聘 约面试 面试", "人事 HR hr 招聘 猎头 面试 职位 岗位 简历 工作机会"),
     (Sort::Role, "家里人 家人 家里 妈妈 爸爸 母亲 父亲 老婆 老公 儿子 女儿", "家里 妈 爸 老婆 老公 儿子 女儿 爷爷 奶奶 外公 外婆 家人 媳妇 哥 姐 弟 妹"),
     (Sort::Role, "朋友 同学", "朋友 同学 哥们 闺蜜 兄弟 老铁"),
@@ -394,12 +394,13 @@ fn parse_trigger(s: &str) -> Trigger {
 /// Whether `text` says one of the topic's pairs: the two characters in order, at most two
 /// characters apart (`想请三天假` says `请假`) — or, for a topic of three characters or more,
 /// two of its characters in other words (`看新机会` for `推荐新的工作机会`).
-fn topic_said(trig: &Trigger, text: &str) -> bool {
+fn topic_said(trig: &Trigger, text: &str, owner: &str) -> bool {
+    // (The owner's name and title — `祁经理` — show nothing of a topic `经理来电问方案进度`.)
     if trig.topic_chars.len() >= 3
         && trig
             .topic_chars
             .iter()
-            .filter(|&&c| text.contains(c))
+            .filter(|&&c| text.contains(c) && !owner.contains(c))
             .take(2)
             .count()
             >= 2
@@ -460,11 +461,18 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
     let topic_at = if trig.topic.is_empty() || has_event {
         None
     } else {
+        // (Title and name only: 机主, 本人 are no one's name.)
+        let owner: String = ctx
+            .owner_refs
+            .iter()
+            .filter(|r| !["机主", "主人", "本人"].contains(r))
+            .copied()
+            .collect();
         let said = ctx
             .turns
             .iter()
             .filter(|t| !t.assistant)
-            .find(|t| topic_said(trig, t.text))
+            .find(|t| topic_said(trig, t.text, &owner))
             .map(|t| t.idx);
         match said {
             Some(i) => Some(i),
