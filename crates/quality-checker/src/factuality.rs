@@ -23,8 +23,7 @@ static DAY_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(DAY_LI
 const SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董潘袁蔡蒋余杜叶程魏苏吕丁沈任姚卢姜崔钟谭陆汪范金廖贾夏韦付邹熊孟秦邱侯江尹薛闫段雷龙黎史陶贺顾毛郝龚邵钱严覃武戴莫孔汤温康施牛樊葛邢齐乔伍庞颜倪庄聂章鲁岳翟殷詹耿焦俞柳甘祝舒阮柯纪梅童凌毕季裴霍涂苗谷盛翁冉骆蓝辛靳管柴鲍喻祁蒲滕饶";
 
 /// Characters that cannot be part of a given name read between a surname and a title.
-const GIVEN_STOP: &str =
-    "副总主长的了是在和跟给说会要也都就不没有这那您你我他她们个位找叫请问让把被对向从到去来过还再";
+const GIVEN_STOP: &str = "工员人家师士组部科处店司副总主长的了是在和跟给说会要也都就不没有这那您你我他她们个位找叫请问让把被对向从到去来过还再";
 
 /// Titles after a surname that make a name: 李先生, 张经理.
 const HONORIFICS: &[&str] = &[
@@ -142,6 +141,16 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             continue;
         }
         let w = &t.text[i - c.len_utf8()..i + '色'.len_utf8()];
+        // 绿色通道, 红色预警: names of things, not a description.
+        let next = &t.text[i + '色'.len_utf8()..];
+        if [
+            "通道", "预警", "信号", "健康", "环保", "出行", "经典", "文化",
+        ]
+        .iter()
+        .any(|x| next.starts_with(x))
+        {
+            continue;
+        }
         if skip_at(t, i)
             // A real question asks (`是白色的车吗？`); a tag question asserts (`…蓝色文件夹里对吧`).
             || t.clause_at(i).is_some_and(|(_, cl)| {

@@ -713,11 +713,12 @@ pub fn numbers(s: &str) -> Vec<Num> {
                 {
                     continue;
                 }
+                // Half an hour is also thirty minutes (`三十分钟` said as `半小时`).
                 out.push(Num {
                     start: i,
                     end: i + w.len(),
-                    values: [0.5, 0.0],
-                    n_values: 1,
+                    values: [0.5, 30.0],
+                    n_values: 2,
                     kind: NumKind::Duration,
                     digits: None,
                 });

@@ -374,6 +374,22 @@ mod traps {
         assert!(!has(&d, "safety.decision", 3), "{:?}", found(&d));
     }
 
+    #[test]
+    fn half_an_hour_is_thirty_minutes_and_a_trade_is_no_name() {
+        let d = dialogue(
+            &[("外卖骑手说送到楼下", "放楼下外卖架就行，她三十分钟内下来拿")],
+            Relation::Alignment,
+            &[
+                "您好，外卖送到楼下了。",
+                "好的，放楼下外卖架就行，她半小时内下来拿。",
+                "行，那钟点工阿姨要是下来拿也可以吧？",
+                "钟点工阿姨拿不拿我这边定不了，我转告她，辛苦您。",
+            ],
+        );
+        assert!(!has(&d, "safety.factuality", 1), "{:?}", found(&d));
+        assert!(!has(&d, "safety.factuality", 3), "{:?}", found(&d));
+    }
+
     fn toml_like(json: &str) -> CheckConfig {
         serde_json::from_str(json).expect("config parses")
     }
