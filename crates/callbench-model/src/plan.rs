@@ -93,8 +93,58 @@ pub struct Plan {
     pub seed: u64,
     /// Cells with their counts, in a fixed order.
     pub allocations: Vec<Allocation>,
-    // Per position: (cell index, ordinal within the scenario).
-    order: Vec<(u32, u32)>,
+    // Per position: its cell index.
+    cells: Cells,
+    // Per cell: the index of its scenario.
+    scenario_of: Vec<u32>,
+    // How many scenarios there are.
+    scenarios: usize,
+    // Per block of `ORDINAL_STRIDE` positions and scenario: how many of the scenario's
+    // dialogues come before the block. A position's ordinal within its scenario is the block's
+    // count plus a scan of at most `ORDINAL_STRIDE - 1` positions.
+    checkpoints: Vec<u32>,
+}
+
+/// Positions per ordinal checkpoint of a [`Plan`].
+const ORDINAL_STRIDE: usize = 64;
+
+/// The cell of every position: two bytes each while there are at most 65,536 cells.
+#[derive(Debug, Clone)]
+enum Cells {
+    Narrow(Vec<u16>),
+    Wide(Vec<u32>),
+}
+
+impl Cells {
+    fn len(&self) -> usize {
+        match self {
+            Cells::Narrow(v) => v.len(),
+            Cells::Wide(v) => v.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> usize {
+        match self {
+            Cells::Narrow(v) => v[i] as usize,
+            Cells::Wide(v) => v[i] as usize,
+        }
+    }
+}
+
+/// The slots of a plan, one per dialogue, each its cell index, shuffled by `rng`. The shuffle
+/// draws the same swaps whatever the element type, so narrow and wide slots agree.
+fn shuffled_slots<T: Copy + TryFrom<usize>>(
+    allocations: &[Allocation],
+    count: u64,
+    rng: &mut ChaCha8Rng,
+) -> Vec<T> {
+    let mut slots: Vec<T> = Vec::with_capacity(count as usize);
+    for (i, a) in allocations.iter().enumerate() {
+        let c = T::try_from(i).ok().expect("cell index fits");
+        slots.extend(std::iter::repeat_n(c, a.count as usize));
+    }
+    slots.shuffle(rng);
+    slots
 }
 
 /// splitmix64: a well-mixed 64-bit hash step, so that neighbouring ids get unrelated seeds.
@@ -265,53 +315,69 @@ impl Plan {
             .collect();
         // Interleave the cells so that any prefix of the plan (a shard, a partial run) is a fair
         // sample of the whole, then number dialogues within their scenario.
-        let mut slots: Vec<u32> = Vec::with_capacity(count as usize);
-        for (i, a) in allocations.iter().enumerate() {
-            slots.extend(std::iter::repeat_n(i as u32, a.count as usize));
-        }
         let mut rng = ChaCha8Rng::seed_from_u64(mix64(seed ^ 0x5ca1_ab1e));
-        slots.shuffle(&mut rng);
-        let mut ordinals: BTreeMap<&str, u32> = BTreeMap::new();
-        let order = slots
-            .into_iter()
-            .map(|c| {
-                let n = ordinals
-                    .entry(allocations[c as usize].cell.scenario.as_str())
-                    .or_insert(0);
-                let ord = *n;
-                *n += 1;
-                (c, ord)
+        let cells = if allocations.len() <= u16::MAX as usize + 1 {
+            Cells::Narrow(shuffled_slots(&allocations, count, &mut rng))
+        } else {
+            Cells::Wide(shuffled_slots(&allocations, count, &mut rng))
+        };
+        let mut scenario_index: BTreeMap<&str, u32> = BTreeMap::new();
+        let scenario_of: Vec<u32> = allocations
+            .iter()
+            .map(|a| {
+                let next = scenario_index.len() as u32;
+                *scenario_index
+                    .entry(a.cell.scenario.as_str())
+                    .or_insert(next)
             })
             .collect();
+        let scenarios = scenario_index.len();
+        let mut checkpoints = Vec::with_capacity(cells.len().div_ceil(ORDINAL_STRIDE) * scenarios);
+        let mut counts = vec![0u32; scenarios];
+        for i in 0..cells.len() {
+            if i % ORDINAL_STRIDE == 0 {
+                checkpoints.extend_from_slice(&counts);
+            }
+            counts[scenario_of[cells.get(i)] as usize] += 1;
+        }
         Ok(Plan {
             seed,
             allocations,
-            order,
+            cells,
+            scenario_of,
+            scenarios,
+            checkpoints,
         })
     }
 
     /// Number of planned dialogues.
     pub fn len(&self) -> u64 {
-        self.order.len() as u64
+        self.cells.len() as u64
     }
 
     /// Whether the plan is empty (never, for a built plan).
     pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
+        self.cells.len() == 0
     }
 
     /// The dialogue at position `index`.
     pub fn get(&self, index: u64) -> Option<PlannedDialogue> {
-        let &(cell, ord) = self.order.get(index as usize)?;
-        let id = format!(
-            "{}-{:06}",
-            self.allocations[cell as usize].cell.scenario, ord
-        );
+        let i = usize::try_from(index)
+            .ok()
+            .filter(|&i| i < self.cells.len())?;
+        let cell = self.cells.get(i);
+        let scenario = self.scenario_of[cell];
+        let block = i / ORDINAL_STRIDE;
+        let before = (block * ORDINAL_STRIDE..i)
+            .filter(|&j| self.scenario_of[self.cells.get(j)] == scenario)
+            .count() as u32;
+        let ord = self.checkpoints[block * self.scenarios + scenario as usize] + before;
+        let id = format!("{}-{:06}", self.allocations[cell].cell.scenario, ord);
         let seed = sub_seed(self.seed, &id, 0);
         Some(PlannedDialogue {
             index,
             id,
-            cell: cell as usize,
+            cell,
             seed,
         })
     }

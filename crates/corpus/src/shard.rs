@@ -168,6 +168,16 @@ impl ShardStreamWriter {
     /// Starts writing `dest` (creating its folder if needed). A bad compression level is an
     /// error before anything is created.
     pub fn create(dest: &Path, cfg: &ShardWriterConfig) -> Result<ShardStreamWriter> {
+        Self::with_buffer(dest, cfg, 1 << 20)
+    }
+
+    /// [`ShardStreamWriter::create`] with a write buffer of `buffer_bytes` instead of 1 MiB:
+    /// for many files open at once (the bytes written are the same).
+    pub fn with_buffer(
+        dest: &Path,
+        cfg: &ShardWriterConfig,
+        buffer_bytes: usize,
+    ) -> Result<ShardStreamWriter> {
         let level =
             ZstdLevel::try_new(cfg.compression_level).map_err(|e| CorpusError::parquet(dest, e))?;
         let props = WriterProperties::builder()
@@ -177,7 +187,7 @@ impl ShardStreamWriter {
             .build();
         let (tmp, f) = TempFile::create(dest)?;
         let sink = Hashing {
-            inner: BufWriter::with_capacity(1 << 20, f),
+            inner: BufWriter::with_capacity(buffer_bytes.max(1), f),
             hasher: Sha256::new(),
             bytes: 0,
         };
@@ -203,21 +213,52 @@ impl ShardStreamWriter {
         self.write_batch(&batch, dialogues)
     }
 
+    /// [`ShardStreamWriter::write`], but the dialogues are dropped once converted, before the
+    /// batch is encoded, so that they and the encoder's buffers are not held at once. The bytes
+    /// written are the same.
+    pub fn write_owned(&mut self, dialogues: Vec<Dialogue>) -> Result<()> {
+        if dialogues.is_empty() {
+            return Ok(());
+        }
+        let batch = dialogues_to_batch(&dialogues)
+            .map_err(|e| e.in_file(&self.tmp.dest, self.rows as usize))?;
+        let n = dialogues.len();
+        let first = dialogues.first().map(|d| d.id.clone());
+        let last = dialogues.last().map(|d| d.id.clone());
+        drop(dialogues);
+        self.write_rows(&batch, n, first, last)
+    }
+
     fn write_batch(
         &mut self,
         batch: &arrow::record_batch::RecordBatch,
         dialogues: &[Dialogue],
     ) -> Result<()> {
+        self.write_rows(
+            batch,
+            dialogues.len(),
+            dialogues.first().map(|d| d.id.clone()),
+            dialogues.last().map(|d| d.id.clone()),
+        )
+    }
+
+    fn write_rows(
+        &mut self,
+        batch: &arrow::record_batch::RecordBatch,
+        n: usize,
+        first: Option<String>,
+        last: Option<String>,
+    ) -> Result<()> {
         self.writer
             .write(batch)
             .map_err(|e| CorpusError::parquet(&self.tmp.tmp, e))?;
-        if let (Some(first), Some(last)) = (dialogues.first(), dialogues.last()) {
+        if let (Some(first), Some(last)) = (first, last) {
             if self.rows == 0 {
-                self.first_id = first.id.clone();
+                self.first_id = first;
             }
-            self.last_id = last.id.clone();
+            self.last_id = last;
         }
-        self.rows += dialogues.len() as u64;
+        self.rows += n as u64;
         Ok(())
     }
 

@@ -584,7 +584,7 @@ pub fn draw_sample_in_chunks(
             summary.dialogues.push(entry);
         }
         out.parquet
-            .write(&dialogues)
+            .write_owned(dialogues)
             .map_err(InspectionError::from)?;
     }
     out.finish()?;
@@ -756,7 +756,8 @@ impl Chunks {
             };
             for c in 0..count {
                 let path = staging_dir.join(format!("chunk-{c:05}.parquet"));
-                let writer = ShardStreamWriter::create(&path, &cfg)?;
+                // One open file per chunk: a small buffer each, however many chunks.
+                let writer = ShardStreamWriter::with_buffer(&path, &cfg, 64 << 10)?;
                 chunks.spills.push(Spill {
                     path,
                     writer: Some(writer),
@@ -847,10 +848,10 @@ impl Chunks {
 
 impl Spill {
     fn write_pending(&mut self) -> Result<()> {
+        let pending = std::mem::take(&mut self.pending);
         if let Some(w) = &mut self.writer {
-            w.write(&self.pending)?;
+            w.write_owned(pending)?;
         }
-        self.pending.clear();
         Ok(())
     }
 }

@@ -433,15 +433,14 @@ pub async fn generate_judged<B: Backend>(
         Ok(written)
     });
 
-    let positions: Vec<u64> = todo
-        .iter()
-        .flat_map(|&k| {
-            let start = k as u64 * cfg.rows_per_shard;
-            let end = ((k as u64 + 1) * cfg.rows_per_shard).min(cfg.count);
-            start..end
-        })
-        .collect();
-    let generated_now = positions.len() as u64;
+    // The plan positions to generate, in order: walked lazily, not held.
+    let mut positions = todo.iter().flat_map(|&k| {
+        let start = k as u64 * cfg.rows_per_shard;
+        let end = ((k as u64 + 1) * cfg.rows_per_shard).min(cfg.count);
+        start..end
+    });
+    let generated_now: u64 = todo.iter().map(|&k| shard_len(k, &cfg)).sum();
+    let n_positions = generated_now as usize;
     // `concurrency` dialogues run at once; finished ones wait in a reorder buffer so that they
     // are written in plan order. A slow or regenerated dialogue no longer holds up the slots
     // behind it; dispatch stops only when the buffer is `max_ahead` past the oldest unfinished
@@ -461,11 +460,12 @@ pub async fn generate_judged<B: Backend>(
     let mut in_shard = 0u64;
     'run: loop {
         while inflight.len() < cfg.concurrency
-            && next_dispatch < positions.len()
+            && next_dispatch < n_positions
             && next_dispatch - next_emit < max_ahead
         {
             let seq = next_dispatch;
-            let handle = tokio::spawn(produce(stages.clone(), positions[seq]));
+            let position = positions.next().expect("n_positions positions");
+            let handle = tokio::spawn(produce(stages.clone(), position));
             inflight.push(async move { (seq, handle.await) });
             next_dispatch += 1;
         }
