@@ -1081,10 +1081,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         });
         // A need that cannot wait for the preset's later time, and a conflict the assistant
         // itself acknowledged by setting the preset aside afterwards.
+        let objection = objection_at(ctx, p, &trig, &content, &conveyed);
         let conflict = [
             conflict,
             deadline_at(ctx, p),
             corroborated_at(ctx, p, &suspended),
+            objection.as_ref().map(|o| o.0),
         ]
         .into_iter()
         .flatten()
@@ -1100,9 +1102,15 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     && !suspended.contains(&t.idx)
                     && !conveyed.contains(&t.idx)
             }) {
-                if INSISTS.is_match(t.text)
-                    && content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
-                {
+                let holds_to = INSISTS.is_match(t.text)
+                    && content.iter().any(|b| t.bigrams.binary_search(b).is_ok());
+                // The very words the caller objected to, said again without relaying the matter
+                // (`她是希望放驿站那边的`, `他那边定的就是周四下午`).
+                let again = objection
+                    .as_ref()
+                    .is_some_and(|(_, ch)| ch.iter().any(|b| t.bigrams.binary_search(b).is_ok()))
+                    && !RELAYS.is_match(t.text);
+                if holds_to || again {
                     insisting.push(t.idx);
                 }
             }
@@ -1155,7 +1163,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 ));
                 continue;
             }
-            let not_yet = matches!(held, Ok(None)) || matches!(held, Ok(Some(h)) if h > t);
+            // Pushed after a conflict: a conflict whatever the trigger.
+            let not_yet = (matches!(held, Ok(None)) || matches!(held, Ok(Some(h)) if h > t))
+                && objection.as_ref().is_none_or(|o| o.0 >= t);
             if not_yet {
                 if first {
                     out.push(finding(
@@ -1412,4 +1422,201 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     // An explicit back-reference (`还是那句话`) is an answer by its form, unless the caller
     // only acknowledged or complied.
     brief && (answers || marker && !lexicon::CLOSE.is_match(prev.text) && !complied(prev.text))
+}
+
+/// Problem, negation and impossibility markers: generic, not tied to any situation. Next to
+/// one of the preset's own content words they say the preset's place, action or time does not
+/// work (`外卖柜全满了`, `驿站今天关门了`, `周四就来不及了`, `放门口也没法吃了`).
+static OBJECTION: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "不行 没法 不能 不让 关了 关门 满了 坏了 出问题 有问题 退回 停不 只让 锁了 封了 没开 化了 洒了 漏了 \
+         来不及 不了 不去 不开 不到 不下 不及 不来 不在 不方便 没收到 没到 用不 只能 谁担",
+    )
+});
+
+/// The strong part of [`OBJECTION`] — impossibility, breakage, a place shut or full — enough
+/// before the preset is said; the weak rest (`看不到人`, `还没到账`) is often the very occasion
+/// for the preset and counts only as a reaction to it.
+static OBJECTION_STRONG: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "不行 没法 不能 不让 关了 关门 满了 坏了 出问题 有问题 退回 停不 只让 锁了 封了 没开 化了 洒了 漏了 \
+         来不及",
+    )
+});
+
+/// The caller holds to what they said before (`我说了高架上不能停`): the situation predates.
+static RESTATES: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::words("我说了 都说了 我刚说 刚才说了 跟你说了 我不是说 说过了"));
+
+/// The assistant relays or defers the matter rather than pushing the preset.
+static RELAYS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "转告 告诉他 告诉她 发消息 联系 回复 回电 没法替 替她 替他 问问 确认 先不 不算 不适用",
+    )
+});
+
+/// The caller objects to the preset itself: a clause with one of the preset's content words
+/// (not the trigger's) and a problem marker, or — right after the preset was said — its words
+/// echoed or named beside trouble (`周末？水现在就在往下流`, `等到周一，损失谁担得起？`), in a
+/// turn that does not accept it. Returns the turn, dated back to the caller's earlier turn the
+/// objection restates, and the preset's words it challenges.
+fn objection_at(
+    ctx: &Ctx,
+    p: &PresetCtx,
+    trig: &Trigger,
+    content: &[u64],
+    conveyed: &[usize],
+) -> Option<(usize, Vec<u64>)> {
+    // A seller's or scammer's pressure is part of the pitch.
+    if content.is_empty() || PROTECTIVE_PRESSURE.is_match(ctx.caller_text()) {
+        return None;
+    }
+    let trig_b = text::bigrams(p.trigger);
+    let protective = trig.groups.iter().flatten().any(|&ci| {
+        PROTECTIVE_CONCEPTS
+            .iter()
+            .any(|w| CONCEPTS[ci].1.contains(w))
+    });
+    let anticipates = TRIGGER_TROUBLE.is_match(p.trigger);
+    let own: Vec<u64> = text::bigrams(preset_core(p.response))
+        .into_iter()
+        .filter(|b| contentful(*b) && trig_b.binary_search(b).is_err())
+        .collect();
+    if own.is_empty() {
+        return None;
+    }
+    // A marker that is not the preset's or the trigger's own word, not 能不能, not denied.
+    let marker_in = |clause: &str, aut: &AhoCorasick| {
+        aut.find_iter(clause).any(|m| {
+            let word = &clause[m.start()..m.end()];
+            let prefix = &clause[..m.start()];
+            let a_not_a = (word.starts_with('不') || word.starts_with('没'))
+                && prefix.chars().next_back() == word.chars().nth(1);
+            // 也不是不行: denied twice.
+            let twice = prefix.ends_with("不是") || prefix.ends_with("没有");
+            !a_not_a
+                && !twice
+                && !p.trigger.contains(word)
+                && !p.response.contains(word)
+                && (word.starts_with('不') || word.starts_with('没') || !text::negated(prefix, 2))
+        }) && !NOT_CONFLICT.is_match(clause)
+            && !lexicon::conditional(clause)
+    };
+    for t in ctx.turns.iter().filter(|t| !t.assistant) {
+        // Before the preset is said, trouble the trigger anticipates is its occasion.
+        if anticipates && conveyed.first().is_none_or(|&f| f > t.idx) {
+            continue;
+        }
+        let after_conveyance = t.idx > 0 && conveyed.contains(&(t.idx - 1));
+        // Trouble stated in this turn, outside questions.
+        let trouble = after_conveyance
+            && !accepts(t.text)
+            && !agrees(t)
+            && !complied(t.text)
+            && t.clauses.iter().any(|o| {
+                let ot = o.text(t.text);
+                !o.question && (marker_in(ot, &OBJECTION) || marker_in(ot, &TROUBLE))
+            });
+        let mut challenged: Vec<u64> = Vec::new();
+        for c in &t.clauses {
+            let clause = c.text(t.text);
+            let mut hit: Vec<u64> = Vec::new();
+            text::for_each_bigram(clause, |b| {
+                if own.binary_search(&b).is_ok() {
+                    hit.push(b);
+                }
+            });
+            if hit.is_empty() || NOT_CONFLICT.is_match(clause) || lexicon::conditional(clause) {
+                continue;
+            }
+            let marker = if after_conveyance {
+                marker_in(clause, &OBJECTION)
+            } else {
+                marker_in(clause, &OBJECTION_STRONG)
+            };
+            // Echoed or named right after the preset, beside trouble: an objection, not a
+            // check (`8021是吧？好的`).
+            let han = clause.chars().filter(|&ch| text::is_han(ch)).count();
+            let reaction = trouble && !protective && han <= 6 && !ASKS.is_match(clause);
+            if (marker && !c.question) || reaction {
+                challenged.extend(hit);
+            }
+        }
+        // `我说了高架上不能停`: the caller holds to a problem they stated before.
+        let restates = after_conveyance
+            && RESTATES.is_match(t.text)
+            && !complied(t.text)
+            && marker_in(t.text, &OBJECTION);
+        if challenged.is_empty() && !restates {
+            continue;
+        }
+        // Reacting to the preset with a situation stated before it was said (the same words
+        // again, or trouble in the caller's turn before it): the conflict dates from then.
+        let mut at = t.idx;
+        if after_conveyance {
+            let mine: Vec<u64> = text::bigrams(t.text)
+                .into_iter()
+                .filter(|b| {
+                    contentful(*b)
+                        && p.bigrams.binary_search(b).is_err()
+                        && trig_b.binary_search(b).is_err()
+                })
+                .collect();
+            let before = || ctx.turns[..t.idx - 1].iter().filter(|e| !e.assistant);
+            if let Some(e) = before().find(|e| {
+                text::bigrams(e.text)
+                    .iter()
+                    .filter(|b| mine.binary_search(b).is_ok())
+                    .count()
+                    >= 2
+            }) {
+                at = e.idx;
+            } else if let Some(e) = before().last().filter(|e| {
+                restates
+                    || e.clauses
+                        .iter()
+                        .any(|o| !o.question && marker_in(o.text(e.text), &CUES.0))
+            }) {
+                at = e.idx;
+            }
+        }
+        return Some((at, challenged));
+    }
+    None
+}
+
+/// A bigram of two content characters (`周一`, `驿站`; not `这儿`, `先记`).
+fn contentful(b: u64) -> bool {
+    const FUNC: &str = "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个不没有和跟把被请先再儿哈";
+    let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
+    let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
+    text::is_han(a) && text::is_han(c) && !FUNC.contains(a) && !FUNC.contains(c)
+}
+
+/// Question words: a clause that asks something new (`乘客有几件行李？`) is no echo.
+static ASKS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::words("几 什么 哪 怎么 多少 谁 为什么 是否 有没有 要不要"));
+
+/// The caller goes along with what was said (`那行，就搁驿站`, `好，照定位开过去`).
+fn agrees(t: &TurnCtx) -> bool {
+    t.clauses.iter().any(|c| {
+        let x = c
+            .text(t.text)
+            .trim_start_matches(['那', '哦', '嗯', '噢', '啊', '，', ' ']);
+        [
+            "好",
+            "行",
+            "可以",
+            "没问题",
+            "明白",
+            "照",
+            "就按",
+            "知道了",
+            "成",
+        ]
+        .iter()
+        .any(|w| x.starts_with(w))
+            && !x.starts_with("行不行")
+            && !x.starts_with("好不好")
+    })
 }
