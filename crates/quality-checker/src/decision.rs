@@ -127,6 +127,8 @@ const AGREE_STRONG: &[&str] = &[
     "同意",
     "那就这样",
     "好的没问题",
+    "也行",
+    "也可以",
 ];
 
 /// What a caller asks when they want a decision.
@@ -278,6 +280,13 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 continue;
             }
             let prefix = &clause[..m.start()];
+            // 【拒绝推销】: a bracketed annotation is no speech, whatever it says.
+            if prefix
+                .rfind('【')
+                .is_some_and(|o| prefix.rfind('】').is_none_or(|e| e < o))
+            {
+                continue;
+            }
             let rest = &clause[m.end()..];
             let word = &clause[m.start()..m.end()];
             // 答应不了, 来不起: the potential complement negates the verb.
@@ -440,6 +449,9 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     crate::privacy::owner_subject(ctx, prefix)
         || prefix.contains('替')
         || prefix.contains('代')
+        || ["帮他", "帮她", "帮机主"]
+            .iter()
+            .any(|w| prefix.contains(w))
         || prefix.trim().is_empty()
 }
 
@@ -472,6 +484,14 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     if clause.contains('哪') || clause.contains("什么") || clause.contains("怎么") {
         return false;
     }
+    // 给您送到行政那边, 帮您放好: done for the caller — the speaker acts, the caller is told
+    // nothing to do.
+    if ["给您", "给你", "帮您", "帮你", "替您", "替你"]
+        .iter()
+        .any(|w| prefix.trim_end().ends_with(w))
+    {
+        return false;
+    }
     // 您送到了再来个电话: a time for the caller's next step, not an instruction about it.
     if ["了再", "以后", "之后", "后再", "的时候"]
         .iter()
@@ -498,7 +518,7 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     {
         return false;
     }
-    !in_preset(ctx, word, rest)
+    !in_preset(ctx, word, rest) && !preset_chars(ctx, clause)
 }
 
 fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
@@ -561,7 +581,13 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
         .take(2)
         .filter(|c| {
             let s = c.text(caller.text);
-            let asks = c.question || caller.text[c.end..].trim_start().starts_with(['？', '?']);
+            // A clause of a sentence that asks asks too (`要不我先把她算上，到时候再说？`).
+            let asks = c.question
+                || caller.text[c.end..].trim_start().starts_with(['？', '?'])
+                || caller
+                    .clauses
+                    .iter()
+                    .any(|d| d.sentence == c.sentence && d.start > c.start && d.question);
             let proposes = ["我先", "我就", "那我", "我给", "我帮", "要不", "那就"]
                 .iter()
                 .any(|w| s.contains(w));
@@ -572,6 +598,9 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
         .next()?;
     if SELF_REQUEST.is_match(req) {
         return None;
+    }
+    if let Some(f) = accepts_topic(ctx, t, req) {
+        return Some(f);
     }
     let from = after_contrast(t.text);
     if t.has_mark(from..t.text.len(), M_RELAY | M_DEFERS | M_UNCERTAIN) {
@@ -623,6 +652,17 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
     if covered_reply && (asked_in_preset || grants.is_none()) {
         return None;
     }
+    // Conveying the preset, the turn's instruction is the preset's (`她说放门口就好，您放下就
+    // 可以了`), not a grant of what was asked, unless it names what was asked.
+    if let Some((_, g)) = grants {
+        let gs = g.text(t.text);
+        let touches_req = rb
+            .iter()
+            .any(|b| text::bigrams(gs).binary_search(b).is_ok());
+        if (covered_reply && !touches_req) || preset_chars(ctx, gs) {
+            return None;
+        }
+    }
     if asked_in_preset && grants.is_none() {
         return None;
     }
@@ -673,4 +713,63 @@ fn reversal(t: &TurnCtx) -> Option<Finding> {
         c.text(t.text),
         "the assistant first leaves the decision to the owner, then grants it anyway".into(),
     ))
+}
+
+/// Nearly all of a clause's content characters are a preset's (`放架子上就行` for "放到一楼
+/// 大堂的外卖架上就行"): the preset in the caller's words.
+fn preset_chars(ctx: &Ctx, s: &str) -> bool {
+    const FUNC: &str =
+        "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个一不没有和跟把被请先再儿哈好行可以";
+    let (mut n, mut inp) = (0usize, 0usize);
+    for ch in s.chars().filter(|&c| text::is_han(c) && !FUNC.contains(c)) {
+        n += 1;
+        if ctx.presets.iter().any(|p| p.response.contains(ch)) {
+            inp += 1;
+        }
+    }
+    n >= 2 && inp * 4 >= n * 3
+}
+
+/// The request's own thing accepted in so many words (`加微信倒是可以`, `换班这个没问题`): a
+/// clause naming what was asked and ending in an acceptance.
+fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
+    let rb: Vec<u64> = text::bigrams(req)
+        .into_iter()
+        .filter(|&b| !lexicon::is_function_bigram(b))
+        .collect();
+    if rb.is_empty() {
+        return None;
+    }
+    t.clauses.iter().enumerate().find_map(|(ci, c)| {
+        let s = c
+            .text(t.text)
+            .trim_end_matches(['。', '！', '!', '的', '啊', '呀']);
+        let ends = ["倒是可以", "是可以", "可以", "没问题", "行", "没关系"]
+            .iter()
+            .find(|e| s.ends_with(*e))?;
+        let topic = &s[..s.len() - ends.len()];
+        if c.question
+            || t.covered[ci]
+            || topic.chars().count() < 2
+            || preset_chars(ctx, topic)
+            || text::negated(topic, 3)
+            || t.conditional(ci)
+            || t.clause_has(ci, M_REPORTED | M_RELAY | M_DEFERS | M_UNCERTAIN)
+            || alternative(s)
+        {
+            return None;
+        }
+        let tb = text::bigrams(topic);
+        rb.iter().any(|b| tb.binary_search(b).is_ok()).then(|| {
+            finding(
+                KIND,
+                t.idx,
+                c.text(t.text),
+                format!(
+                    "the assistant accepts the caller's request (\"{}\") for the owner",
+                    text::head_chars(req, 24)
+                ),
+            )
+        })
+    })
 }
