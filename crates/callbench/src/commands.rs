@@ -256,6 +256,10 @@ fn generate(cfg: FileConfig, kind: BackendKind, quiet: bool) -> Result<ExitCode>
         None
     };
     let judge = client.clone().filter(|_| cfg.judge.enabled);
+    let sample = cfg
+        .sample
+        .after_generate
+        .then(|| (cfg.out.clone(), cfg.sample.config(cfg.seed)));
     match (kind, client) {
         (BackendKind::Openai, Some(client)) => run_generate(
             &rt,
@@ -264,9 +268,29 @@ fn generate(cfg: FileConfig, kind: BackendKind, quiet: bool) -> Result<ExitCode>
             judge,
             cfg,
             quiet,
-        ),
-        _ => run_generate(&rt, lib, Arc::new(SimBackend), judge, cfg, quiet),
+        )?,
+        _ => run_generate(&rt, lib, Arc::new(SimBackend), judge, cfg, quiet)?,
     }
+    // The runtime's worker threads would keep what they allocated and other threads freed
+    // (mimalloc collects a page's remote frees only when its owner allocates again): shut them
+    // down first, so that the sample starts from what the run left alive.
+    drop(rt);
+    if let Some((out, sample_cfg)) = sample {
+        match inspection::draw_sample(&out, &sample_cfg) {
+            Ok(s) => println!(
+                "inspection sample: {} dialogues and {} rejects in {}",
+                s.sampled,
+                s.rejects_sampled,
+                out.join("inspection").display()
+            ),
+            // A reviewed sample is never replaced behind the auditors' backs.
+            Err(e @ inspection::InspectionError::SampleInUse { .. }) => {
+                eprintln!("inspection sample kept: {e}")
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_generate<B: roleplay::Backend>(
@@ -276,7 +300,7 @@ fn run_generate<B: roleplay::Backend>(
     judge: Option<Arc<llm_client::LlmClient>>,
     cfg: FileConfig,
     quiet: bool,
-) -> Result<ExitCode> {
+) -> Result<()> {
     let gen_cfg = cfg.generate();
     // The effective config goes into the manifest: it names the environment variables that
     // hold API keys, never the keys.
@@ -351,22 +375,7 @@ fn run_generate<B: roleplay::Backend>(
     }
     bar.finish_and_clear();
     print_summary(&summary, &cfg);
-    if cfg.sample.after_generate {
-        match inspection::draw_sample(&cfg.out, &cfg.sample.config(cfg.seed)) {
-            Ok(s) => println!(
-                "inspection sample: {} dialogues and {} rejects in {}",
-                s.sampled,
-                s.rejects_sampled,
-                cfg.out.join("inspection").display()
-            ),
-            // A reviewed sample is never replaced behind the auditors' backs.
-            Err(e @ inspection::InspectionError::SampleInUse { .. }) => {
-                eprintln!("inspection sample kept: {e}")
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn dry_run_estimate(cfg: &FileConfig) -> Result<ExitCode> {

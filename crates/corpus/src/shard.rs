@@ -11,7 +11,7 @@ use callbench_model::Dialogue;
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::fs::File;
@@ -162,6 +162,11 @@ pub struct ShardStreamWriter {
     rows: u64,
     first_id: String,
     last_id: String,
+    /// Rows per row group.
+    group_rows: usize,
+    /// Converted rows given to [`ShardStreamWriter::buffer`], not yet a full row group.
+    pending: Vec<arrow::record_batch::RecordBatch>,
+    pending_rows: usize,
 }
 
 impl ShardStreamWriter {
@@ -178,13 +183,37 @@ impl ShardStreamWriter {
         cfg: &ShardWriterConfig,
         buffer_bytes: usize,
     ) -> Result<ShardStreamWriter> {
+        Self::build(dest, cfg, buffer_bytes, true)
+    }
+
+    /// A scratch file, read back only by [`read_shard`] or [`ShardReader`] and then removed:
+    /// zstd level 1, a 64 KiB buffer and no column statistics or page index, which a writer
+    /// would otherwise hold for every row group until the footer (many small row groups in many
+    /// files open at once add up).
+    pub fn scratch(dest: &Path, row_group_size: usize) -> Result<ShardStreamWriter> {
+        let cfg = ShardWriterConfig {
+            compression_level: 1,
+            row_group_size,
+        };
+        Self::build(dest, &cfg, 64 << 10, false)
+    }
+
+    fn build(
+        dest: &Path,
+        cfg: &ShardWriterConfig,
+        buffer_bytes: usize,
+        statistics: bool,
+    ) -> Result<ShardStreamWriter> {
         let level =
             ZstdLevel::try_new(cfg.compression_level).map_err(|e| CorpusError::parquet(dest, e))?;
-        let props = WriterProperties::builder()
+        let mut props = WriterProperties::builder()
             .set_compression(Compression::ZSTD(level))
             .set_max_row_group_row_count(Some(cfg.row_group_size.max(1)))
-            .set_created_by(format!("callbench corpus {}", env!("CARGO_PKG_VERSION")))
-            .build();
+            .set_created_by(format!("callbench corpus {}", env!("CARGO_PKG_VERSION")));
+        if !statistics {
+            props = props.set_statistics_enabled(EnabledStatistics::None);
+        }
+        let props = props.build();
         let (tmp, f) = TempFile::create(dest)?;
         let sink = Hashing {
             inner: BufWriter::with_capacity(buffer_bytes.max(1), f),
@@ -199,6 +228,9 @@ impl ShardStreamWriter {
             rows: 0,
             first_id: String::new(),
             last_id: String::new(),
+            group_rows: cfg.row_group_size.max(1),
+            pending: Vec::new(),
+            pending_rows: 0,
         })
     }
 
@@ -242,6 +274,54 @@ impl ShardStreamWriter {
         )
     }
 
+    /// Appends `dialogues`, converted at once (and dropped) but encoded a whole row group at a
+    /// time: the file is byte for byte the one that [`ShardStreamWriter::write`] of each full
+    /// row group's dialogues writes, while only one row group is held, as Arrow arrays (about
+    /// half the size of the dialogues). Call [`ShardStreamWriter::finish`] to write the rest.
+    pub fn buffer(&mut self, mut dialogues: Vec<Dialogue>) -> Result<()> {
+        while !dialogues.is_empty() {
+            let room = self.group_rows - self.pending_rows;
+            let rest = if dialogues.len() > room {
+                dialogues.split_off(room)
+            } else {
+                Vec::new()
+            };
+            let batch = dialogues_to_batch(&dialogues)
+                .map_err(|e| e.in_file(&self.tmp.dest, self.rows as usize + self.pending_rows))?;
+            self.pending_rows += dialogues.len();
+            self.pending.push(batch);
+            drop(dialogues);
+            if self.pending_rows == self.group_rows {
+                self.flush_pending()?;
+            }
+            dialogues = rest;
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered rows as one batch; the ids come from its `id` column.
+    fn flush_pending(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let n = std::mem::take(&mut self.pending_rows);
+        let batch = if pending.len() == 1 {
+            pending.into_iter().next().expect("one batch")
+        } else {
+            let b = arrow::compute::concat_batches(&pending[0].schema(), &pending)
+                .map_err(|e| CorpusError::parquet(&self.tmp.tmp, e.into()))?;
+            drop(pending);
+            b
+        };
+        let ids = batch
+            .column_by_name("id")
+            .and_then(|c| c.as_any().downcast_ref::<arrow::array::StringArray>());
+        let first = ids.map(|a| a.value(0).to_string());
+        let last = ids.map(|a| a.value(n - 1).to_string());
+        self.write_rows(&batch, n, first, last)
+    }
+
     fn write_rows(
         &mut self,
         batch: &arrow::record_batch::RecordBatch,
@@ -249,6 +329,9 @@ impl ShardStreamWriter {
         first: Option<String>,
         last: Option<String>,
     ) -> Result<()> {
+        if !self.pending.is_empty() {
+            self.flush_pending()?;
+        }
         self.writer
             .write(batch)
             .map_err(|e| CorpusError::parquet(&self.tmp.tmp, e))?;
@@ -264,7 +347,7 @@ impl ShardStreamWriter {
 
     /// Dialogues written so far.
     pub fn rows(&self) -> u64 {
-        self.rows
+        self.rows + self.pending_rows as u64
     }
 
     /// The destination (not the temp file).
@@ -274,13 +357,15 @@ impl ShardStreamWriter {
 
     /// Writes the last row group and the footer, fsyncs the temp file, renames it over the
     /// destination and fsyncs the folder.
-    pub fn finish(self) -> Result<StreamedShard> {
+    pub fn finish(mut self) -> Result<StreamedShard> {
+        self.flush_pending()?;
         let ShardStreamWriter {
             writer,
             tmp,
             rows,
             first_id,
             last_id,
+            ..
         } = self;
         let sink = writer
             .into_inner()

@@ -18,15 +18,19 @@
 //! takes an id that is already in the corpus part, so an id names one dialogue in the sample.
 //!
 //! **Bounded memory.** The sample files hold the dialogues in review order, which is not the
-//! order they are read in. The second read therefore sorts them into chunks of review positions
-//! ([`SAMPLE_CHUNK`] each): with one chunk (up to 8,192 sampled dialogues) they are simply kept;
-//! with more, each chunk's dialogues are spilled as they are read to a Parquet file of their own
-//! under `DIR/inspection/.sample-staging/`, and the chunks are then taken one after the other,
-//! put in order and written. So the sampler holds 8 bytes per corpus dialogue (its rank, to find
-//! a repeated id), the sampled ids and at most about one chunk of dialogues, whatever the size
-//! of the corpus, and reads it three times (twice only the id and stratum columns) however many
-//! chunks there are. `sample.parquet`, `sample.jsonl` and `sample.html` are each streamed to a temp file
-//! beside it and renamed into place only when complete.
+//! order they are read in. The full read therefore sorts them into chunks of review positions
+//! ([`SAMPLE_CHUNK`] each, 4,096): with one chunk they are simply kept; with more, each chunk's
+//! dialogues are spilled as they are read to a Parquet file of their own under
+//! `DIR/inspection/.sample-staging/`, and the chunks are then taken one after the other, put in
+//! order and written. `sample.parquet` is encoded a whole row group (8,192 rows) at a time from
+//! the chunks' Arrow arrays, so its bytes do not depend on the chunk size. So the sampler holds
+//! 8 bytes per corpus dialogue (its rank, to find a repeated id), the sampled ids and entries,
+//! about one chunk of dialogues and one row group of Arrow arrays, and reads the corpus three
+//! times (twice only the id and stratum columns) however many chunks there are. What still
+//! grows is each spill file's Parquet footer (about 27 KB per row group, some (sample ÷ chunk)²
+//! row groups in all: 4 MB for a 50,000-dialogue sample). `sample.parquet`, `sample.jsonl` and
+//! `sample.html` are each streamed to a temp file beside it and renamed into place only when
+//! complete.
 
 use crate::error::{InspectionError, Result};
 use crate::files::{
@@ -382,9 +386,11 @@ pub fn draw_sample(corpus_dir: &Path, cfg: &SampleConfig) -> Result<SampleSummar
 }
 
 /// Sampled dialogues held in memory at a time while the sample files are written (see the
-/// module documentation): the row-group size of the shard schema, so that `sample.parquet` is
-/// written one whole row group at a time.
-pub const SAMPLE_CHUNK: usize = 8192;
+/// module documentation). Below the 10 % sample of a 50,000-dialogue corpus, so that the
+/// default corpus already takes the bounded path and larger ones hold no more. `sample.parquet`
+/// is still encoded a whole row group at a time, from the row group's Arrow arrays
+/// ([`corpus::ShardStreamWriter::buffer`]), so its bytes do not depend on the chunk.
+pub const SAMPLE_CHUNK: usize = 4096;
 
 /// [`draw_sample`], holding at most `chunk` sampled dialogues at a time (0 counts as 1) while it
 /// writes the files. The sample is the same for every chunk size: the same ids, and the same
@@ -584,7 +590,7 @@ pub fn draw_sample_in_chunks(
             summary.dialogues.push(entry);
         }
         out.parquet
-            .write_owned(dialogues)
+            .buffer(dialogues)
             .map_err(InspectionError::from)?;
     }
     out.finish()?;
@@ -750,14 +756,10 @@ impl Chunks {
             std::fs::create_dir_all(&staging_dir)
                 .map_err(|e| InspectionError::io(&staging_dir, e))?;
             chunks.staging = Some(Staging(staging_dir.clone()));
-            let cfg = ShardWriterConfig {
-                compression_level: 1,
-                row_group_size: chunks.pending_max,
-            };
             for c in 0..count {
                 let path = staging_dir.join(format!("chunk-{c:05}.parquet"));
-                // One open file per chunk: a small buffer each, however many chunks.
-                let writer = ShardStreamWriter::with_buffer(&path, &cfg, 64 << 10)?;
+                // One open file per chunk: a small buffer and no statistics each.
+                let writer = ShardStreamWriter::scratch(&path, chunks.pending_max)?;
                 chunks.spills.push(Spill {
                     path,
                     writer: Some(writer),
@@ -804,12 +806,16 @@ impl Chunks {
             if let Some(w) = spill.writer.take() {
                 w.finish()?;
             }
-            let dialogues = corpus::read_shard(&spill.path)?;
+            // Read back a batch at a time: the chunk is held once, as dialogues, never also as
+            // one Arrow batch of all its rows.
+            let positions = std::mem::take(&mut spill.positions);
+            let mut items = Vec::with_capacity(positions.len());
+            let mut positions = positions.into_iter();
+            for batch in ShardReader::with_batch_size(&spill.path, BATCH)? {
+                items.extend(positions.by_ref().zip(batch?));
+            }
             std::fs::remove_file(&spill.path).map_err(|e| InspectionError::io(&spill.path, e))?;
-            std::mem::take(&mut spill.positions)
-                .into_iter()
-                .zip(dialogues)
-                .collect()
+            items
         };
         // Stable: repeated readings of a position stay in reading order.
         items.sort_by_key(|&(p, _)| p);
