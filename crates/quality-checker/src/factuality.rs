@@ -314,19 +314,31 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         if skip_at(t, n.start) {
             continue;
         }
-        // Phone numbers and the owner's own digits are privacy's business.
+        // `1. 放驿站；2. 修改地址`: a list's numbering states nothing (meta's business).
+        let before = t.text[..n.start].chars().next_back();
+        let after = t.text[n.end..].chars().next();
+        if n.end - n.start <= 2
+            && matches!(after, Some('.' | '．' | '、' | ')' | '）'))
+            && before.is_none_or(|c| "：:；;，,。 \n（(".contains(c))
+        {
+            continue;
+        }
+        // Phone numbers and the owner's own digits are privacy's business — but a single digit
+        // (`4号门`) is inside any profile's digits by chance.
+        let owners = |ds: &str| ds.len() >= 2;
         if let Some(ds) = &n.digits
             && (ds.len() >= 7
-                || ctx
-                    .private()
-                    .iter()
-                    .any(|f| f.digits.iter().any(|d| d.contains(ds.as_str()))))
+                || owners(ds)
+                    && ctx
+                        .private()
+                        .iter()
+                        .any(|f| f.digits.iter().any(|d| d.contains(ds.as_str()))))
         {
             continue;
         }
         if let Some(ds) = &n.digits
             && (ctx.grounded_digits(ds, t.idx)
-                || text::digit_string(&ctx.private_text).contains(ds.as_str()))
+                || owners(ds) && text::digit_string(&ctx.private_text).contains(ds.as_str()))
         {
             continue;
         }
