@@ -609,7 +609,26 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
                 start = j;
                 n += 1;
             }
+            // A verb read into the name starts it afresh (`直接联系银行` → `银行`).
+            for v in [
+                "联系", "咨询", "拨打", "打给", "前往", "致电", "直接", "通过",
+            ] {
+                if let Some(i) = s[start..pos].rfind(v) {
+                    let cut = start + i + v.len();
+                    n = s[cut..pos].chars().count();
+                    start = cut;
+                }
+            }
             if n < 2 {
+                continue;
+            }
+            // 修路, 绕路, 带路: a verb and its object, not a road.
+            if suffix == "路"
+                && s[..pos]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| "修走带问让绕开封堵赶迷铺拦挡抄".contains(c))
+            {
                 continue;
             }
             let name = &s[start..pos + suffix.len()];
