@@ -571,16 +571,25 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
     if caller.assistant {
         return None;
     }
-    // The caller's request: their last clauses.
     // The caller's request: one of their last clauses asks (a question with a request word,
-    // or an explicit "decide for them").
+    // or an explicit "decide for them"); further back (a request followed by a remark, `那加个
+    // 微信总可以吧？我就发点资料`), only a real question that is no tag question.
     let req = caller
         .clauses
         .iter()
         .rev()
-        .take(2)
-        .filter(|c| {
+        .enumerate()
+        .take(4)
+        .filter(|(k, c)| {
             let s = c.text(caller.text);
+            if *k >= 2
+                && (!caller.text[c.end..].trim_start().starts_with(['？', '?'])
+                    || ["是吧", "对吧", "是不是", "对不对"]
+                        .iter()
+                        .any(|w| s.ends_with(w)))
+            {
+                return false;
+            }
             // A clause of a sentence that asks asks too (`要不我先把她算上，到时候再说？`).
             let asks = c.question
                 || caller.text[c.end..].trim_start().starts_with(['？', '?'])
@@ -594,9 +603,9 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
             asks && (REQUEST.is_match(s) || s.ends_with('吧') || s.ends_with('啊') || proposes)
                 || EXPLICIT_ASK.is_match(s)
         })
-        .map(|c| c.text(caller.text))
+        .map(|(_, c)| c.text(caller.text))
         .next()?;
-    if SELF_REQUEST.is_match(req) {
+    if SELF_REQUEST.is_match(req) || preset_chars(ctx, req) {
         return None;
     }
     if let Some(f) = accepts_topic(ctx, t, req) {
