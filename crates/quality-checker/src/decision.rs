@@ -600,7 +600,16 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
             let proposes = ["我先", "我就", "那我", "我给", "我帮", "要不", "那就"]
                 .iter()
                 .any(|w| s.contains(w));
-            asks && (REQUEST.is_match(s) || s.ends_with('吧') || s.ends_with('啊') || proposes)
+            // 能先搬走吗, 可以改到周五吗: a modal yes/no question asks for permission.
+            // (帮我拿一下吗 asks a service of the assistant itself: embodiment's business.)
+            let permission = s.ends_with('吗')
+                && ["能", "可以", "可否", "行"].iter().any(|w| s.contains(w))
+                && !["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w));
+            asks && (REQUEST.is_match(s)
+                || s.ends_with('吧')
+                || s.ends_with('啊')
+                || proposes
+                || permission)
                 || EXPLICIT_ASK.is_match(s)
         })
         .map(|(_, c)| c.text(caller.text))

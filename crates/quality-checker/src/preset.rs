@@ -1430,7 +1430,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
 static OBJECTION: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "不行 没法 不能 不让 关了 关门 满了 坏了 出问题 有问题 退回 停不 只让 锁了 封了 没开 化了 洒了 漏了 \
-         来不及 不了 不去 不开 不到 不下 不及 不来 不在 不方便 没收到 没到 用不 只能 谁担",
+         来不及 不了 不去 不开 不到 不下 不及 不来 不上 不动 不通 不在 不方便 没收到 没到 用不 只能 谁担",
     )
 });
 
@@ -1467,8 +1467,8 @@ fn objection_at(
     content: &[u64],
     conveyed: &[usize],
 ) -> Option<(usize, Vec<u64>)> {
-    // A seller's or scammer's pressure is part of the pitch.
-    if content.is_empty() || PROTECTIVE_PRESSURE.is_match(ctx.caller_text()) {
+    // Nothing said to push (what is never conveyed is no conflict finding).
+    if content.is_empty() || conveyed.is_empty() {
         return None;
     }
     let trig_b = text::bigrams(p.trigger);
@@ -1508,19 +1508,28 @@ fn objection_at(
             continue;
         }
         let after_conveyance = t.idx > 0 && conveyed.contains(&(t.idx - 1));
-        // Trouble stated in this turn, outside questions.
-        let trouble = after_conveyance
-            && !accepts(t.text)
-            && !agrees(t)
-            && !complied(t.text)
-            && t.clauses.iter().any(|o| {
-                let ot = o.text(t.text);
-                !o.question && (marker_in(ot, &OBJECTION) || marker_in(ot, &TROUBLE))
-            });
+        // Trouble stated in this turn, outside questions (judged once, when needed).
+        let mut trouble_memo: Option<bool> = None;
+        let mut trouble = || {
+            *trouble_memo.get_or_insert_with(|| {
+                after_conveyance
+                    && !accepts(t.text)
+                    && !agrees(t)
+                    && !complied(t.text)
+                    && t.clauses.iter().any(|o| {
+                        let ot = o.text(t.text);
+                        !o.question
+                            && (marker_in(ot, &OBJECTION)
+                                || marker_in(ot, &TROUBLE)
+                                || marker_in(ot, &CUES.0))
+                    })
+            })
+        };
         let mut challenged: Vec<u64> = Vec::new();
+        let mut hit: Vec<u64> = Vec::new();
         for c in &t.clauses {
             let clause = c.text(t.text);
-            let mut hit: Vec<u64> = Vec::new();
+            hit.clear();
             text::for_each_bigram(clause, |b| {
                 if own.binary_search(&b).is_ok() {
                     hit.push(b);
@@ -1537,9 +1546,9 @@ fn objection_at(
             // Echoed or named right after the preset, beside trouble: an objection, not a
             // check (`8021是吧？好的`).
             let han = clause.chars().filter(|&ch| text::is_han(ch)).count();
-            let reaction = trouble && !protective && han <= 6 && !ASKS.is_match(clause);
+            let reaction = !protective && han <= 6 && !ASKS.is_match(clause) && trouble();
             if (marker && !c.question) || reaction {
-                challenged.extend(hit);
+                challenged.extend_from_slice(&hit);
             }
         }
         // `我说了高架上不能停`: the caller holds to a problem they stated before.
@@ -1579,6 +1588,10 @@ fn objection_at(
             }) {
                 at = e.idx;
             }
+        }
+        // A seller's or scammer's pressure is part of the pitch.
+        if PROTECTIVE_PRESSURE.is_match(ctx.caller_text()) {
+            return None;
         }
         return Some((at, challenged));
     }

@@ -113,7 +113,11 @@ fn floor(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             if !at_floor || !n.values().iter().any(|&v| (v - fl).abs() < 1e-6) {
                 continue;
             }
-            if ctx.grounded_value(fl, t.idx) || ctx.covered_at(t.idx, n.start) {
+            // The caller's guess is theirs to say — unless the assistant confirms it
+            // (`是十八楼吧？` — `对，是十八楼`).
+            if ctx.grounded_value(fl, t.idx) && !affirmed(t, n.start)
+                || ctx.covered_at(t.idx, n.start)
+            {
                 continue;
             }
             if t.clause_at(n.start).is_some_and(|(ci, c)| {
@@ -526,3 +530,18 @@ static TIME_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
         "今天 明天 后天 今晚 晚上 下午 上午 中午 早上 周末 这周 下周 这几天 这两天 月底 才 点",
     )
 });
+
+/// The sentence holding `pos` opens with a yes (`对，是十八楼`, `没错，就是那栋`).
+fn affirmed(t: &TurnCtx, pos: usize) -> bool {
+    let Some((_, c)) = t.clause_at(pos) else {
+        return false;
+    };
+    t.clauses
+        .iter()
+        .find(|d| d.sentence == c.sentence)
+        .is_some_and(|d| {
+            let h = d.text(t.text).trim();
+            ["对", "对的", "没错", "是的", "嗯对", "对对", "是"].contains(&h)
+                || (h.starts_with("对，") || h.starts_with("没错"))
+        })
+}
