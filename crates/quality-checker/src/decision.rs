@@ -751,6 +751,19 @@ fn preset_chars(ctx: &Ctx, s: &str) -> bool {
 /// The request's own thing accepted in so many words (`加微信倒是可以`, `换班这个没问题`): a
 /// clause naming what was asked and ending in an acceptance.
 fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
+    const ENDS: [&str; 6] = ["倒是可以", "是可以", "可以", "没问题", "行", "没关系"];
+    let end_of = |c: &Clause| {
+        c.text(t.text)
+            .trim_end_matches(['。', '！', '!', '的', '啊', '呀'])
+    };
+    // Most turns end no clause in an acceptance: nothing to compute.
+    if !t
+        .clauses
+        .iter()
+        .any(|c| ENDS.iter().any(|e| end_of(c).ends_with(e)))
+    {
+        return None;
+    }
     let rb: Vec<u64> = text::bigrams(req)
         .into_iter()
         .filter(|&b| !lexicon::is_function_bigram(b))
@@ -762,9 +775,7 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
         let s = c
             .text(t.text)
             .trim_end_matches(['。', '！', '!', '的', '啊', '呀']);
-        let ends = ["倒是可以", "是可以", "可以", "没问题", "行", "没关系"]
-            .iter()
-            .find(|e| s.ends_with(*e))?;
+        let ends = ENDS.iter().find(|e| s.ends_with(*e))?;
         let topic = &s[..s.len() - ends.len()];
         if c.question
             || t.covered[ci]
