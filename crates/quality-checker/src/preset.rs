@@ -897,6 +897,11 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             if lexicon::conditional(clause) {
                 continue;
             }
+            // Trouble with the very thing both the trigger and the preset name (`单元门锁着进
+            // 不去` against "到楼下单元门" → "单元门密码是…"): the occasion the preset answers.
+            if occasion(clause, p) {
+                continue;
+            }
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
             let hit = cue_aut.find_iter(clause).any(|m| {
                 let word = &clause[m.start()..m.end()];
@@ -1632,4 +1637,21 @@ fn agrees(t: &TurnCtx) -> bool {
             && !x.starts_with("行不行")
             && !x.starts_with("好不好")
     })
+}
+
+/// The clause names a thing (two content characters) that both the trigger and the preset's
+/// response name.
+fn occasion(clause: &str, p: &PresetCtx) -> bool {
+    let mut found = false;
+    text::for_each_bigram(clause, |b| {
+        if !found && contentful(b) && p.bigrams.binary_search(&b).is_ok() {
+            let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
+            let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
+            let mut w = String::new();
+            w.push(a);
+            w.push(c);
+            found = p.trigger.contains(&w);
+        }
+    });
+    found
 }
