@@ -19,18 +19,19 @@
 //!
 //! **Bounded memory.** The sample files hold the dialogues in review order, which is not the
 //! order they are read in. The full read therefore sorts them into chunks of review positions
-//! ([`SAMPLE_CHUNK`] each, 4,096): with one chunk they are simply kept; with more, each chunk's
-//! dialogues are spilled as they are read to a Parquet file of their own under
-//! `DIR/inspection/.sample-staging/`, and the chunks are then taken one after the other, put in
-//! order and written. `sample.parquet` is encoded a whole row group (8,192 rows) at a time from
-//! the chunks' Arrow arrays, so its bytes do not depend on the chunk size. So the sampler holds
-//! 8 bytes per corpus dialogue (its rank, to find a repeated id), the sampled ids and entries,
-//! about one chunk of dialogues and one row group of Arrow arrays, and reads the corpus three
-//! times (twice only the id and stratum columns) however many chunks there are. What still
-//! grows is each spill file's Parquet footer (about 27 KB per row group, some (sample ÷ chunk)²
-//! row groups in all: 4 MB for a 50,000-dialogue sample). `sample.parquet`, `sample.jsonl` and
-//! `sample.html` are each streamed to a temp file beside it and renamed into place only when
-//! complete.
+//! ([`SAMPLE_CHUNK`] each, 4,096): with one chunk they are simply kept; with more, every sampled
+//! dialogue is appended as it is read to one staging file of length-prefixed records (JSON, with
+//! serde_json's `float_roundtrip` so that judge scores read back exactly) under
+//! `DIR/inspection/.sample-staging/`, and an index keeps each review position's offset and
+//! length (16 bytes per sampled dialogue). The chunks are then taken one after the other, their
+//! records read back by offset, and written in order. `sample.parquet` is encoded a whole row
+//! group (8,192 rows) at a time from the chunks' Arrow arrays, so its bytes do not depend on the
+//! chunk size. So the sampler holds 8 bytes per corpus dialogue (its rank, to find a repeated
+//! id), the sampled ids, entries and index, about one chunk of dialogues and one row group of
+//! Arrow arrays, and reads the corpus three times (twice only the id and stratum columns)
+//! however many chunks there are; nothing grows with the number of chunks. `sample.parquet`,
+//! `sample.jsonl` and `sample.html` are each streamed to a temp file beside it and renamed into
+//! place only when complete.
 
 use crate::error::{InspectionError, Result};
 use crate::files::{
@@ -694,32 +695,43 @@ fn lowest_ranks(
     Ok(heaps.into_iter().map(BinaryHeap::into_sorted_vec).collect())
 }
 
-/// The staging folder of the spilled chunks, inside the inspection folder.
+/// The staging folder of the spilled dialogues, inside the inspection folder.
 const STAGING_DIR: &str = ".sample-staging";
 
+/// The one staging file in [`STAGING_DIR`].
+const STAGING_FILE: &str = "dialogues.bin";
+
 /// The sampled dialogues of the second read, sorted into chunks of `size` review positions
-/// (chunk `c` holds positions `c × size ..`): kept in memory when there is one chunk, else each
-/// chunk spilled to its own Parquet file under [`STAGING_DIR`] as the dialogues come, a few at a
-/// time, so that at most about `size` dialogues are held however many chunks there are.
+/// (chunk `c` holds positions `c × size ..`): kept in memory when there is one chunk, else
+/// spilled as they come to one staging file of length-prefixed records in reading order, with
+/// an index from review position to record, so that what is held is 16 bytes per sampled
+/// dialogue and one chunk of dialogues at a time however many chunks there are.
 struct Chunks {
     size: usize,
     total: usize,
     /// The one chunk, when there is only one.
     memory: Vec<(usize, Dialogue)>,
-    /// One spill per chunk, when there are more.
-    spills: Vec<Spill>,
-    /// Dialogues a spill collects before it writes them out (one row group).
-    pending_max: usize,
-    staging: Option<Staging>,
+    /// The staging file, when there are more.
+    spill: Option<Spill>,
 }
 
-/// A chunk being spilled: its file, the dialogues not yet written, and the review position of
-/// every dialogue in file order.
+/// The staging file: each record a little-endian `u32` length and the dialogue as JSON
+/// (serde_json with `float_roundtrip`, so that every `f64` reads back exactly).
 struct Spill {
     path: PathBuf,
-    writer: Option<ShardStreamWriter>,
-    pending: Vec<Dialogue>,
-    positions: Vec<usize>,
+    /// Open while the dialogues are read; flushed and dropped before the first chunk is taken.
+    writer: Option<std::io::BufWriter<std::fs::File>>,
+    /// The file, opened for reading once written.
+    reader: Option<std::fs::File>,
+    /// Where the next record goes.
+    end: u64,
+    /// Per review position, its record's offset and length (a length of 0: not read). A
+    /// position read twice (a rejects line repeated) points at its last reading.
+    index: Vec<(u64, u32)>,
+    /// The record being encoded or decoded.
+    buf: Vec<u8>,
+    /// Removes the staging folder when dropped, whether the draw succeeded or not.
+    _staging: Staging,
 }
 
 /// The staging folder; removed when dropped, whether the draw succeeded or not.
@@ -746,27 +758,23 @@ impl Chunks {
             size,
             total,
             memory: Vec::new(),
-            spills: Vec::new(),
-            // Together the spills hold about `size` pending dialogues, but at least 16 each so
-            // that their row groups stay of a useful size.
-            pending_max: (size / count.max(1)).clamp(16, 1024),
-            staging: None,
+            spill: None,
         };
         if count > 1 {
             std::fs::create_dir_all(&staging_dir)
                 .map_err(|e| InspectionError::io(&staging_dir, e))?;
-            chunks.staging = Some(Staging(staging_dir.clone()));
-            for c in 0..count {
-                let path = staging_dir.join(format!("chunk-{c:05}.parquet"));
-                // One open file per chunk: a small buffer and no statistics each.
-                let writer = ShardStreamWriter::scratch(&path, chunks.pending_max)?;
-                chunks.spills.push(Spill {
-                    path,
-                    writer: Some(writer),
-                    pending: Vec::new(),
-                    positions: Vec::new(),
-                });
-            }
+            let staging = Staging(staging_dir.clone());
+            let path = staging_dir.join(STAGING_FILE);
+            let file = std::fs::File::create(&path).map_err(|e| InspectionError::io(&path, e))?;
+            chunks.spill = Some(Spill {
+                path,
+                writer: Some(std::io::BufWriter::with_capacity(1 << 16, file)),
+                reader: None,
+                end: 0,
+                index: vec![(0, 0); total],
+                buf: Vec::new(),
+                _staging: staging,
+            });
         }
         Ok(chunks)
     }
@@ -777,17 +785,13 @@ impl Chunks {
 
     /// Files the dialogue of review position `p`.
     fn push(&mut self, p: usize, d: Dialogue) -> Result<()> {
-        if self.spills.is_empty() {
-            self.memory.push((p, d));
-            return Ok(());
+        match &mut self.spill {
+            None => {
+                self.memory.push((p, d));
+                Ok(())
+            }
+            Some(spill) => spill.push(p, &d),
         }
-        let spill = &mut self.spills[p / self.size];
-        spill.positions.push(p);
-        spill.pending.push(d);
-        if spill.pending.len() >= self.pending_max {
-            spill.write_pending()?;
-        }
-        Ok(())
     }
 
     /// Chunk `c` in review order, with its first position. Where a dialogue was read twice (a
@@ -798,45 +802,30 @@ impl Chunks {
         ids: &[String],
         corpus_dir: &Path,
     ) -> Result<(usize, Vec<Dialogue>)> {
-        let mut items = if self.spills.is_empty() {
-            std::mem::take(&mut self.memory)
-        } else {
-            let spill = &mut self.spills[c];
-            spill.write_pending()?;
-            if let Some(w) = spill.writer.take() {
-                w.finish()?;
-            }
-            // Read back a batch at a time: the chunk is held once, as dialogues, never also as
-            // one Arrow batch of all its rows.
-            let positions = std::mem::take(&mut spill.positions);
-            let mut items = Vec::with_capacity(positions.len());
-            let mut positions = positions.into_iter();
-            for batch in ShardReader::with_batch_size(&spill.path, BATCH)? {
-                items.extend(positions.by_ref().zip(batch?));
-            }
-            std::fs::remove_file(&spill.path).map_err(|e| InspectionError::io(&spill.path, e))?;
-            items
-        };
-        // Stable: repeated readings of a position stay in reading order.
-        items.sort_by_key(|&(p, _)| p);
         let start = c * self.size;
         let end = (start + self.size).min(self.total);
+        let vanished = |id: &String| InspectionError::BadCorpus {
+            path: corpus_dir.to_path_buf(),
+            message: format!("dialogue {id:?} vanished between the two reads of the corpus"),
+        };
         let mut out = Vec::with_capacity(end - start);
-        let mut items = items.into_iter().peekable();
-        for (want, id) in (start..end).zip(&ids[start..end]) {
-            let mut found = None;
-            while let Some((_, d)) = items.next_if(|&(p, _)| p == want) {
-                found = Some(d);
+        match &mut self.spill {
+            None => {
+                let mut items = std::mem::take(&mut self.memory);
+                // Stable: repeated readings of a position stay in reading order.
+                items.sort_by_key(|&(p, _)| p);
+                let mut items = items.into_iter().peekable();
+                for (want, id) in (start..end).zip(&ids[start..end]) {
+                    let mut found = None;
+                    while let Some((_, d)) = items.next_if(|&(p, _)| p == want) {
+                        found = Some(d);
+                    }
+                    out.push(found.ok_or_else(|| vanished(id))?);
+                }
             }
-            match found {
-                Some(d) => out.push(d),
-                None => {
-                    return Err(InspectionError::BadCorpus {
-                        path: corpus_dir.to_path_buf(),
-                        message: format!(
-                            "dialogue {id:?} vanished between the two reads of the corpus"
-                        ),
-                    });
+            Some(spill) => {
+                for (p, id) in (start..end).zip(&ids[start..end]) {
+                    out.push(spill.read(p)?.ok_or_else(|| vanished(id))?);
                 }
             }
         }
@@ -845,7 +834,16 @@ impl Chunks {
 
     /// Removes the staging folder (the guard would too, but silently).
     fn close(self) -> Result<()> {
-        if let Some(Staging(dir)) = &self.staging {
+        if let Some(spill) = self.spill {
+            let Spill {
+                writer,
+                reader,
+                _staging: staging,
+                ..
+            } = spill;
+            drop(writer);
+            drop(reader);
+            let dir = &staging.0;
             std::fs::remove_dir_all(dir).map_err(|e| InspectionError::io(dir, e))?;
         }
         Ok(())
@@ -853,12 +851,58 @@ impl Chunks {
 }
 
 impl Spill {
-    fn write_pending(&mut self) -> Result<()> {
-        let pending = std::mem::take(&mut self.pending);
-        if let Some(w) = &mut self.writer {
-            w.write_owned(pending)?;
-        }
+    /// Appends the record of review position `p`.
+    fn push(&mut self, p: usize, d: &Dialogue) -> Result<()> {
+        let Some(w) = &mut self.writer else {
+            unreachable!("the staging file is written before any chunk is taken");
+        };
+        self.buf.clear();
+        serde_json::to_writer(&mut self.buf, d)
+            .map_err(|e| InspectionError::json(&self.path, None, e))?;
+        let len = u32::try_from(self.buf.len()).map_err(|_| {
+            InspectionError::json(
+                &self.path,
+                None,
+                format!("dialogue {:?} encodes to over 4 GiB", d.id),
+            )
+        })?;
+        w.write_all(&len.to_le_bytes())
+            .and_then(|()| w.write_all(&self.buf))
+            .map_err(|e| InspectionError::io(&self.path, e))?;
+        self.index[p] = (self.end, len);
+        self.end += 4 + u64::from(len);
         Ok(())
+    }
+
+    /// The dialogue of review position `p`, if it was read.
+    fn read(&mut self, p: usize) -> Result<Option<Dialogue>> {
+        use std::io::{Read, Seek, SeekFrom};
+        if let Some(w) = self.writer.take() {
+            w.into_inner()
+                .map_err(|e| InspectionError::io(&self.path, e.into_error()))?;
+            let file =
+                std::fs::File::open(&self.path).map_err(|e| InspectionError::io(&self.path, e))?;
+            self.reader = Some(file);
+        }
+        let (offset, len) = self.index[p];
+        if len == 0 {
+            return Ok(None);
+        }
+        let file = self.reader.as_mut().expect("opened above");
+        self.buf.resize(4 + len as usize, 0);
+        file.seek(SeekFrom::Start(offset))
+            .and_then(|_| file.read_exact(&mut self.buf))
+            .map_err(|e| InspectionError::io(&self.path, e))?;
+        if self.buf[..4] != len.to_le_bytes() {
+            return Err(InspectionError::json(
+                &self.path,
+                None,
+                format!("the record at offset {offset} is not {len} bytes long"),
+            ));
+        }
+        serde_json::from_slice(&self.buf[4..])
+            .map(Some)
+            .map_err(|e| InspectionError::json(&self.path, None, e))
     }
 }
 
