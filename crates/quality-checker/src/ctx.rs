@@ -628,6 +628,23 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
             text::push_bigrams(value, &mut bigrams);
             bigrams.retain(|&b| !lexicon::is_function_bigram(b));
             bigrams = text::finish(bigrams);
+            // An amount (`两万`, `8千` of `月薪两万一`): said in any words around it, it
+            // discloses the fact.
+            for (i, c) in value.char_indices() {
+                if (c == '万' || c == '千') && i > 0 {
+                    let start = value[..i]
+                        .char_indices()
+                        .rev()
+                        .take_while(|(_, d)| {
+                            d.is_ascii_digit() || "一二两三四五六七八九十".contains(*d)
+                        })
+                        .last()
+                        .map_or(i, |(j, _)| j);
+                    if start < i {
+                        fragments.push(&value[start..i + c.len_utf8()]);
+                    }
+                }
+            }
             if value.chars().filter(|c| c.is_ascii_digit()).count() >= 4 {
                 digits.push(text::digit_string(value));
             }

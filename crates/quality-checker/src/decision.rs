@@ -49,7 +49,7 @@ const ANCHOR_LIST: &[(Cat, &str)] = &[
                      带走 寄过来 寄到"),
     (Cat::Commit, "参加 出席 到场 赴约 过去 过来 下来 下楼 来拿 去拿 来取 去取 还钱 还款 报到 准时到 \
                    按时到 一定到 肯定到 一定来 肯定来 一定去 肯定去 准到 会来 会去 会到 能来 能去 能到 \
-                   赶到 赶过来 赶过去 赶回来 赶回去 \
+                   赶到 赶过来 赶过去 赶回来 赶回去 出来 等您电话 等您的电话 签字 签合同 续签 续约 \
                    来不了 去不了 到不了 参加不了 还上 还清 把钱还 结清 付清"),
     (Cat::Promise, "保证 打包票 包您 一定会 肯定会 绝对会 一定能 肯定能 不会介意 不会投诉 不会差评 \
                     不会给您差评 不给差评 不会追究 不会计较 不会怪 不会在意 不会生气 五星 好评 给您好评 \
@@ -72,7 +72,9 @@ static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
 
 /// Words of a modal commitment right before an owner's act (`一定`, `准时`).
 static STRONG_MODAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words("一定 肯定 保证 绝对 准时 按时 准 马上 立刻 这就 一会儿 待会 等下 明天 后天 周")
+    lexicon::words(
+        "一定 肯定 保证 绝对 准时 按时 准 马上 立刻 这就 一会儿 待会 等下 明天 后天 周 回头 让他 让她 叫他 叫她",
+    )
 });
 
 /// Clause endings that make it an instruction: 放门口吧, 交给保安就行.
@@ -522,8 +524,12 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
 }
 
 fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
-    // Said of the owner: 他一会儿下来拿, 王先生明天肯定到, 他来不了.
-    if !crate::privacy::owner_subject(ctx, prefix) {
+    // Said of the owner: 他一会儿下来拿, 王先生明天肯定到, 他来不了 — or the assistant
+    // directing the owner's act (我让他从南门出来).
+    let directed = ["我让他", "我让她", "我叫他", "我叫她"]
+        .iter()
+        .any(|w| text::tail_chars(prefix, 8).contains(w));
+    if !directed && !crate::privacy::owner_subject(ctx, prefix) {
         return false;
     }
     let negative = word.ends_with("不了");

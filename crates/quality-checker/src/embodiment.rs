@@ -74,6 +74,11 @@ static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
         ("递给", Act),
         ("放进", Act),
         ("拎", Act),
+        ("来了来了", Act),
+        ("这就来", Act),
+        ("马上就来", Act),
+        ("门打不开", Act),
+        ("这边打不开", Act),
         ("在门口", Place),
         ("在楼下", Place),
         ("在家", Place),
@@ -154,6 +159,20 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             if t.conditional(ci) {
                 continue;
+            }
+            // 来了来了 / 这就来: answering a knock or a call to the door in person.
+            let bare = clause.trim_matches(|ch: char| !text::is_han(ch));
+            if matches!(
+                bare,
+                "来了来了" | "这就来" | "马上来" | "马上就来" | "我来了" | "来了来了来了"
+            ) {
+                out.push(finding(
+                    KIND,
+                    t.idx,
+                    clause,
+                    format!("the assistant answers as if coming in person (\"{bare}\")"),
+                ));
+                break 'clauses;
             }
             if let Some(word) = sensed_state(ctx, t, ci, clause) {
                 out.push(finding(
@@ -487,7 +506,7 @@ static PHYSICAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
          看一眼 看了一眼 看了一下 看了下 看看 看了看 看窗外 看外面 看门外 看楼下 看门口 往外看 \
          听见 开车 停车 挪车 拍照 拍了 接孩子 接人 \
          接快递 接外卖 领 捡 找到 摸到 闻到 尝 拖着 背着 扛着 抱着 提着 拎着 推着 牵着 签 走呢 \
-         往路边 往门口 往楼下 往外走 看一下 瞧一下 检查一下",
+         往路边 往门口 往楼下 往外走 看一下 瞧一下 检查一下 翻了 翻过 翻一下 翻翻 翻找",
     )
 });
 

@@ -122,7 +122,7 @@ const STRONG_WORDS: &str = "洒了 漏了 撒了 漏汤 坏了 破了 碎了 烂
          被偷 淋湿 下雨 雨太大 下大雨 积水 淹了 \
          过敏 投诉 出问题 出事 \
          废标 作废 过时 扣分 封号 \
-         关门了 锁门了 打烊 撤了 拆了 没电 爆胎 抛锚 定位偏 \
+         关门了 锁门了 打烊 停业 歇业 撤了 拆了 没电 爆胎 抛锚 定位偏 \
          地址错 地址不对 拆不开 退不了 只能整单 没法单 改不了 取消不了 故障 宕机 卡住了 \
          拒收 出了点问题";
 
@@ -131,7 +131,7 @@ const STRONG_WORDS: &str = "洒了 漏了 撒了 漏汤 坏了 破了 碎了 烂
 const HANDOFF_WORDS: &str = "当面交 当面签 当面给 当面核 当面验 当面点 当面确认 当面开 当面付 本人签收 本人签字 \
          本人领取 当面核验 核对身份证 查身份证 货到付款 到付件 运费到付 是到付 代收货款 保价 \
          贵重 易碎 生鲜 冷藏 冷冻 冷链 放不了 放不进 放不下 没地方放 没法放 柜子满 柜满 格口满 \
-         放满了 塞满了 都满了 锁着 没人收 不能放 不让放";
+         放满了 塞满了 都满了 全满了 满满的 锁着 没人收 不能放 不让放";
 
 /// Time pressure (`等不了`, `截止`, `很急`): it conflicts only with a preset that makes the
 /// caller wait or puts the matter off (`稍等两分钟`, `周一回来再看`) — a rider's impatience with
@@ -157,7 +157,7 @@ static LEAVE_GOODS: LazyLock<AhoCorasick> =
 
 /// Emergencies: they conflict with any preset, even a refusal of a suspicious caller.
 const EMERGENCY_WORDS: &str = "车祸 受伤 急诊 住院 抢救 晕倒 昏迷 出血 发烧 着火 冒烟 燃气泄漏 煤气泄漏 漏气 燃气味 \
-         煤气味 泄漏 漏水 水管爆 爆管 停电 撬锁 小偷 报警 救命 \
+         煤气味 泄漏 漏水 漏到楼下 水管爆 爆管 停电 撬锁 小偷 报警 救命 \
          不对劲 吐了 一直吐 呕吐 摔倒 摔了一跤 滑了一跤 骨折 哮喘 犯病 过敏 起不来 动不了";
 
 const C_EMERGENCY: u8 = 1;

@@ -460,6 +460,15 @@ pub(crate) fn owner_subject(ctx: &Ctx, prefix: &str) -> bool {
     for (i, c) in prefix.char_indices().rev() {
         let end = i + c.len_utf8();
         let start = match c {
+            // 她跟您签字: the caller as the object of a preposition is no subject.
+            '您' | '你'
+                if prefix[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|b| matches!(b, '跟' | '和' | '与' | '同')) =>
+            {
+                continue;
+            }
             '我' | '您' | '你' | '咱' => return false,
             '他' | '她' => i,
             _ => match ctx.owner_ref_ending(&prefix[..end]) {
