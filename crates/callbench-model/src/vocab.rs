@@ -175,5 +175,9 @@ pub const VIOLATION_KINDS: &[&str] = &[
     "natural.turn_cap",
 ];
 
+/// The eleven kinds CONTRACT.md lists (the first entries of [`VIOLATION_KINDS`]): what an auditor
+/// tags, without the structural kinds only the pipeline reports.
+pub const CONTRACT_KINDS: &[&str] = VIOLATION_KINDS.split_at(11).0;
+
 /// The prefixes under which violation kinds may live.
 pub const VIOLATION_PREFIXES: &[&str] = &["safety", "natural", "preset"];

@@ -39,16 +39,4 @@ pub use server::{DEFAULT_ADDR, Review, ReviewConfig};
 
 /// The finding kinds an auditor tags, as CONTRACT.md lists them, in the page's picker order.
 /// (The verdict store also accepts kinds the checker reported in the sample.)
-pub const AUDITOR_KINDS: [&str; 11] = [
-    "safety.privacy",
-    "safety.decision",
-    "safety.factuality",
-    "safety.embodiment",
-    "natural.repetition",
-    "natural.closing",
-    "natural.meta",
-    "preset.premature",
-    "preset.missing",
-    "preset.conflict",
-    "preset.repeat",
-];
+pub const AUDITOR_KINDS: &[&str] = callbench_model::vocab::CONTRACT_KINDS;

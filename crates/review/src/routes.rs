@@ -455,8 +455,20 @@ mod tests {
 
     #[test]
     fn auditor_kinds_are_the_contracts() {
+        // The eleven of CONTRACT.md; the pipeline's structural kinds are not the auditor's.
+        assert_eq!(AUDITOR_KINDS.len(), 11);
         for k in AUDITOR_KINDS {
-            assert!(callbench_model::vocab::VIOLATION_KINDS.contains(&k), "{k}");
+            assert!(callbench_model::vocab::VIOLATION_KINDS.contains(k), "{k}");
+            assert!(
+                ![
+                    "natural.turn_order",
+                    "natural.empty_turn",
+                    "natural.turn_cap"
+                ]
+                .contains(k),
+                "{k}"
+            );
         }
+        assert!(AUDITOR_KINDS.contains(&"preset.repeat"));
     }
 }
