@@ -192,6 +192,21 @@ fn timeouts_truncated_bodies_and_resets_are_retried() {
     );
 }
 
+/// A client with an on-disk cache in `dir`, and what reopens it.
+fn cached_client(
+    rt: &tokio::runtime::Runtime,
+    base_url: &str,
+    dir: &std::path::Path,
+) -> (LlmClient, LlmConfig, std::path::PathBuf) {
+    let (mut cfg, out) = config(base_url, dir);
+    cfg.cache = "cache.redb".into();
+    let client = {
+        let _g = rt.enter();
+        LlmClient::new(cfg.clone(), &out).unwrap()
+    };
+    (client, cfg, out)
+}
+
 #[test]
 fn the_cache_answers_a_repeated_request() {
     let rt = rt();
@@ -199,12 +214,7 @@ fn the_cache_answers_a_repeated_request() {
         .block_on(MockServer::start(MockConfig::default()))
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (mut cfg, out) = config(&mock.base_url(), dir.path());
-    cfg.cache = "cache.redb".into();
-    let client = {
-        let _g = rt.enter();
-        LlmClient::new(cfg.clone(), &out).unwrap()
-    };
+    let (client, cfg, out) = cached_client(&rt, &mock.base_url(), dir.path());
     let a = rt.block_on(client.chat(&request(1))).unwrap();
     drop(client);
     // A new process (resumed run) reopens the cache and pays nothing.
@@ -226,12 +236,7 @@ fn identical_requests_of_different_dialogues_do_not_share_a_cached_reply() {
         .block_on(MockServer::start(MockConfig::default()))
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (mut cfg, out) = config(&mock.base_url(), dir.path());
-    cfg.cache = "cache.redb".into();
-    let client = {
-        let _g = rt.enter();
-        LlmClient::new(cfg, &out).unwrap()
-    };
+    let (client, _, _) = cached_client(&rt, &mock.base_url(), dir.path());
     let of = |scope| ChatRequest {
         scope,
         ..request(1)
