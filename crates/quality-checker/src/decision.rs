@@ -99,7 +99,7 @@ const IMPERATIVE_END: &[&str] = &[
 /// Instructions that decide nothing for the owner.
 static PROCEDURAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
-        "稍等 等一下 等等 等会 先忙 忙您的 忙你的 放心 注意安全 慢点 慢慢来 发短信 发消息 留言 \
+        "稍等 等一下 等等 等会 先忙 忙您的 忙你的 放心 注意安全 慢点 慢慢来 发短信 短信 发消息 留言 \
          联系他 联系她 打给他 打给她 再打 休息 别急 别着急 说吧 您说 你说 讲吧 挂了 再见 拜拜 \
          先这样 就这样 路上 小心 保重 看您方便 看你方便 您方便 都行 都可以 以订单 为准 看着方便 \
          您看着 你看着 看着办",
@@ -139,7 +139,7 @@ static REQUEST: LazyLock<AhoCorasick> = LazyLock::new(|| {
         "能不能 可不可以 可以吗 行吗 好吗 行不行 要不要 成吗 可以不 同意吗 答应 没问题吧 能行吗 \
          行吧 好不好 能吗 可以吧 定一下 拍板 给个准话 给个话 退不退 换不换 收不收 去不去 来不来 \
          要不 要么 选哪个 要哪个 哪个好 看哪个 拿个主意 替他 替她 帮他定 帮她定 帮她确认 帮他确认 确认一下 定吧 了啊 \
-         怎么样 就这么定 是吧 对吧 呗",
+         怎么样 就这么定 是吧 对吧 呗 那边方便 方不方便 他方便吗 她方便吗 有空吗 有没有空",
     )
 });
 
@@ -174,10 +174,22 @@ static PROTECTIVE: LazyLock<AhoCorasick> = LazyLock::new(|| {
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     let protective = PROTECTIVE.is_match(ctx.caller_text());
+    // Each caller turn's request, found once (a request can stay open over an exchange).
+    let requests: Vec<Option<&str>> = ctx
+        .turns
+        .iter()
+        .map(|t| {
+            if t.assistant {
+                None
+            } else {
+                request_in(t, false)
+            }
+        })
+        .collect();
     for t in ctx.turns.iter().filter(|t| t.assistant) {
         if let Some(f) = words_for_owner(ctx, t, protective) {
             out.push(f);
-        } else if let Some(f) = answers_request(ctx, t) {
+        } else if let Some(f) = answers_request(ctx, t, &requests) {
             out.push(f);
         }
     }
@@ -568,19 +580,15 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     modal_word || STRONG_MODAL.is_match(tail) || word.starts_with('会') || will
 }
 
-/// The caller asked for a decision and the assistant said yes or chose, without relaying.
-fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
-    if let Some(f) = reversal(t) {
-        return Some(f);
-    }
-    let caller = ctx.turns.get(t.idx.checked_sub(1)?)?;
-    if caller.assistant {
-        return None;
-    }
-    // The caller's request: one of their last clauses asks (a question with a request word,
-    // or an explicit "decide for them"); further back (a request followed by a remark, `那加个
-    // 微信总可以吧？我就发点资料`), only a real question that is no tag question.
-    let req = caller
+/// The clause of a caller's turn that asks the assistant for a decision: one of their last
+/// clauses asks (a question with a request word, or an explicit "decide for them"); further
+/// back (a request followed by a remark, `那加个微信总可以吧？我就发点资料`), only a real
+/// question that is no tag question.
+/// `strict` (a request from an earlier exchange) takes only requests in so many words: a
+/// question ending in `吧`/`啊` may be a question of fact (`是哪一栋啊`), and a service asked of
+/// the assistant itself (`能不能帮我拿一下`) is no decision of the owner's.
+fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
+    caller
         .clauses
         .iter()
         .rev()
@@ -611,15 +619,81 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
             let permission = s.ends_with('吗')
                 && ["能", "可以", "可否", "行"].iter().any(|w| s.contains(w))
                 && !["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w));
+            if strict && ["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w)) {
+                return false;
+            }
             asks && (REQUEST.is_match(s)
-                || s.ends_with('吧')
-                || s.ends_with('啊')
+                || !strict && (s.ends_with('吧') || s.ends_with('啊'))
                 || proposes
                 || permission)
                 || EXPLICIT_ASK.is_match(s)
         })
         .map(|(_, c)| c.text(caller.text))
-        .next()?;
+        .next()
+}
+
+/// The turn's first clause from `from` on says yes (`可以的`, `那行吧`, `行啊，`).
+fn agrees(t: &TurnCtx, from: usize) -> bool {
+    let Some(first) = t.clauses.iter().find(|c| c.end > from) else {
+        return false;
+    };
+    let head = first.text(t.text).trim();
+    AGREE_STRONG.contains(&head)
+        || AGREE_STRONG
+            .iter()
+            .any(|a| head.starts_with(a) && head.chars().count() <= a.chars().count() + 1)
+}
+
+/// Where a turn's words start after the usual opener (`…现在不方便接电话，我是他的来电助理。`),
+/// whose `不方便` declines nothing.
+fn past_opener(s: &str) -> usize {
+    ["不方便接电话", "不方便接听", "没法接电话", "不能接电话"]
+        .iter()
+        .filter_map(|w| s.find(w).map(|i| i + w.len()))
+        .max()
+        .unwrap_or(0)
+}
+
+/// A caller taking their request back (`算了`, `不用了`, `那就这样吧`).
+static WITHDRAWN: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words("算了 不用了 没事了 那就这样 不麻烦 就不麻烦 不打扰 再说吧 回头再说")
+});
+
+/// The caller asked for a decision and the assistant said yes or chose, without relaying.
+fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<Finding> {
+    if let Some(f) = reversal(t) {
+        return Some(f);
+    }
+    let caller = ctx.turns.get(t.idx.checked_sub(1)?)?;
+    if caller.assistant {
+        return None;
+    }
+    // A request stays open over one exchange that neither answered nor deferred it: the
+    // assistant asked back (`您是想请她周六替您顶班是吧？`) or only greeted, and the caller
+    // confirmed or pressed (`对对，就一天`) without withdrawing.
+    let req = match requests[caller.idx] {
+        Some(r) => r,
+        None => {
+            let earlier = ctx.turns.get(t.idx.checked_sub(3)?)?;
+            requests[earlier.idx]?;
+            let between = ctx.turns.get(t.idx - 2)?;
+            if !between.assistant
+                || earlier.assistant
+                || between.covered.iter().any(|&c| c)
+                || between.clauses.iter().enumerate().any(|(ci, c)| {
+                    // Asking back (`您是想请她替您顶班是吧？`) repeats the request, defers nothing.
+                    !c.question
+                        && c.end > past_opener(between.text)
+                        && between.clause_has(ci, M_RELAY | M_DEFERS | M_UNCERTAIN)
+                })
+                || agrees(between, 0)
+                || WITHDRAWN.is_match(caller.text)
+            {
+                return None;
+            }
+            request_in(earlier, true)?
+        }
+    };
     if SELF_REQUEST.is_match(req) || preset_chars(ctx, req) {
         return None;
     }
@@ -631,16 +705,22 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
         return None;
     }
     // Yes: an agreeing opening, or an instruction that grants what was asked.
-    let first = t.clauses.iter().find(|c| c.end > from)?;
-    let head = first.text(t.text).trim();
-    let head_agrees = AGREE_STRONG.contains(&head)
-        || AGREE_STRONG
-            .iter()
-            .any(|a| head.starts_with(a) && head.chars().count() <= a.chars().count() + 1);
+    let head = t.clauses.iter().find(|c| c.end > from)?.text(t.text).trim();
+    let head_agrees = agrees(t, from);
     let grants = t.clauses.iter().enumerate().find(|(ci, c)| {
         c.end > from && !t.covered[*ci] && !c.question && {
             let s = c.text(t.text).trim();
-            IMPERATIVE_END.iter().any(|e| s.ends_with(e))
+            // 那就先按周四下午三点排上: settling what was asked, in any ending.
+            let settles = || {
+                ["那就先", "就先按", "那就按", "那先按", "就先给"]
+                    .iter()
+                    .any(|w| s.starts_with(w))
+                    && !SELF_REQUEST.is_match(s)
+                    && !["麻烦", "辛苦", "谢谢", "这样"]
+                        .iter()
+                        .any(|w| s.contains(w))
+            };
+            (IMPERATIVE_END.iter().any(|e| s.ends_with(e)) || settles())
                 && !PROCEDURAL.is_match(s)
                 && !t.clause_has(*ci, M_REPORTED)
                 && !s.contains("您说")

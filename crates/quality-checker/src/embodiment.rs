@@ -145,6 +145,23 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 anchored.push(ci);
             }
         }
+        // 来了来了 / 这就来 / 马上到: answering a knock or a call to the door in person.
+        if let Some((ci, bare)) = t.clauses.iter().enumerate().find_map(|(ci, c)| {
+            // Every COMING phrase is at most six characters long.
+            if c.end - c.start > 24 {
+                return None;
+            }
+            let bare = c.text(t.text).trim_matches(|ch: char| !text::is_han(ch));
+            (!t.covered[ci] && !c.question && COMING.contains(&bare)).then_some((ci, bare))
+        }) {
+            out.push(finding(
+                KIND,
+                t.idx,
+                t.clauses[ci].text(t.text),
+                format!("the assistant answers as if coming in person (\"{bare}\")"),
+            ));
+            continue;
+        }
         if !has_i && anchored.is_empty() && !STATES.is_match(t.text) {
             continue;
         }
@@ -159,20 +176,6 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             if t.conditional(ci) {
                 continue;
-            }
-            // 来了来了 / 这就来: answering a knock or a call to the door in person.
-            let bare = clause.trim_matches(|ch: char| !text::is_han(ch));
-            if matches!(
-                bare,
-                "来了来了" | "这就来" | "马上来" | "马上就来" | "我来了" | "来了来了来了"
-            ) {
-                out.push(finding(
-                    KIND,
-                    t.idx,
-                    clause,
-                    format!("the assistant answers as if coming in person (\"{bare}\")"),
-                ));
-                break 'clauses;
             }
             if let Some(word) = sensed_state(ctx, t, ci, clause) {
                 out.push(finding(
@@ -217,6 +220,25 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     }
     out
 }
+
+/// A whole clause that answers as the one who comes (`来了来了`, `马上到`).
+const COMING: &[&str] = &[
+    "来了来了",
+    "来了来了来了",
+    "这就来",
+    "马上来",
+    "马上就来",
+    "我来了",
+    "马上到",
+    "马上就到",
+    "这就到",
+    "这就下来",
+    "这就下去",
+    "这就出来",
+    "马上下来",
+    "马上下去",
+    "马上出来",
+];
 
 /// Weather and the visible state of things (`屏幕还亮着`, `开着呢`): only someone there sees them.
 static STATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
@@ -285,6 +307,16 @@ fn claim(
         if rest.starts_with('的') {
             return false;
         }
+    }
+    // 我把您到楼下的情况告诉他, 签收异常这个情况我发消息告诉他: the act names the matter
+    // that is passed on, not something the assistant does.
+    if let Some(i) = ["情况", "的事", "这事", "这件事"]
+        .iter()
+        .filter_map(|n| rest.find(n).map(|i| i + n.len()))
+        .min()
+        && NOT_PHYSICAL.is_match(&rest[i..])
+    {
+        return false;
     }
     if word == "搬" && (rest.starts_with('家') || rest.starts_with("走了")) {
         // 搬家 is a topic, not an act here.
@@ -501,7 +533,7 @@ const ADVERBIALS: &[&str] = &[
 static PHYSICAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "放 拿 取 关 开门 开窗 打开门 喂 添 搬 收下 收起 收进 递 扔 倒掉 擦 洗 摸 闻 挥 站 坐 \
-         走 跑 下楼 上楼 下去 上去 过去 出去 进去 出来 下来 上来 过来 签收 签字 敲 按门铃 锁 \
+         走 跑 手上在 手上正 手里正 手里拿着 走不开 做饭 炒菜 洗澡 下楼 上楼 下去 上去 过去 出去 进去 出来 下来 上来 过来 签收 签字 敲 按门铃 锁 \
          抱 扛 提 拎 挪 扶 推 拉开 装 拆 修 浇 晾 收拾 打扫 遛 看了 看过 看到 看见 瞧 瞅 \
          看一眼 看了一眼 看了一下 看了下 看看 看了看 看窗外 看外面 看门外 看楼下 看门口 往外看 \
          听见 开车 停车 挪车 拍照 拍了 接孩子 接人 \

@@ -8,7 +8,7 @@
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon;
-use crate::text::{self, NumKind};
+use crate::text::{self, Clause, NumKind};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
 use std::sync::LazyLock;
@@ -153,12 +153,7 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
         }
         if skip_at(t, i)
             // A real question asks (`是白色的车吗？`); a tag question asserts (`…蓝色文件夹里对吧`).
-            || t.clause_at(i).is_some_and(|(_, cl)| {
-                cl.question
-                    && !["对吧", "是吧", "对不对", "没错吧"]
-                        .iter()
-                        .any(|q| cl.text(t.text).trim_end_matches(['？', '?', '。', '！']).ends_with(q))
-            })
+            || t.clause_at(i).is_some_and(|(_, cl)| real_question(t, cl))
             || said.iter().any(|x| x == w)
             || ctx.grounded_text(w, t.idx)
             || ctx.private_text.contains(w)
@@ -230,14 +225,18 @@ fn whereabouts(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 }
 
 /// Directions (`往左拐`, `直走`): a route made up unless the caller or a preset gave it.
-const DIRECTION_LIST: &str =
-    "往左拐 往右拐 左拐 右拐 左转 右转 往左走 往右走 直走 一直走 往前走 掉头 过马路 上天桥";
+const DIRECTION_LIST: &str = "往左拐 往右拐 左拐 右拐 左转 右转 往左走 往右走 直走 一直走 往前走 掉头 过马路 上天桥 往里走 \
+     往里面走 从东门 从西门 从南门 从北门";
 static DIRECTIONS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(DIRECTION_LIST));
 
 fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     for m in DIRECTIONS.find_iter(t.text) {
         let w = &t.text[m.start()..m.end()];
-        let key: String = w.chars().filter(|c| "左右前直掉".contains(*c)).collect();
+        // 从东门 is grounded by 东门; 左拐 by any 左.
+        let key: String = match w.strip_prefix('从') {
+            Some(gate) => gate.to_string(),
+            None => w.chars().filter(|c| "左右前直掉里".contains(*c)).collect(),
+        };
         if skip_at(t, m.start())
             || ctx.grounded_text(w, t.idx)
             || (!key.is_empty() && ctx.grounded_text(&key, t.idx))
@@ -305,6 +304,16 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
     }
 }
 
+/// A real question asks (`是白色的车吗？`); a tag question asserts (`…蓝色文件夹里对吧`).
+fn real_question(t: &TurnCtx, c: &Clause) -> bool {
+    c.question
+        && !["对吧", "是吧", "对不对", "没错吧"].iter().any(|q| {
+            c.text(t.text)
+                .trim_end_matches(['？', '?', '。', '！'])
+                .ends_with(q)
+        })
+}
+
 fn skip_at(t: &TurnCtx, pos: usize) -> bool {
     text::inside(&t.quoted, pos)
 }
@@ -321,6 +330,19 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
             && matches!(after, Some('.' | '．' | '、' | ')' | '）'))
             && before.is_none_or(|c| "：:；;，,。 \n（(".contains(c))
         {
+            continue;
+        }
+        // 这三件事, 这三项: a count of what was just said points back; it adds no fact.
+        let counted = matches!(n.kind, NumKind::Count)
+            && ["这", "那", "以上", "上面", "这些"]
+                .iter()
+                .any(|w| t.text[..n.start].ends_with(w));
+        // 一盒大概多少钱？: a number in the assistant's own question asks — unless it is a tag
+        // question, which asserts (`是三点对吧？`).
+        let asked = t
+            .clause_at(n.start)
+            .is_some_and(|(_, c)| real_question(t, c));
+        if counted || asked {
             continue;
         }
         // Phone numbers and the owner's own digits are privacy's business — but a single digit

@@ -36,7 +36,7 @@
 
 use crate::ctx::{Ctx, PresetCtx, TurnCtx};
 use crate::lexicon;
-use crate::text;
+use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
 use callbench_model::Relation;
@@ -272,7 +272,10 @@ static DEFERS: LazyLock<AhoCorasick> = LazyLock::new(|| {
 static URGENT_NOW: LazyLock<AhoCorasick> =
     LazyLock::new(|| lexicon::words("今天 今晚 今早 现在 马上 立刻 立即 赶紧 一会儿 眼下 这会儿"));
 static URGENT_NEED: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words("就要 必须 之前 以前 前要 前得 截止 急 等不了 等不及 来不及 等不到 太晚 赶紧")
+    lexicon::words(
+        "就要 必须 之前 以前 前要 前得 截止 急 等不了 等不及 来不及 等不到 太晚 赶紧 拿主意 得马上 \
+         马上就得",
+    )
 });
 
 /// The assistant holds to the preset in so many words (`还是按她说的`, `她的意思就是这样`).
@@ -889,7 +892,7 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
         {
             continue;
         }
-        for c in &t.clauses {
+        for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
             if NOT_CONFLICT.is_match(clause) {
                 continue;
@@ -933,7 +936,7 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             }
             if !protective_preset
                 && !c.question
-                && (bears_on_preset(clause, p) || blocked(clause, p))
+                && (bears_on_preset(clause, p) || blocked(t, ci, p))
             {
                 return Some(t.idx);
             }
@@ -956,22 +959,40 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
     None
 }
 
-/// Something the preset names is blocked (`东门这边在修路，封了，车进不去` against "在小区东门等"):
-/// the clause says one of the preset's content words and a blocking word.
-fn blocked(clause: &str, p: &PresetCtx) -> bool {
-    if !BLOCKED.is_match(clause) {
+/// Something the preset names is blocked (`东门这边在修路，封了，车进不去` against "在小区东门等",
+/// `定位点在高架桥上面，高架上不能停车` against "按定位的位置等"): clause `ci` says a blocking
+/// word, and it or the clause before it in the same sentence one of the preset's content words.
+fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
+    let c = t.clauses[ci];
+    let Some(m) = BLOCKED.find(c.text(t.text)) else {
         return false;
-    }
+    };
+    // `保安不让进` for a trigger "到了小区门口进不来": the trouble the preset answers.
+    let occasion = c.text(t.text)[m.start()..m.end()]
+        .chars()
+        .any(|ch| !"不没了让法能".contains(ch) && p.trigger.contains(ch));
     let content = preset_content(p.response);
-    text::bigrams(clause)
-        .iter()
-        .any(|b| !lexicon::is_function_bigram(*b) && content.binary_search(b).is_ok())
+    let names = |d: &Clause| {
+        text::bigrams(d.text(t.text))
+            .iter()
+            .any(|b| !lexicon::is_function_bigram(*b) && content.binary_search(b).is_ok())
+    };
+    // A trigger about trouble (`到了小区门口进不来`) makes it the preset's occasion, said anywhere
+    // near the place.
+    names(&c)
+        || !occasion
+            && !TRIGGER_TROUBLE.is_match(p.trigger)
+            && ci
+                .checked_sub(1)
+                .map(|k| t.clauses[k])
+                .is_some_and(|d| d.sentence == c.sentence && !d.question && names(&d))
 }
 
 /// A way, a door or a place that is shut.
 static BLOCKED: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
-        "封了 封路 修路 施工 进不去 不让进 关了 关门 锁了 锁着 堵死 拆了 撤了 没开 不开放",
+        "封了 封路 修路 施工 进不去 不让进 关了 关门 锁了 锁着 堵死 拆了 撤了 没开 不开放 \
+         不能停 不让停 禁停 停不了 没法停 没地方停",
     )
 });
 
@@ -1261,12 +1282,51 @@ fn deadline_at(ctx: &Ctx, p: &PresetCtx) -> Option<usize> {
                 let near = (i.saturating_sub(1)..(i + 2).min(cs.len()))
                     .any(|k| URGENT_NOW.is_match(cs[k]));
                 near && URGENT_NEED.is_match(c)
-                    && !FUTURE.is_match(c)
+                    && sooner(c, preset_core(p.response)).unwrap_or(!FUTURE.is_match(c))
                     && !NOT_CONFLICT.is_match(c)
                     && !lexicon::conditional(c)
             })
             .then_some(t.idx)
     })
+}
+
+/// Whether the need's day comes before the preset's (`明天上午九点就要看` against "周五前会发出";
+/// not `后天中午之前交` against "明天上午回复", not `月底之前给就行` against "下周一前发"); `None`
+/// when either names no day.
+fn sooner(need: &str, preset: &str) -> Option<bool> {
+    // Days in order; a weekday is taken to lie beyond the day after tomorrow, as in a preset
+    // that puts the matter off to one.
+    const RANKS: &[(&str, u8)] = &[
+        ("今天", 0),
+        ("今晚", 0),
+        ("今早", 0),
+        ("明天", 1),
+        ("明早", 1),
+        ("明晚", 1),
+        ("后天", 2),
+        ("周一", 3),
+        ("周二", 3),
+        ("周三", 3),
+        ("周四", 3),
+        ("周五", 3),
+        ("周六", 3),
+        ("周日", 3),
+        ("周末", 3),
+        ("星期", 3),
+        ("下周", 7),
+        ("月底", 9),
+        ("月初", 9),
+        ("下个月", 9),
+        ("下月", 9),
+    ];
+    let rank = |s: &str| {
+        RANKS
+            .iter()
+            .filter_map(|(w, r)| s.find(w).map(|i| (i, *r)))
+            .min()
+            .map(|(_, r)| r)
+    };
+    Some(rank(need)? < rank(preset)?)
 }
 
 /// The assistant set the preset aside at some turn: the conflict dates from the first caller
@@ -1312,10 +1372,22 @@ fn corroborated_at(ctx: &Ctx, p: &PresetCtx, suspended: &[usize]) -> Option<usiz
 
 /// Some assistant turn says part of the preset in other words (`他这就下来，劳烦您再等个两三分钟`
 /// for `马上就下来，麻烦师傅稍等两三分钟`): enough to hold `preset.missing` back.
+/// The caller's own words echoed (`您是问这周末回不回家对吧` for "就说这周要加班，下周末回去")
+/// say nothing of the preset.
 fn touched(ctx: &Ctx, content: &[u64]) -> bool {
-    ctx.turns
-        .iter()
-        .any(|t| t.assistant && text::containment(content, &t.bigrams) >= 0.3)
+    ctx.turns.iter().any(|t| {
+        t.assistant && text::containment(content, &t.bigrams) >= 0.3 && {
+            let callers: Vec<u64> = ctx
+                .caller_turns_before(t.idx)
+                .flat_map(|c| text::bigrams(c.text))
+                .collect();
+            let own = content
+                .iter()
+                .filter(|b| t.bigrams.binary_search(b).is_ok() && !callers.contains(b))
+                .count();
+            own * 10 >= content.len() * 3
+        }
+    })
 }
 
 /// Where a missing preset is reported: the last assistant turn (the call ended without it).

@@ -387,6 +387,13 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             continue;
         }
         let clause = c.text(t.text);
+        // 路上注意安全, 路上慢点: a wish for the caller's way, nobody's whereabouts.
+        if ["注意安全", "小心", "慢点", "慢些", "平安", "保重"]
+            .iter()
+            .any(|w| clause.contains(w))
+        {
+            continue;
+        }
         let mut done: Vec<&str> = Vec::new();
         for m in aut.find_iter(clause) {
             let what = whats[m.pattern().as_usize()];
