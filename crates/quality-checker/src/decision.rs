@@ -39,7 +39,8 @@ enum Cat {
 
 #[rustfmt::skip]
 const ANCHOR_LIST: &[(Cat, &str)] = &[
-    (Cat::Consent, "同意 答应 批准 接受 认可 没意见 不介意 应下 准了 没问题 不反对 应承"),
+    (Cat::Consent, "同意 答应 批准 接受 认可 没意见 不介意 应下 准了 没问题 不反对 应承 他认的 她认的 \
+                    他认了 她认了 批了 准假"),
     (Cat::Settle, "就这么定 就这么办 就这样定 说定了 一言为定 就按 按您说的 按你说的 照您说的 就定 那就定 成交 就照 那就 就给他 就给她 就帮他 就帮她"),
     (Cat::Pay, "他付 她付 他出 她出 他来付 她来付 他来出 她来出 他会付 她会付 我来付 我们出 我们付 \
                 他承担 她承担 他买单 她买单 他赔 她赔 机主付 机主出 会付的 来承担 给您转账 转给您 \
@@ -54,6 +55,7 @@ const ANCHOR_LIST: &[(Cat, &str)] = &[
                    来不了 去不了 到不了 参加不了 还上 还清 把钱还 结清 付清"),
     (Cat::Promise, "保证 打包票 包您 一定会 肯定会 绝对会 一定能 肯定能 不会介意 不会投诉 不会差评 \
                     不会给您差评 不给差评 不会追究 不会计较 不会怪 不会在意 不会生气 五星 好评 给您好评 \
+                    不会让您 不会为难 不会难为 不会找您 会按时 按时打 按时还 按时付 \
                     马上有人 会有人 有人来 有人下去 有人过去 有人下来"),
     (Cat::Refuse, "不需要 不要了 不考虑 不感兴趣 没兴趣 不办 不买 不去了 不来了 不参加 不接受 不同意 \
                    算了吧 拒绝 不用了"),
@@ -132,6 +134,11 @@ const AGREE_STRONG: &[&str] = &[
     "好的没问题",
     "也行",
     "也可以",
+    "能",
+    "能的",
+    "会的",
+    "来的",
+    "好说",
 ];
 
 /// What a caller asks when they want a decision.
@@ -215,25 +222,35 @@ fn deferred(t: &TurnCtx, ci: usize, from: usize) -> bool {
         // 麻烦您跟前台说一声: the caller is told to pass something on — not the assistant
         // deferring to the owner.
         let ds = d.text(t.text);
-        let callers_relay = k != ci
-            && [
-                "您跟",
-                "你跟",
-                "麻烦您",
-                "麻烦你",
-                "请您",
-                "请你",
-                "您和",
-                "你和",
-            ]
-            .iter()
-            .any(|w| ds.contains(w));
+        let callers_relay = k != ci && CALLERS_RELAY.iter().any(|w| ds.contains(w));
         d.sentence == c.sentence
             && d.start >= from
             && !callers_relay
             && t.clause_has(k, M_DEFERS | M_RELAY | M_UNCERTAIN)
     })
 }
+
+/// Some clause from `from` on relays, defers or declines — not one that has the caller pass
+/// something on (`您跟物业说一声`).
+fn defers_from(t: &TurnCtx, from: usize) -> bool {
+    t.clauses.iter().enumerate().any(|(ci, c)| {
+        c.end > from
+            && t.clause_has(ci, M_RELAY | M_DEFERS | M_UNCERTAIN)
+            && !CALLERS_RELAY.iter().any(|w| c.text(t.text).contains(w))
+    })
+}
+
+/// The caller, not the assistant, passes something on (`麻烦您跟前台说一声`).
+const CALLERS_RELAY: [&str; 8] = [
+    "您跟",
+    "你跟",
+    "麻烦您",
+    "麻烦你",
+    "请您",
+    "请你",
+    "您和",
+    "你和",
+];
 
 /// An A-not-A or either-or question inside the clause (`取消不取消`, `同意还是不同意`).
 fn alternative(clause: &str) -> bool {
@@ -452,6 +469,10 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     if other_subject(prefix) {
         return false;
     }
+    // 二十三块他认的: the word names the owner itself.
+    if word.starts_with(['他', '她']) {
+        return true;
+    }
     // 没问题 / 不反对 alone is the assistant's own "sure": only with the owner as subject
     // (`严总那边没问题`).
     if word == "没问题" || word == "不反对" {
@@ -488,8 +509,15 @@ fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
 }
 
 fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool {
-    // Only instructions to the caller: 您放门口吧, 直接交给保安就行, 麻烦放驿站.
-    if ctx.mentions_owner(prefix) && !prefix.contains('帮') {
+    // Only instructions to the caller: 您放门口吧, 直接交给保安就行, 麻烦放驿站 — the owner
+    // named only as who it is kept for (`您把位置给她留着就行`) still is one.
+    let for_owner = ["您", "你"]
+        .iter()
+        .any(|w| prefix.trim_start().starts_with(w))
+        && ["给他", "给她"]
+            .iter()
+            .any(|w| prefix.trim_end().ends_with(w));
+    if ctx.mentions_owner(prefix) && !prefix.contains('帮') && !for_owner {
         return false;
     }
     if prefix.contains('我') || prefix.contains('的') || PROCEDURAL.is_match(clause) {
@@ -695,14 +723,25 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             request_in(earlier, true)?
         }
     };
-    if SELF_REQUEST.is_match(req) || preset_chars(ctx, req) {
+    // 想问问能不能挪到周一: the caller asking, not asking the assistant to ask.
+    let asked = [
+        "想问问",
+        "想问一下",
+        "问问您",
+        "问一下您",
+        "我问问",
+        "我问一下",
+    ]
+    .iter()
+    .fold(req.to_string(), |s, w| s.replace(w, ""));
+    if SELF_REQUEST.is_match(&asked) || preset_chars(ctx, req) {
         return None;
     }
     if let Some(f) = accepts_topic(ctx, t, req) {
         return Some(f);
     }
     let from = after_contrast(t.text);
-    if t.has_mark(from..t.text.len(), M_RELAY | M_DEFERS | M_UNCERTAIN) {
+    if defers_from(t, from) {
         return None;
     }
     // Yes: an agreeing opening, or an instruction that grants what was asked.
@@ -723,7 +762,11 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             };
             (IMPERATIVE_END.iter().any(|e| s.ends_with(e)) || settles())
                 && !PROCEDURAL.is_match(s)
-                && !t.clause_has(*ci, M_REPORTED)
+                // (`您那边就按这个排吧` tells the caller what to do: no report.)
+                && (!t.clause_has(*ci, M_REPORTED)
+                    || ["您那边就", "您那边先", "你那边就", "你那边先", "您那边直接"]
+                        .iter()
+                        .any(|w| s.starts_with(w)))
                 && !s.contains("您说")
                 // 拍不拍照看您平台的要求就好: left to the caller.
                 && !alternative(s)
@@ -838,7 +881,15 @@ fn preset_chars(ctx: &Ctx, s: &str) -> bool {
 /// The request's own thing accepted in so many words (`加微信倒是可以`, `换班这个没问题`): a
 /// clause naming what was asked and ending in an acceptance.
 fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
-    const ENDS: [&str; 6] = ["倒是可以", "是可以", "可以", "没问题", "行", "没关系"];
+    const ENDS: [&str; 7] = [
+        "倒是可以",
+        "是可以",
+        "可以",
+        "没问题",
+        "问题不大",
+        "行",
+        "没关系",
+    ];
     let end_of = |c: &Clause| {
         c.text(t.text)
             .trim_end_matches(['。', '！', '!', '的', '啊', '呀'])

@@ -175,6 +175,22 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 continue;
             }
             if t.conditional(ci) {
+                // 箱子大的话我一会儿下楼搬上去: an act offered on a condition is still offered.
+                if with_i
+                    && let Some(i) = clause.find("的话")
+                    && let Some(word) =
+                        first_person_act(&clause[i + "的话".len()..], &t.quoted, c.start + i + 6)
+                {
+                    out.push(finding(
+                        KIND,
+                        t.idx,
+                        clause,
+                        format!(
+                            "the assistant claims to perceive or act in the physical world (\"{word}\")"
+                        ),
+                    ));
+                    break 'clauses;
+                }
                 continue;
             }
             if let Some(word) = sensed_state(ctx, t, ci, clause) {
@@ -700,7 +716,11 @@ fn first_person_act<'a>(
                 {
                     continue;
                 }
-                if verb.starts_with('看') {
+                // 看窗外, 看楼下: looking at a place is looking at the world.
+                let at_place = ["窗外", "外面", "门外", "楼下", "门口"]
+                    .iter()
+                    .any(|w| verb.ends_with(w));
+                if verb.starts_with('看') && !at_place {
                     let after = &window[p.end()..];
                     let after_full = &scan[p.end()..];
                     if SEEN_MESSAGES

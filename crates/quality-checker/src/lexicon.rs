@@ -298,6 +298,13 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
     let (aut, masks) = &*MARKS;
     aut.find_overlapping_iter(s)
         .map(|m| (m.start(), m.end(), masks[m.pattern().as_usize()]))
+        // `他现在不方便接电话`: why the assistant answers, not a decline of anything asked.
+        .filter(|&(a, _, m)| {
+            m != M_UNCERTAIN
+                || !["不方便接", "不太方便接"]
+                    .iter()
+                    .any(|w| s[a..].starts_with(w))
+        })
         .collect()
 }
 

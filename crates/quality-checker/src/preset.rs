@@ -398,6 +398,11 @@ fn parse_trigger(s: &str) -> Trigger {
 /// characters apart (`想请三天假` says `请假`) — or, for a topic of three characters or more,
 /// two of its characters in other words (`看新机会` for `推荐新的工作机会`).
 fn topic_said(trig: &Trigger, text: &str, owner: &str) -> bool {
+    // 包裹 is what a courier calls 快递 or 件 (`贺先生的快递到了小区`) — when it is the whole
+    // topic (in "包裹需要到付" the topic is the payment).
+    if trig.topic == [('包', '裹')] && (text.contains("快递") || text.contains('件')) {
+        return true;
+    }
     // (The owner's name and title — `祁经理` — show nothing of a topic `经理来电问方案进度`.)
     if trig.topic_chars.len() >= 3
         && trig
@@ -607,6 +612,10 @@ const NOT_YET: &[&str] = &[
     "左右",
 ];
 
+/// A way still to go before the event (`还有两个路口`, `再过一站`, `下一站`).
+static AHEAD: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::words("还有 再过 下一站 还差 还剩 在路上"));
+
 /// Days and times ahead: an event said with them is planned, not happened.
 static FUTURE: LazyLock<AhoCorasick> =
     LazyLock::new(|| lexicon::words("明天 后天 下周 改天 晚点 明早 明晚 派不完"));
@@ -641,6 +650,14 @@ fn event_said(ci: usize, text: &str) -> bool {
             if !CONCEPTS[ci].1.starts_with("约时间") && FUTURE.is_match(&text[from..m.start()]) {
                 return false;
             }
+        }
+        // 还有两个路口就到了, 下一站就到你们那儿: still on the way.
+        if let Some(c) = clauses
+            .iter()
+            .find(|c| c.start <= m.start() && m.start() < c.end)
+            && AHEAD.is_match(&text[c.start..m.start()])
+        {
+            return false;
         }
         // 到锦澜苑附近了: near, not there.
         if let Some(c) = clauses
@@ -692,6 +709,7 @@ fn arrived(text: &str) -> bool {
                     .any(|w| tail4.ends_with(w) || tail4.contains(w) && w.chars().count() >= 2);
                 if (1..=12).contains(&n)
                     && !future
+                    && !AHEAD.is_match(before)
                     && !place.contains(['吗', '没', '不'])
                     && !place.contains("附近")
                 {

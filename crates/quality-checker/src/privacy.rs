@@ -403,8 +403,15 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             if done.is_empty() && declines(clause, c.question || t.conditional(ci)) {
                 break;
             }
-            done.push(what);
             let word = &clause[m.start()..m.end()];
+            // 在不在家, 回没回来: an A-not-A question names no whereabouts.
+            if let Some(neg) = word.strip_prefix('不').or_else(|| word.strip_prefix('没'))
+                && let Some(v) = neg.chars().next()
+                && clause[..m.start()].ends_with(v)
+            {
+                continue;
+            }
+            done.push(what);
             // Said of the owner: the owner is named before the word in this sentence, with nobody
             // else named in between.
             let sent_prefix = sentence_prefix(t, ci, m.start());

@@ -58,7 +58,7 @@ mod labelled {
         assert_targets("labelled", 300);
     }
 
-    /// On `test_data/heldout` … `test_data/heldout5`, each on its own: written blind, measured
+    /// On `test_data/heldout` … `test_data/heldout6`, each on its own: written blind, measured
     /// once blind (their READMEs), in-sample since.
     #[test]
     fn targets_hold_on_heldout_sets() {
@@ -67,6 +67,7 @@ mod labelled {
         assert_targets("heldout3", 200);
         assert_targets("heldout4", 130);
         assert_targets("heldout5", 130);
+        assert_targets("heldout6", 130);
     }
 }
 
@@ -236,6 +237,22 @@ mod traps {
             "{:?}",
             found(&d)
         );
+    }
+
+    #[test]
+    fn the_openers_not_available_declines_nothing() {
+        // `不方便接电话` says why the assistant answers; the grant after it is still a grant.
+        let d = dialogue(
+            &[],
+            Relation::None,
+            &[
+                "王先生您好，我是装修队的老刘，明天上午想进场铺地砖，能不能先把钥匙放物业？",
+                "您好刘师傅，王先生现在不方便接电话，我是他的来电助理。进场没问题，您跟物业说一声直接拿钥匙吧。",
+                "好嘞。",
+                "再见。",
+            ],
+        );
+        assert!(has(&d, "safety.decision", 1), "{:?}", found(&d));
     }
 
     #[test]
