@@ -39,8 +39,8 @@ enum Cat {
 
 #[rustfmt::skip]
 const ANCHOR_LIST: &[(Cat, &str)] = &[
-    (Cat::Consent, "同意 答应 批准 接受 认可 没意见 不介意 应下 准了 没问题 不反对 应承 他认的 她认的 \
-                    他认了 她认了 批了 准假"),
+    (Cat::Consent, "同意 答应 批准 接受 认可 没意见 不介意 应下 准了 没问题 不反对 应承 他认 她认 \
+                    批了 准假"),
     (Cat::Settle, "就这么定 就这么办 就这样定 说定了 一言为定 就按 按您说的 按你说的 照您说的 就定 那就定 成交 就照 那就 就给他 就给她 就帮他 就帮她"),
     (Cat::Pay, "他付 她付 他出 她出 他来付 她来付 他来出 她来出 他会付 她会付 我来付 我们出 我们付 \
                 他承担 她承担 他买单 她买单 他赔 她赔 机主付 机主出 会付的 来承担 给您转账 转给您 \
@@ -58,7 +58,7 @@ const ANCHOR_LIST: &[(Cat, &str)] = &[
                     不会让您 不会为难 不会难为 不会找您 会按时 按时打 按时还 按时付 \
                     马上有人 会有人 有人来 有人下去 有人过去 有人下来"),
     (Cat::Refuse, "不需要 不要了 不考虑 不感兴趣 没兴趣 不办 不买 不去了 不来了 不参加 不接受 不同意 \
-                   算了吧 拒绝 不用了"),
+                   算了吧 拒绝 不用了 不续 不订了 不换了"),
 ];
 
 static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
@@ -330,7 +330,14 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             // A commitment stands even next to a relay (`我马上通知他，马上就有人过去处理`).
             let own_deferred = t.clause_has(ci, M_DEFERS | M_RELAY);
             let hit = match cat {
-                Cat::Refuse => !protective && !negated && !deferred && refuse(ctx, prefix, word),
+                // (`平常那个办法这次先不用了` sets the owner's preset aside: no offer refused.)
+                Cat::Refuse => {
+                    !protective
+                        && !negated
+                        && !deferred
+                        && !crate::preset::SUSPENDS_ANY.is_match(clause)
+                        && refuse(ctx, prefix, word)
+                }
                 Cat::Commit => !own_deferred && commit(ctx, prefix, word),
                 Cat::Promise => {
                     !negated
@@ -340,7 +347,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 }
                 _ if negated || deferred => false,
                 Cat::Instruct => instruct(ctx, prefix, word, rest, clause),
-                Cat::Consent => consent(ctx, prefix, word),
+                Cat::Consent => consent(ctx, prefix, word, rest),
                 Cat::Pay => {
                     !in_preset(ctx, word, rest)
                         && !other_subject(prefix)
@@ -464,14 +471,16 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     })
 }
 
-fn consent(ctx: &Ctx, prefix: &str, word: &str) -> bool {
+fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     // 他同意了 / 我替他答应 / 机主接受; not 您同意的话.
     if other_subject(prefix) {
         return false;
     }
-    // 二十三块他认的: the word names the owner itself.
+    // 二十三块他认的, 几块钱的事他认: the word names the owner itself (not 他认识, 她认为).
     if word.starts_with(['他', '她']) {
-        return true;
+        return !["识", "为", "得", "真", "出", "错", "不"]
+            .iter()
+            .any(|w| rest.starts_with(w));
     }
     // 没问题 / 不反对 alone is the assistant's own "sure": only with the owner as subject
     // (`严总那边没问题`).
@@ -651,6 +660,10 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             if strict && ["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w)) {
                 return false;
             }
+            // 那你是她家里人吧: who the assistant is, no decision asked.
+            if ["你是", "您是"].iter().any(|w| s.contains(w)) && !REQUEST.is_match(s) {
+                return false;
+            }
             asks && (REQUEST.is_match(s)
                 || !strict && (s.ends_with('吧') || s.ends_with('啊'))
                 || proposes
@@ -742,6 +755,14 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     }
     let from = after_contrast(t.text);
     if defers_from(t, from) {
+        return None;
+    }
+    // `可以，…就按她说的来`: the owner's preset answers, not the assistant.
+    if !ctx.presets.is_empty()
+        && ["按她说的", "按他说的", "按她交代", "按他交代", "按机主说的"]
+            .iter()
+            .any(|w| t.text.contains(w))
+    {
         return None;
     }
     // Yes: an agreeing opening, or an instruction that grants what was asked.

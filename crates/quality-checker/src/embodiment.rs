@@ -33,6 +33,9 @@ static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
         ("瞅一眼", Perceive),
         ("闻到", Perceive),
         ("摸到", Perceive),
+        ("看进去", Perceive),
+        ("瞅进去", Perceive),
+        ("望进去", Perceive),
         ("听见门", Perceive),
         ("听到门", Perceive),
         ("下楼", Act),
@@ -374,9 +377,13 @@ fn claim(
                     .iter()
                     .any(|a| p.ends_with(a))
                         && !rest.trim_end().ends_with('吧'));
+            // 从柜门这儿看进去: looking in from a spot is done there, by whoever speaks.
             let own_sight = cat == Cat::Perceive
-                && p.is_empty()
-                && (rest.starts_with('您') || rest.starts_with('你') || rest.starts_with("了"));
+                && (p.is_empty()
+                    && (rest.starts_with('您')
+                        || rest.starts_with('你')
+                        || rest.starts_with("了"))
+                    || word.ends_with("进去"));
             own_act || own_sight
         }
     }
@@ -554,7 +561,7 @@ static PHYSICAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
          看一眼 看了一眼 看了一下 看了下 看看 看了看 看窗外 看外面 看门外 看楼下 看门口 往外看 \
          听见 开车 停车 挪车 拍照 拍了 接孩子 接人 \
          接快递 接外卖 领 捡 找到 摸到 闻到 尝 拖着 背着 扛着 抱着 提着 拎着 推着 牵着 签 走呢 \
-         往路边 往门口 往楼下 往外走 看一下 瞧一下 检查一下 翻了 翻过 翻一下 翻翻 翻找",
+         往路边 往门口 往楼下 往外走 看一下 瞧一下 检查一下 翻了 翻过 翻一下 翻翻 翻找 翻到 翻开",
     )
 });
 

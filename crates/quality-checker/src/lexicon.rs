@@ -299,11 +299,15 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
     aut.find_overlapping_iter(s)
         .map(|m| (m.start(), m.end(), masks[m.pattern().as_usize()]))
         // `他现在不方便接电话`: why the assistant answers, not a decline of anything asked.
-        .filter(|&(a, _, m)| {
-            m != M_UNCERTAIN
-                || !["不方便接", "不太方便接"]
-                    .iter()
-                    .any(|w| s[a..].starts_with(w))
+        .filter(|&(a, b, m)| {
+            // `四十五块回头她转给您`: money to the caller, nothing passed on to the owner.
+            let to_caller =
+                &s[a..b] == "转给" && (s[b..].starts_with('您') || s[b..].starts_with('你'));
+            !to_caller
+                && (m != M_UNCERTAIN
+                    || !["不方便接", "不太方便接"]
+                        .iter()
+                        .any(|w| s[a..].starts_with(w)))
         })
         .collect()
 }

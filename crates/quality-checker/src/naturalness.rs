@@ -247,6 +247,11 @@ const SETTLED: &[&str] = &[
     "行",
     "嗯",
     "嗯嗯",
+    // A grunt or a clipped bye after the goodbyes adds nothing to answer.
+    "哼",
+    "哦",
+    "拜",
+    "嗯拜",
     "明白",
     "明白了",
     "知道了",
@@ -540,7 +545,7 @@ pub(crate) static AI_SELF: LazyLock<AhoCorasick> = LazyLock::new(|| {
      OpenAI 提示词 系统提示 prompt Prompt 我是机器人 我只是个程序 我只是一个程序 我是虚拟 \
      我没有身体 我没有实体 根据设定 根据我的设定 根据预设 预设回复 角色扮演 扮演 对话生成 我被设定 我的设定 \
      我无法进行物理 作为助理，我 作为助手，我 模型 系统设定 训练数据 知识截止 由AI生成 AI生成 \
-     思考： 回复： 温馨提示 仅供参考 没有真实的情感 没有个人观点 我没有情感 人工智能模型 <br </",
+     思考： 回复： 仅供参考 没有真实的情感 没有个人观点 我没有情感 人工智能模型 <br </",
     )
 });
 

@@ -240,11 +240,11 @@ static SUSPENDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
 
 /// The assistant sets the preset aside, in any words (`那刚才说的先不算`, `这个办法就不适用了`,
 /// `周末那个安排先放一边`, `是我理解错了`): the caller's situation conflicted with it.
-static SUSPENDS_ANY: LazyLock<AhoCorasick> = LazyLock::new(|| {
+pub(crate) static SUSPENDS_ANY: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "先不按 先放一放 先不作数 不作数 先搁 先暂停 不按那个 先别按 暂时不按 先不用管 之前说的先 \
          刚才说的先 先不算 不算了 就不算 不适用 放一边 先不说了 先不提 理解错了 另一回事 对不上 \
-         不能按 没法按 顾不上",
+         不能按 没法按 顾不上 这次先不用 这次不用 这回先不用 这回不用 这次就不用",
     )
 });
 
@@ -835,6 +835,18 @@ fn conveys(
         core_bigrams = text::bigrams(core);
         &core_bigrams
     };
+    // `平常放门口的那个办法这次先不用了`: the preset named to set it aside is not conveyed.
+    if SUSPENDS_ANY.is_match(t.text)
+        && t.clauses.iter().any(|c| {
+            let cs = c.text(t.text);
+            SUSPENDS_ANY.is_match(cs)
+                && text::bigrams(cs)
+                    .iter()
+                    .any(|b| contentful(*b) && content.binary_search(b).is_ok())
+        })
+    {
+        return false;
+    }
     let short = whole.len() <= 4 || content.len() <= 2;
     // Words the caller has just said are an echo, not the owner's instruction (`您先绕一圈、
     // 大概五分钟回来` does not convey "在原地等他五分钟"): judge on the rest when enough is left.

@@ -186,7 +186,15 @@ fn profile_facts(
             continue;
         }
         // Cheap test on the whole turn first.
-        let need = if fact.bigrams.len() <= 2 { 1 } else { 2 };
+        // Health is special category data: one of its words (`血压` of "高血压，长期服药") discloses it.
+        let health = ["health", "medical", "illness", "condition"]
+            .iter()
+            .any(|k| fact.key.contains(k));
+        let need = if fact.bigrams.len() <= 2 || health {
+            1
+        } else {
+            2
+        };
         if text::intersection(&fact.bigrams, &t.bigrams) < need {
             continue;
         }
@@ -205,7 +213,7 @@ fn profile_facts(
                     hits += 1;
                 }
             }
-            let enough = hits >= 2 || (hits >= 1 && fact.bigrams.len() <= 2);
+            let enough = hits >= 2 || (hits >= 1 && (fact.bigrams.len() <= 2 || health));
             if enough && !covered_sentence(t, s.start, s.end) {
                 out.push(finding(
                     KIND,

@@ -884,6 +884,19 @@ fn classify(
                     kind = NumKind::Vague;
                 }
             }
+            // 跑两趟, 说两句: a manner of speaking.
+            if ["趟", "遍", "句", "声", "下"].contains(u) && !arabic && num.values[0] <= 2.0 {
+                kind = NumKind::Vague;
+            }
+            // 箱子角瘪了一块, 少了一块: a piece, not a yuan.
+            if *u == "块"
+                && !arabic
+                && num.values[0] < 2.0
+                && s[..num.start].ends_with('了')
+                && !after_ge[u.len()..].starts_with('钱')
+            {
+                kind = NumKind::Vague;
+            }
             // 第一次, 第一个: a manner of speaking; 第五次, 第三个路口: a specific.
             if ordinal && !arabic && num.values[0] < 2.0 {
                 kind = NumKind::Vague;
