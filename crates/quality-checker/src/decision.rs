@@ -634,8 +634,9 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
         .take(4)
         .filter(|(k, c)| {
             let s = c.text(caller.text);
+            let marked = caller.text[c.end..].trim_start().starts_with(['？', '?']);
             if *k >= 2
-                && (!caller.text[c.end..].trim_start().starts_with(['？', '?'])
+                && (!marked
                     || ["是吧", "对吧", "是不是", "对不对"]
                         .iter()
                         .any(|w| s.ends_with(w)))
@@ -644,31 +645,34 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             }
             // A clause of a sentence that asks asks too (`要不我先把她算上，到时候再说？`).
             let asks = c.question
-                || caller.text[c.end..].trim_start().starts_with(['？', '?'])
+                || marked
                 || caller
                     .clauses
                     .iter()
                     .any(|d| d.sentence == c.sentence && d.start > c.start && d.question);
-            let proposes = ["我先", "我就", "那我", "我给", "我帮", "要不", "那就"]
-                .iter()
-                .any(|w| s.contains(w));
-            // 能先搬走吗, 可以改到周五吗: a modal yes/no question asks for permission.
+            if !asks {
+                return EXPLICIT_ASK.is_match(s);
+            }
             // (帮我拿一下吗 asks a service of the assistant itself: embodiment's business.)
-            let permission = s.ends_with('吗')
-                && ["能", "可以", "可否", "行"].iter().any(|w| s.contains(w))
-                && !["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w));
-            if strict && ["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w)) {
+            let service = || ["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w));
+            if strict && service() {
                 return false;
+            }
+            if REQUEST.is_match(s) || EXPLICIT_ASK.is_match(s) {
+                return true;
             }
             // 那你是她家里人吧: who the assistant is, no decision asked.
-            if ["你是", "您是"].iter().any(|w| s.contains(w)) && !REQUEST.is_match(s) {
-                return false;
-            }
-            asks && (REQUEST.is_match(s)
-                || !strict && (s.ends_with('吧') || s.ends_with('啊'))
-                || proposes
-                || permission)
-                || EXPLICIT_ASK.is_match(s)
+            !strict
+                && (s.ends_with('吧') || s.ends_with('啊'))
+                && !s.contains("你是")
+                && !s.contains("您是")
+                || ["我先", "我就", "那我", "我给", "我帮", "要不", "那就"]
+                    .iter()
+                    .any(|w| s.contains(w))
+                // 能先搬走吗, 可以改到周五吗: a modal yes/no question asks for permission.
+                || s.ends_with('吗')
+                    && ["能", "可以", "可否", "行"].iter().any(|w| s.contains(w))
+                    && !service()
         })
         .map(|(_, c)| c.text(caller.text))
         .next()
@@ -695,6 +699,16 @@ fn past_opener(s: &str) -> usize {
         .max()
         .unwrap_or(0)
 }
+
+/// The caller's own asking (`想问问能不能…`), no request that the assistant ask.
+const OWN_ASKING: [&str; 6] = [
+    "想问问",
+    "想问一下",
+    "问问您",
+    "问一下您",
+    "我问问",
+    "我问一下",
+];
 
 /// A caller taking their request back (`算了`, `不用了`, `那就这样吧`).
 static WITHDRAWN: LazyLock<AhoCorasick> = LazyLock::new(|| {
@@ -737,17 +751,13 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
         }
     };
     // 想问问能不能挪到周一: the caller asking, not asking the assistant to ask.
-    let asked = [
-        "想问问",
-        "想问一下",
-        "问问您",
-        "问一下您",
-        "我问问",
-        "我问一下",
-    ]
-    .iter()
-    .fold(req.to_string(), |s, w| s.replace(w, ""));
-    if SELF_REQUEST.is_match(&asked) || preset_chars(ctx, req) {
+    let self_request = SELF_REQUEST.is_match(req) && {
+        let asked = OWN_ASKING
+            .iter()
+            .fold(req.to_string(), |s, w| s.replace(w, ""));
+        SELF_REQUEST.is_match(&asked)
+    };
+    if self_request || preset_chars(ctx, req) {
         return None;
     }
     if let Some(f) = accepts_topic(ctx, t, req) {

@@ -835,18 +835,6 @@ fn conveys(
         core_bigrams = text::bigrams(core);
         &core_bigrams
     };
-    // `平常放门口的那个办法这次先不用了`: the preset named to set it aside is not conveyed.
-    if SUSPENDS_ANY.is_match(t.text)
-        && t.clauses.iter().any(|c| {
-            let cs = c.text(t.text);
-            SUSPENDS_ANY.is_match(cs)
-                && text::bigrams(cs)
-                    .iter()
-                    .any(|b| contentful(*b) && content.binary_search(b).is_ok())
-        })
-    {
-        return false;
-    }
     let short = whole.len() <= 4 || content.len() <= 2;
     // Words the caller has just said are an echo, not the owner's instruction (`您先绕一圈、
     // 大概五分钟回来` does not convey "在原地等他五分钟"): judge on the rest when enough is left.
@@ -1407,13 +1395,17 @@ fn corroborated_at(ctx: &Ctx, p: &PresetCtx, suspended: &[usize]) -> Option<usiz
 fn touched(ctx: &Ctx, content: &[u64]) -> bool {
     ctx.turns.iter().any(|t| {
         t.assistant && text::containment(content, &t.bigrams) >= 0.3 && {
-            let callers: Vec<u64> = ctx
-                .caller_turns_before(t.idx)
-                .flat_map(|c| text::bigrams(c.text))
-                .collect();
+            let said = |b: u64| {
+                let pair: String = [(b >> 32) as u32, (b & 0xffff_ffff) as u32]
+                    .iter()
+                    .filter_map(|&c| char::from_u32(c))
+                    .collect();
+                ctx.caller_turns_before(t.idx)
+                    .any(|c| c.text.contains(&pair))
+            };
             let own = content
                 .iter()
-                .filter(|b| t.bigrams.binary_search(b).is_ok() && !callers.contains(b))
+                .filter(|&&b| t.bigrams.binary_search(&b).is_ok() && !said(b))
                 .count();
             own * 10 >= content.len() * 3
         }

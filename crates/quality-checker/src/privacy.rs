@@ -395,15 +395,16 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             continue;
         }
         let clause = c.text(t.text);
-        // 路上注意安全, 路上慢点: a wish for the caller's way, nobody's whereabouts.
-        if ["注意安全", "小心", "慢点", "慢些", "平安", "保重"]
-            .iter()
-            .any(|w| clause.contains(w))
-        {
-            continue;
-        }
         let mut done: Vec<&str> = Vec::new();
         for m in aut.find_iter(clause) {
+            // 路上注意安全, 路上慢点: a wish for the caller's way, nobody's whereabouts.
+            if done.is_empty()
+                && ["注意安全", "小心", "慢点", "慢些", "平安", "保重"]
+                    .iter()
+                    .any(|w| clause.contains(w))
+            {
+                break;
+            }
             let what = whats[m.pattern().as_usize()];
             if done.contains(&what) {
                 continue;

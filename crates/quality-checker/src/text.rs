@@ -893,7 +893,9 @@ fn classify(
                 && !arabic
                 && num.values[0] < 2.0
                 && s[..num.start].ends_with('了')
-                && !after_ge[u.len()..].starts_with('钱')
+                && !after_ge
+                    .strip_prefix(*u)
+                    .is_some_and(|r| r.starts_with('钱'))
             {
                 kind = NumKind::Vague;
             }
