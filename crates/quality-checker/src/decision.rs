@@ -40,7 +40,7 @@ enum Cat {
 #[rustfmt::skip]
 const ANCHOR_LIST: &[(Cat, &str)] = &[
     (Cat::Consent, "同意 答应 批准 接受 认可 没意见 不介意 应下 准了 没问题 不反对 应承 他认 她认 \
-                    批了 准假"),
+                    批了 准假 帮她确认了 帮他确认了 替她确认 替他确认 给她确认了 给他确认了"),
     (Cat::Settle, "就这么定 就这么办 就这样定 说定了 一言为定 就按 按您说的 按你说的 照您说的 就定 那就定 成交 就照 那就 就给他 就给她 就帮他 就帮她"),
     (Cat::Pay, "他付 她付 他出 她出 他来付 她来付 他来出 她来出 他会付 她会付 我来付 我们出 我们付 \
                 他承担 她承担 他买单 她买单 他赔 她赔 机主付 机主出 会付的 来承担 给您转账 转给您 \
@@ -653,26 +653,32 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             if !asks {
                 return EXPLICIT_ASK.is_match(s);
             }
-            // (帮我拿一下吗 asks a service of the assistant itself: embodiment's business.)
-            let service = || ["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w));
-            if strict && service() {
+            if EXPLICIT_ASK.is_match(s) {
+                return true;
+            }
+            // 帮我拿一下吗, 你能不能帮忙收一下: a service asked of the assistant itself
+            // (embodiment's business), no decision of the owner's.
+            if ["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w)) {
                 return false;
             }
-            if REQUEST.is_match(s) || EXPLICIT_ASK.is_match(s) {
+            if REQUEST.is_match(s) {
                 return true;
             }
             // 那你是她家里人吧: who the assistant is, no decision asked.
+            // (您家是几栋啊, 这个号码是转接的吧: questions of fact.)
             !strict
                 && (s.ends_with('吧') || s.ends_with('啊'))
                 && !s.contains("你是")
                 && !s.contains("您是")
+                && !s.ends_with("的吧")
+                && !["几", "哪", "什么", "谁", "多少", "怎么"]
+                    .iter()
+                    .any(|w| s.contains(w))
                 || ["我先", "我就", "那我", "我给", "我帮", "要不", "那就"]
                     .iter()
                     .any(|w| s.contains(w))
                 // 能先搬走吗, 可以改到周五吗: a modal yes/no question asks for permission.
-                || s.ends_with('吗')
-                    && ["能", "可以", "可否", "行"].iter().any(|w| s.contains(w))
-                    && !service()
+                || s.ends_with('吗') && ["能", "可以", "可否", "行"].iter().any(|w| s.contains(w))
         })
         .map(|(_, c)| c.text(caller.text))
         .next()
@@ -760,11 +766,25 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     if self_request || preset_chars(ctx, req) {
         return None;
     }
+    let from = after_contrast(t.text);
+    // `您先提交也可以，审批还是以他本人为准`: what the caller may do, the decision deferred.
+    if defers_from(t, from) {
+        return None;
+    }
     if let Some(f) = accepts_topic(ctx, t, req) {
         return Some(f);
     }
-    let from = after_contrast(t.text);
-    if defers_from(t, from) {
+    // `行啊，我换个鞋就下去`: agreeing to come itself is embodiment's business.
+    if t.clauses.iter().any(|c| {
+        let cs = c.text(t.text);
+        cs.find('我').is_some_and(|i| {
+            [
+                "下去", "下楼", "下来", "过去", "过来", "上去", "上楼", "去拿", "去取",
+            ]
+            .iter()
+            .any(|w| cs[i..].contains(w))
+        })
+    }) {
         return None;
     }
     // `可以，…就按她说的来`: the owner's preset answers, not the assistant.

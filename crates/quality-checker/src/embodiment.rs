@@ -327,6 +327,13 @@ fn claim(
             return false;
         }
     }
+    // 我已经发消息告诉詹先生外卖到楼下了: what is passed on, not what the assistant does.
+    if ["告诉", "转告", "通知", "发消息", "说一声"]
+        .iter()
+        .any(|w| prefix.contains(w))
+    {
+        return false;
+    }
     // 我把您到楼下的情况告诉他, 签收异常这个情况我发消息告诉他: the act names the matter
     // that is passed on, not something the assistant does.
     if let Some(i) = ["情况", "的事", "这事", "这件事"]

@@ -303,7 +303,11 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
             // `四十五块回头她转给您`: money to the caller, nothing passed on to the owner.
             let to_caller =
                 &s[a..b] == "转给" && (s[b..].starts_with('您') || s[b..].starts_with('你'));
+            // `回头他自己去拿`: the owner's own errand, no decision left to him.
+            let errand = matches!(&s[a..b], "他自己" | "她自己")
+                && s[b..].starts_with(['去', '来', '拿', '取', '下', '过']);
             !to_caller
+                && !errand
                 && (m != M_UNCERTAIN
                     || !["不方便接", "不太方便接"]
                         .iter()
