@@ -46,12 +46,14 @@ const ANCHOR_LIST: &[(Cat, &str)] = &[
                 他承担 她承担 他买单 她买单 他赔 她赔 机主付 机主出 会付的 来承担 给您转账 转给您 \
                 补给您 赔给您 他报销 她报销 他垫 她垫"),
     (Cat::Cancel, "取消 退掉 退了 退款 退单 改签 改期 换成 退货 拒收 不用送了 别送了 整单退 \
-                   改到 挪到 推到 延到 顺延 推迟到 提前到 报上 报名了 约上 订上 排上 占上 预留"),
+                   改到 挪到 推到 延到 顺延 推迟到 提前到 报上 报名了 约上 订上 排上 占上 预留 \
+                   登记一个 登记上"),
     (Cat::Instruct, "放 交给 送到 送上来 送上去 送过来 签收 代签 代收 收下 留着 挂在 挂门 搁 扔了 拿走 \
                      带走 寄过来 寄到"),
     (Cat::Commit, "参加 出席 到场 赴约 过去 过来 下来 下楼 来拿 去拿 来取 去取 还钱 还款 报到 准时到 \
                    按时到 一定到 肯定到 一定来 肯定来 一定去 肯定去 准到 会来 会去 会到 能来 能去 能到 \
                    赶到 赶过来 赶过去 赶回来 赶回去 出来 等您电话 等您的电话 签字 签合同 续签 续约 \
+                   肯定续 一定续 会续 续租 \
                    来不了 去不了 到不了 参加不了 还上 还清 把钱还 结清 付清"),
     (Cat::Promise, "保证 打包票 包您 一定会 肯定会 绝对会 一定能 肯定能 不会介意 不会投诉 不会差评 \
                     不会给您差评 不给差评 不会追究 不会计较 不会怪 不会在意 不会生气 五星 好评 给您好评 \
@@ -615,7 +617,12 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // 他会过去, 他今天会把钱还上, 她应该能来: the owner's act promised (not 会不会).
     let will = (tail.contains('会') && !tail.contains("会不会") && !tail.contains("不会"))
         || word.starts_with('能');
-    modal_word || STRONG_MODAL.is_match(tail) || word.starts_with('会') || will
+    modal_word
+        || STRONG_MODAL.is_match(tail)
+        || word.starts_with('会')
+        || word.starts_with("肯定")
+        || word.starts_with("一定")
+        || will
 }
 
 /// The clause of a caller's turn that asks the assistant for a decision: one of their last

@@ -362,6 +362,16 @@ fn claim(
     // Who acts: the last person named before the verb in this sentence.
     let sent = sentence_prefix(t, ci, prefix);
     match agent(ctx, &sent) {
+        // `疫苗提醒我记下了，这两周内带过去`: a 我 that only noted or relays something in an
+        // earlier clause is not the one who acts in this one.
+        Agent::Assistant
+            if !t.clauses[ci].text(t.text).contains('我')
+                && sent.rfind('我').is_some_and(|i| {
+                    NOT_PHYSICAL.is_match(text::head_chars(&sent[i + '我'.len_utf8()..], 3))
+                }) =>
+        {
+            false
+        }
         Agent::Assistant => true,
         Agent::Other => false,
         Agent::None => {
