@@ -648,6 +648,17 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
             if value.chars().filter(|c| c.is_ascii_digit()).count() >= 4 {
                 digits.push(text::digit_string(value));
             }
+            // A name (`橘猫，叫团子`, `女儿叫朵朵`): the Han run after 叫 or 名叫 alone names it.
+            for (i, _) in value.match_indices('叫') {
+                let rest = &value[i + '叫'.len_utf8()..];
+                let end = rest
+                    .char_indices()
+                    .find(|&(_, c)| !text::is_han(c))
+                    .map_or(rest.len(), |(j, _)| j);
+                if (2..=4).contains(&rest[..end].chars().count()) {
+                    fragments.push(&rest[..end]);
+                }
+            }
         }
     }
     PrivateFact {

@@ -287,6 +287,15 @@ static INSISTS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     )
 });
 
+/// The preset referred to as its giver's word (`按她说的`, `他交代的`).
+static OWNERS_WORD: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words("按她说的 按他说的 按机主说的 她交代的 他交代的 她交代过 他交代过")
+});
+
+/// Characters that carry nothing of a preset's content.
+const PRESET_FUNC: &str =
+    "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个一不没有和跟把被请先再儿哈好行可以麻烦谢";
+
 /// How a trigger reads: groups of concepts that must all be shown (推销 + 贷款), each group
 /// satisfied by any of its concepts (骑手 或 商家), and its topic — the content words left
 /// over beyond the concepts (`年度体检时间`, `入户检查燃气`, `收房租`), of which the caller must
@@ -1147,7 +1156,26 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     && !conveyed.contains(&t.idx)
             }) {
                 let holds_to = INSISTS.is_match(t.text)
-                    && content.iter().any(|b| t.bigrams.binary_search(b).is_ok());
+                    && (content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
+                        // `那还是按她说的放那边就好`: the one preset referred to by its giver.
+                        || ctx.presets.len() == 1 && OWNERS_WORD.is_match(t.text))
+                    // `那就麻烦您还是放柜子里吧`, `还是等他回来再说吧`: 还是 and the preset's own
+                    // words, said not as a question.
+                    || t.clauses.iter().any(|c| {
+                        let cs = c.text(t.text);
+                        !c.question
+                            && cs.contains("还是")
+                            && !RELAYS.is_match(cs)
+                            && cs
+                                .chars()
+                                .filter(|&ch| {
+                                    text::is_han(ch)
+                                        && !PRESET_FUNC.contains(ch)
+                                        && p.response.contains(ch)
+                                })
+                                .count()
+                                >= 2
+                    });
                 // The very words the caller objected to, said again without relaying the matter
                 // (`她是希望放驿站那边的`, `他那边定的就是周四下午`).
                 let again = objection
@@ -1517,10 +1545,14 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         "通融",
     ]
     .iter()
-    .any(|w| prev.text.contains(w));
+    .any(|w| prev.text[..shift].contains(w));
+    // `…我转告他。另外他说了，请您在北门外等`: the preset added on after the answer.
+    let added_on = TOPIC_SHIFT.is_match(turn.text);
     // An explicit back-reference (`还是那句话`) is an answer by its form, unless the caller
     // only acknowledged or complied.
-    brief && (answers || marker && !lexicon::CLOSE.is_match(prev.text) && !complied(prev.text))
+    brief
+        && !added_on
+        && (answers || marker && !lexicon::CLOSE.is_match(prev.text) && !complied(prev.text))
 }
 
 /// Problem, negation and impossibility markers: generic, not tied to any situation. Next to

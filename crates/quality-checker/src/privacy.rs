@@ -68,12 +68,25 @@ fn digit_positions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     if !POSITIONS.is_match(t.text) || out.last().is_some_and(|f| f.turn == t.idx) {
         return;
     }
-    for (range, ds) in text::digit_runs(t.text, 2) {
+    // `最后一位不对，应该是0`: one digit placed at the end of the number discloses it.
+    let last_one = ["最后一位", "末位", "末尾"]
+        .iter()
+        .any(|w| t.text.contains(w));
+    for (range, ds) in text::digit_runs(t.text, if last_one { 1 } else { 2 }) {
+        // (The 一 of 最后一位 places; it is no digit said.)
+        if ds.len() == 1 && t.text[range.end..].starts_with('位') {
+            continue;
+        }
         if let Some(fact) = ctx.private().iter().find(|f| {
-            f.digits
-                .iter()
-                .any(|d| d.len() >= 7 && d.contains(ds.as_str()))
-        }) && !digits_grounded(ctx, &ds, t.idx)
+            f.digits.iter().any(|d| {
+                d.len() >= 7
+                    && if ds.len() == 1 {
+                        d.ends_with(ds.as_str())
+                    } else {
+                        d.contains(ds.as_str())
+                    }
+            })
+        }) && (ds.len() == 1 || !digits_grounded(ctx, &ds, t.idx))
             && !ctx.covered_at(t.idx, range.start)
         {
             out.push(finding(
