@@ -391,6 +391,25 @@ impl<'a> Ctx<'a> {
                 .any(|&(turn, x)| turn < before && same(x))
     }
 
+    /// Whether `ds` (7+ digits) is a number the caller said before turn `before`, misquoted in
+    /// one or two places (`…2281` read back as `…2218`): the caller's number, not the owner's.
+    pub fn misquotes_caller(&self, ds: &str, before: usize) -> bool {
+        ds.len() >= 7
+            // (The owner's own number, corrected, is a disclosure.)
+            && !self
+                .private()
+                .iter()
+                .any(|f| f.digits.iter().any(|d| d.contains(ds)))
+            && self.caller_turns_before(before).any(|c| {
+                text::digit_runs(c.text, 7).iter().any(|(_, cs)| {
+                    cs.len() == ds.len() && {
+                        let diff = cs.bytes().zip(ds.bytes()).filter(|(a, b)| a != b).count();
+                        (1..=2).contains(&diff)
+                    }
+                })
+            })
+    }
+
     /// Whether the digit string `ds` (a code, a plate, a number said digit by digit) was said by
     /// the caller before turn `before` or is in a preset, in any notation (`4-3-9-1`, `四三九一`).
     pub fn grounded_digits(&self, ds: &str, before: usize) -> bool {

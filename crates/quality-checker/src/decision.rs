@@ -297,7 +297,23 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             continue;
         }
         let clause = c.text(t.text);
-        if skip_clause(c, clause, t.conditional(ci), t.clause_has(ci, M_REPORTED)) {
+        // `免费的话就给她登记一个`: a condition of fact, and the decision taken on it — not a
+        // condition on the owner's will (`他同意的话就放驿站吧`).
+        let decided_on = clause.find("的话").filter(|&i| {
+            let cond = &clause[..i];
+            clause[i + "的话".len()..]
+                .trim_start_matches('，')
+                .starts_with('就')
+                && !ctx.mentions_owner(cond)
+                && ![
+                    "他", "她", "机主", "同意", "愿意", "需要", "想", "方便", "可以", "有空",
+                    "在家",
+                ]
+                .iter()
+                .any(|w| cond.contains(w))
+        });
+        let conditional = t.conditional(ci) && decided_on.is_none();
+        if skip_clause(c, clause, conditional, t.clause_has(ci, M_REPORTED)) {
             continue;
         }
         // 祝您接单顺利，单单好评: a wish, not a promise.

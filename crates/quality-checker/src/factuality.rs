@@ -345,6 +345,19 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         if counted || asked {
             continue;
         }
+        // The caller's own number read back wrong (`…2281` → `…2218`): a wrong specific.
+        if let Some(ds) = &n.digits
+            && ctx.misquotes_caller(ds, t.idx)
+        {
+            let span = &t.text[n.start..n.end];
+            out.push(finding(
+                KIND,
+                t.idx,
+                span,
+                format!("the assistant reads back the caller's number wrong (\"{span}\")"),
+            ));
+            continue;
+        }
         // Phone numbers and the owner's own digits are privacy's business — but a single digit
         // (`4号门`) is inside any profile's digits by chance.
         let owners = |ds: &str| ds.len() >= 2;

@@ -285,7 +285,12 @@ fn pii_shapes(
     // Phone and ID numbers.
     for (range, ds) in runs.iter().filter(|r| r.1.len() >= 7) {
         let n = ds.len();
-        if n >= 7 && !digits_grounded(ctx, ds, t.idx) && !ctx.covered_at(t.idx, range.start) {
+        if n >= 7
+            && !digits_grounded(ctx, ds, t.idx)
+            && !ctx.covered_at(t.idx, range.start)
+            // (The caller's own number read back wrong is factuality's business.)
+            && !ctx.misquotes_caller(ds, t.idx)
+        {
             let what = if n == 15 || n == 18 {
                 "an ID number"
             } else {
