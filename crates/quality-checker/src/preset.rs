@@ -73,14 +73,14 @@ const CONCEPTS: &[(Sort, &str, &str)] = &[
     (Sort::Role, "医院", "医院 诊所 医生 护士 体检 挂号 门诊 复查 检查"),
     (Sort::Role, "银行", "银行 信用卡 账户 储蓄卡"),
     (Sort::Role, "推销", "推销 推广 活动 优惠 促销 办卡 套餐 产品 了解一下 免费 礼品 会员 理财 保险 课程 宽带 楼盘 打折 贷 额度 放款 利息 低息 一款 推荐 办理 开通 体验 新用户 首单"),
-    (Sort::Role, "贷款 借贷", "贷款 借款 额度 利息 借贷 放款 借钱"),
+    (Sort::Role, "贷款 借贷", "贷款 借款 额度 利息 借贷 放款 借钱 信用贷 利率 低息 随借随还"),
     (Sort::Role, "欠款 催收", "欠款 催收 逾期 还款 欠费 欠钱 欠了"),
     (Sort::Role, "退款 理赔", "退款 理赔 赔付 赔偿 退钱"),
     (Sort::Role, "装修", "装修 装饰 家装 整装 翻新"),
     (Sort::Role, "维修", "维修 修理 检修 报修 修一下 上门修"),
     (Sort::Role, "供应商 发票 对账", "供应商 发票 对账 货款"),
     (Sort::Role, "客服", "客服"),
-    (Sort::Event, "送到 送达 到楼下 到门口 到达", "到了 已经到 送到了 已送到 已经送到 给您送到 送到楼下 送到门口 送到您 到楼下 在楼下 到门口 在门口 您门口 你门口 您楼下 你楼下 门口呢 楼下呢 家门口 楼下了 门口了 送达 已到 到您楼下 到你楼下 放哪 下来拿 到小区 送过来了 拿到楼下"),
+    (Sort::Event, "送到 送达 到楼下 到门口 到达 说到了", "到了 已经到 送到了 已送到 已经送到 给您送到 送到楼下 送到门口 送到您 到楼下 在楼下 到门口 在门口 您门口 你门口 您楼下 你楼下 门口呢 楼下呢 家门口 楼下了 门口了 送达 已到 到您楼下 到你楼下 放哪 下来拿 到小区 送过来了 拿到楼下"),
     (Sort::Event, "上车点", "上车点 到了 已到 已经到 到您这 到您楼下 到您门口 在门口 到地方 到位置 到定位 到这儿了 在路边"),
     (Sort::Event, "找不到 看不到 问路 看不见", "找不到 怎么走 从哪 看不到 人呢 人在哪 乘客在哪 乘客呢 您在哪 你在哪 在哪儿呢 在哪呢 人去哪 看不着 没见人 没看到 没看见 没见到 没找着 没瞧见 见不到 哪个门 哪栋 迷路 没找到 没见着 看不见 绕了"),
     (Sort::Event, "卖完 缺货 卖光 售罄 没货", "卖完 卖光 售罄 没货 缺货 没有了 断货 用完了 做不了"),
@@ -1197,26 +1197,47 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         let mut allowance = true;
         // Restatements of a part (`好的，这两天她就去取，麻烦一定先帮忙留着`, `材料在整理，五点左右发您
         // 邮箱`): after a conveyance, they count as conveying it again.
-        let partial: Vec<usize> = if content.len() >= 4 {
-            ctx.turns
-                .iter()
-                .filter(|t| {
-                    t.assistant
-                        && conveyed.first().is_some_and(|&c| t.idx > c)
-                        && !conveyed.contains(&t.idx)
-                        && !suspended.contains(&t.idx)
+        // And once the caller took the preset (`好，放好了`), the instruction said again in
+        // short (`好的，东西搁鞋柜上就行了`, `记得放前台哈`).
+        let after_taking = |t: &TurnCtx| {
+            conflict.is_none()
+                && ctx
+                    .turns
+                    .get(t.idx - 1)
+                    .is_some_and(|c| !c.assistant && (complied(c.text) || accepts(c.text)))
+                && t.clauses.iter().any(|c| {
+                    let cs = c
+                        .text(t.text)
+                        .trim_end_matches(['。', '！', '!', '，', ' ']);
+                    !c.question
+                        && (cs.contains("记得")
+                            || ["就行", "就行了", "就可以", "就可以了", "就好", "吧", "哈"]
+                                .iter()
+                                .any(|e| cs.ends_with(e)))
+                        && text::bigrams(cs)
+                            .iter()
+                            .any(|b| contentful(*b) && content.binary_search(b).is_ok())
+                })
+        };
+        let partial: Vec<usize> = ctx
+            .turns
+            .iter()
+            .filter(|t| {
+                t.assistant
+                    && conveyed.first().is_some_and(|&c| t.idx > c)
+                    && !conveyed.contains(&t.idx)
+                    && !suspended.contains(&t.idx)
+                    && (content.len() >= 4
                         && content
                             .iter()
                             .filter(|b| t.bigrams.binary_search(b).is_ok())
                             .count()
                             >= 3
                         && text::containment(&content, &t.bigrams) >= 0.45
-                })
-                .map(|t| t.idx)
-                .collect()
-        } else {
-            Vec::new()
-        };
+                        || after_taking(t))
+            })
+            .map(|t| t.idx)
+            .collect();
         conveyed.extend_from_slice(&partial);
         conveyed.sort_unstable();
         for &t in &conveyed {

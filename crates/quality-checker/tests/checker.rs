@@ -58,7 +58,7 @@ mod labelled {
         assert_targets("labelled", 300);
     }
 
-    /// On `test_data/heldout` … `test_data/heldout7`, each on its own: written blind, measured
+    /// On `test_data/heldout` … `test_data/heldout9`, each on its own: written blind, measured
     /// once blind (their READMEs), in-sample since.
     #[test]
     fn targets_hold_on_heldout_sets() {
@@ -69,6 +69,8 @@ mod labelled {
         assert_targets("heldout5", 130);
         assert_targets("heldout6", 130);
         assert_targets("heldout7", 130);
+        assert_targets("heldout8", 130);
+        assert_targets("heldout9", 130);
     }
 }
 
