@@ -369,9 +369,47 @@ const COMMON_BIGRAMS: &[&str] = &[
     "同事", "朋友", "孩子", "处理", "安排", "这周", "平时",
 ];
 
-static FUNCTION_SETS: LazyLock<(Vec<char>, Vec<u64>)> = LazyLock::new(|| {
-    let mut chars = FUNCTION_CHARS.to_vec();
-    chars.sort_unstable();
+/// A set of characters with a bit per CJK unified ideograph: membership in a few instructions,
+/// for tests run on every bigram of every turn.
+pub struct HanSet {
+    bits: Box<[u64; HanSet::WORDS]>,
+    others: Vec<char>,
+}
+
+impl HanSet {
+    const FIRST: u32 = 0x4E00;
+    const WORDS: usize = (0xA000 - 0x4E00) / 64;
+
+    /// The set of `chars`.
+    pub fn new(chars: impl IntoIterator<Item = char>) -> HanSet {
+        let mut set = HanSet {
+            bits: Box::new([0; HanSet::WORDS]),
+            others: Vec::new(),
+        };
+        for c in chars {
+            match (c as u32).checked_sub(HanSet::FIRST) {
+                Some(i) if (i as usize) < HanSet::WORDS * 64 => {
+                    set.bits[i as usize / 64] |= 1 << (i % 64);
+                }
+                _ => set.others.push(c),
+            }
+        }
+        set
+    }
+
+    /// Whether `c` is in the set.
+    pub fn contains(&self, c: char) -> bool {
+        match (c as u32).checked_sub(HanSet::FIRST) {
+            Some(i) if (i as usize) < HanSet::WORDS * 64 => {
+                self.bits[i as usize / 64] & (1 << (i % 64)) != 0
+            }
+            _ => self.others.contains(&c),
+        }
+    }
+}
+
+static FUNCTION_SETS: LazyLock<(HanSet, Vec<u64>)> = LazyLock::new(|| {
+    let chars = HanSet::new(FUNCTION_CHARS.iter().copied());
     let mut common: Vec<u64> = COMMON_BIGRAMS
         .iter()
         .map(|w| {
@@ -390,9 +428,7 @@ pub fn is_function_bigram(b: u64) -> bool {
     let (chars, common) = &*FUNCTION_SETS;
     let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
     let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
-    chars.binary_search(&a).is_ok()
-        || chars.binary_search(&c).is_ok()
-        || common.binary_search(&b).is_ok()
+    chars.contains(a) || chars.contains(c) || common.binary_search(&b).is_ok()
 }
 
 /// Whether either character of the bigram is a function character (的, 了, 是 …).
@@ -400,7 +436,7 @@ pub fn has_function_char(b: u64) -> bool {
     let (chars, _) = &*FUNCTION_SETS;
     let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
     let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
-    chars.binary_search(&a).is_ok() || chars.binary_search(&c).is_ok()
+    chars.contains(a) || chars.contains(c)
 }
 
 /// Whether the clause text contains any word of the automaton.

@@ -1752,7 +1752,11 @@ fn objection_at(
 
 /// A bigram of two content characters (`周一`, `驿站`; not `这儿`, `先记`).
 fn contentful(b: u64) -> bool {
-    const FUNC: &str = "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个不没有和跟把被请先再儿哈";
+    static FUNC: LazyLock<lexicon::HanSet> = LazyLock::new(|| {
+        lexicon::HanSet::new(
+            "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个不没有和跟把被请先再儿哈".chars(),
+        )
+    });
     let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
     let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
     text::is_han(a) && text::is_han(c) && !FUNC.contains(a) && !FUNC.contains(c)
