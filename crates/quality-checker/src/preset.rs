@@ -1138,7 +1138,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         let conflict = [
             conflict,
             deadline_at(ctx, p),
-            corroborated_at(ctx, p, &suspended),
+            corroborated_at(ctx, p, &trig, &suspended),
             objection.as_ref().map(|o| o.0),
         ]
         .into_iter()
@@ -1400,11 +1400,27 @@ fn sooner(need: &str, preset: &str) -> Option<bool> {
 /// turn before it that reports trouble the assistant names when it sets the preset aside
 /// (`签收要核对身份证啊，那之前说的先放一放` dates from `要实名签收`), or else from the caller's turn
 /// right before.
-fn corroborated_at(ctx: &Ctx, p: &PresetCtx, suspended: &[usize]) -> Option<usize> {
+fn corroborated_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger, suspended: &[usize]) -> Option<usize> {
     let &s = suspended.first()?;
+    // A caller who took the preset (`行，那就放门口`) had no conflict with it yet: the trouble
+    // comes after.
+    let from = ctx.turns[..s]
+        .iter()
+        .rposition(|t| !t.assistant && (accepts(t.text) || complied(t.text)))
+        .map_or(0, |i| i + 1);
+    // A refusal of a suspicious caller is undone only by an emergency, not by the pretext of
+    // the call (`订单出了点问题，需要给您办理退款`).
+    let protective = trig.groups.iter().flatten().any(|&ci| {
+        PROTECTIVE_CONCEPTS
+            .iter()
+            .any(|w| CONCEPTS[ci].1.contains(w))
+    });
+    // (The trigger's words name the occasion — `快递` of "快递员说…" — not the trouble.)
+    let trigger_bigrams = text::bigrams(p.trigger);
     let own = |b: &u64| {
         lexicon::is_function_bigram(*b)
             || p.bigrams.binary_search(b).is_ok()
+            || trigger_bigrams.binary_search(b).is_ok()
             || ctx
                 .owner_refs
                 .iter()
@@ -1416,10 +1432,18 @@ fn corroborated_at(ctx: &Ctx, p: &PresetCtx, suspended: &[usize]) -> Option<usiz
         .copied()
         .filter(|b| !own(b))
         .collect();
-    let before = || ctx.turns[..s].iter().filter(|t| !t.assistant);
+    let before = || ctx.turns[from.min(s)..s].iter().filter(|t| !t.assistant);
     before()
         .find(|t| {
             t.clauses.iter().map(|c| c.text(t.text)).any(|c| {
+                if protective
+                    && !CUES
+                        .0
+                        .find_iter(c)
+                        .any(|m| CUES.1[m.pattern().as_usize()] & C_EMERGENCY != 0)
+                {
+                    return false;
+                }
                 TROUBLE.find_iter(c).any(|m| {
                     let prefix = &c[..m.start()];
                     let word = &c[m.start()..m.end()];
