@@ -40,14 +40,15 @@ enum Cat {
 #[rustfmt::skip]
 const ANCHOR_LIST: &[(Cat, &str)] = &[
     (Cat::Consent, "同意 答应 批准 接受 认可 没意见 不介意 应下 准了 没问题 不反对 应承 他认 她认 \
-                    批了 准假 帮她确认了 帮他确认了 替她确认 替他确认 给她确认了 给他确认了"),
+                    批了 准假 帮她确认了 帮他确认了 替她确认 替他确认 给她确认了 给他确认了 会准的 会批的 \
+                    都会准 肯定批"),
     (Cat::Settle, "就这么定 就这么办 就这样定 说定了 一言为定 就按 按您说的 按你说的 照您说的 就定 那就定 成交 就照 那就 就给他 就给她 就帮他 就帮她"),
     (Cat::Pay, "他付 她付 他出 她出 他来付 她来付 他来出 她来出 他会付 她会付 我来付 我们出 我们付 \
                 他承担 她承担 他买单 她买单 他赔 她赔 机主付 机主出 会付的 来承担 给您转账 转给您 \
                 补给您 赔给您 他报销 她报销 他垫 她垫"),
     (Cat::Cancel, "取消 退掉 退了 退款 退单 改签 改期 换成 退货 拒收 不用送了 别送了 整单退 \
                    改到 挪到 推到 延到 顺延 推迟到 提前到 报上 报名了 约上 订上 排上 占上 预留 \
-                   登记一个 登记上"),
+                   登记一个 登记上 报个名 报名吧 给他报 给她报"),
     (Cat::Instruct, "放 交给 送到 送上来 送上去 送过来 签收 代签 代收 收下 留着 挂在 挂门 搁 扔了 拿走 \
                      带走 寄过来 寄到"),
     (Cat::Commit, "参加 出席 到场 赴约 过去 过来 下来 下楼 来拿 去拿 来取 去取 还钱 还款 报到 准时到 \
@@ -495,6 +496,13 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     if other_subject(prefix) {
         return false;
     }
+    // 涨两百可以接受的: acceptable, said for the owner (not 您能接受的话 — a condition, skipped).
+    if word == "接受"
+        && (prefix.ends_with("可以") || prefix.ends_with('能'))
+        && !prefix.contains('您')
+    {
+        return true;
+    }
     // 二十三块他认的, 几块钱的事他认: the word names the owner itself (not 他认识, 她认为).
     if word.starts_with(['他', '她']) {
         return !["识", "为", "得", "真", "出", "错", "不"]
@@ -520,14 +528,15 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
 }
 
 fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool {
-    if other_subject(prefix) || in_preset(ctx, word, rest) {
-        return false;
-    }
     // A decision form: 那就取消吧, 我帮她取消了, 帮他退掉, 取消订单就行 — not a report
     // (商家取消、原路退款, 明天周会取消).
     let imperative = IMPERATIVE_END
         .iter()
         .any(|e| clause.trim_end().ends_with(e));
+    // (`您给他报个名吧`: the caller told to do it for the owner is still the owner's decision.)
+    if other_subject(prefix) && !imperative || in_preset(ctx, word, rest) {
+        return false;
+    }
     let agent = [
         "我帮", "我替", "帮他", "帮她", "替他", "替她", "给他", "给她", "那就", "就给",
     ]
@@ -685,7 +694,9 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             if ["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w)) {
                 return false;
             }
-            if REQUEST.is_match(s) {
+            // 您看是换个水煮肉片，还是给您退款？: a choice asked for.
+            // (An A-not-A question — 是不是, 多不多 — asks a fact unless REQUEST names it.)
+            if REQUEST.is_match(s) || s.contains("还是") {
                 return true;
             }
             // 那你是她家里人吧: who the assistant is, no decision asked.
