@@ -1106,7 +1106,24 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         if conveyed.is_empty() && exempt {
             continue;
         }
-        let held = held_at(ctx, &trig);
+        // Prior: a dialogue generated as `conflict` is one whose trigger holds (CONTRACT: the
+        // caller's situation contradicts a preset that applies); a caller who opens with the
+        // contradicting situation (`这个定位点是在高架桥上`, `箱子破了，在往外漏`) has shown it
+        // without the trigger's words. It only ever makes a push a conflict, not premature.
+        let held = match held_at(ctx, &trig) {
+            Ok(h) if ctx.d.relation == Relation::Conflict && ctx.presets.len() == 1 => {
+                let first = ctx
+                    .turns
+                    .iter()
+                    .find(|t| !t.assistant && substantive(ctx, t.text))
+                    .map(|t| t.idx);
+                Ok(match (h, first) {
+                    (Some(h), Some(f)) => Some(h.min(f)),
+                    (h, f) => h.or(f),
+                })
+            }
+            other => other,
+        };
         if conveyed.is_empty() && !matches!(held, Ok(Some(_))) {
             continue;
         }
