@@ -1580,7 +1580,21 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     ]
     .iter()
     .any(|w| turn.text.contains(w));
-    let brief = marker || text::containment(content, &turn.bigrams) < 0.75;
+    // (A short preset said whole in answer to a question about it — `就周五前是吧？` — is as
+    // brief as it gets.)
+    let asked_about = content.len() <= 6
+        && turn.clauses.first().is_some_and(|c| {
+            ["对", "是的", "对的", "嗯", "是", "没错"].contains(&c.text(turn.text).trim())
+        })
+        && prev.clauses.iter().any(|c| {
+            let ct = c.text(prev.text);
+            c.question
+                && ["是吧", "对吧", "是不是", "对不对"].iter().any(|w| ct.contains(w))
+                && text::bigrams(ct)
+                    .iter()
+                    .any(|b| contentful(*b) && content.binary_search(b).is_ok())
+        });
+    let brief = marker || asked_about || text::containment(content, &turn.bigrams) < 0.75;
     // A question or a push — not an acknowledgement or compliance (`好，那我发邮箱`).
     // A question answers unless it turns to another matter (`另外…模板在哪个文件夹？`) or only
     // checks whether anything is left (`还有别的吗？`).
