@@ -453,7 +453,15 @@ fn broken_off(s: &str) -> bool {
     if head.len() == t.len() {
         return false;
     }
-    t.ends_with('—') || t.ends_with('－') || head.ends_with('是') || head.ends_with('：')
+    // `第二……`, `还有……`: the next item of a list announced, then cut.
+    let last = head
+        .rsplit(['，', '。', '；', '：', ',', ';', '！', '？'])
+        .next()
+        .unwrap_or(head)
+        .trim();
+    let enumerates = (last.starts_with('第') && last.chars().count() <= 3)
+        || ["还有", "另外", "然后", "其次", "还有就是", "再一个"].contains(&last);
+    t.ends_with('—') || t.ends_with('－') || head.ends_with('是') || head.ends_with('：') || enumerates
 }
 
 /// The caller winds the matter up themselves (`那我先去送别的，晚点再来`, `那我等他回复`): a
@@ -503,6 +511,20 @@ fn opens_something(s: &str) -> bool {
 }
 
 /// Words of a turn besides goodbyes and acknowledgements.
+/// A clause that only acknowledges and addresses the caller (`好的李老师`, `好嘞师傅`).
+fn address(s: &str) -> bool {
+    let t = ["好的", "好嘞", "好", "行", "嗯"]
+        .iter()
+        .find_map(|a| s.strip_prefix(a))
+        .unwrap_or(s);
+    // (`辛苦师傅` thanks the caller for the matter: it counts as words said.)
+    t.chars().count() <= 4
+        && !["辛苦", "谢谢", "麻烦", "多谢"].iter().any(|w| t.contains(w))
+        && ["老师", "师傅", "阿姨", "叔", "姐", "哥", "先生", "女士", "经理", "总"]
+            .iter()
+            .any(|w| t.ends_with(w))
+}
+
 fn own_words(s: &str) -> usize {
     let mut own = 0;
     for c in text::clauses(s) {
@@ -510,6 +532,7 @@ fn own_words(s: &str) -> usize {
         if is_goodbye_text(s, true)
             || SETTLED.contains(&s.trim_end_matches(['啊', '呀', '哈', '啦', '了']))
             || INTRO.is_match(s)
+            || address(s)
         {
             continue;
         }
