@@ -381,9 +381,12 @@ impl<'a> Ctx<'a> {
 
     /// Whether the value `v` was said by the caller before turn `before`, or is in a preset.
     /// A time of day matches across 12 hours (`三点` = `15点`).
-    pub fn grounded_value(&self, v: f64, before: usize) -> bool {
-        let same =
-            |x: f64| (x - v).abs() < 1e-6 || (x - v).abs() - 12.0 < 1e-6 && (x - v).abs() > 11.999;
+    pub fn grounded_value(&self, v: f64, before: usize, clock: bool) -> bool {
+        // (Twelve hours apart is the same time of day — 3点 and 15点 — and only that.)
+        let same = |x: f64| {
+            (x - v).abs() < 1e-6
+                || clock && (x - v).abs() - 12.0 < 1e-6 && (x - v).abs() > 11.999
+        };
         self.allowed_nums.iter().any(|&x| same(x))
             || self
                 .caller_values()

@@ -400,7 +400,10 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         }
         if vals
             .iter()
-            .any(|&v| ctx.grounded_value(v, t.idx) || said.iter().any(|&s| (s - v).abs() < 1e-6))
+            .any(|&v| {
+                ctx.grounded_value(v, t.idx, n.kind == NumKind::Clock)
+                    || said.iter().any(|&s| (s - v).abs() < 1e-6)
+            })
         {
             continue;
         }

@@ -128,7 +128,7 @@ fn floor(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             }
             // The caller's guess is theirs to say — unless the assistant confirms it
             // (`是十八楼吧？` — `对，是十八楼`).
-            if ctx.grounded_value(fl, t.idx) && !affirmed(t, n.start)
+            if ctx.grounded_value(fl, t.idx, false) && !affirmed(t, n.start)
                 || ctx.covered_at(t.idx, n.start)
             {
                 continue;
