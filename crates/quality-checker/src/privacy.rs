@@ -577,7 +577,8 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
 
 static TIME_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
-        "今天 明天 后天 今晚 晚上 下午 上午 中午 早上 周末 这周 下周 这几天 这两天 月底 才 点",
+        "今天 明天 后天 今晚 晚上 下午 上午 中午 早上 周末 这周 下周 这几天 这两天 月底 才 点 \
+         那会儿 那时候 那个点 那个时间 那时",
     )
 });
 
