@@ -384,8 +384,7 @@ impl<'a> Ctx<'a> {
     pub fn grounded_value(&self, v: f64, before: usize, clock: bool) -> bool {
         // (Twelve hours apart is the same time of day — 3点 and 15点 — and only that.)
         let same = |x: f64| {
-            (x - v).abs() < 1e-6
-                || clock && (x - v).abs() - 12.0 < 1e-6 && (x - v).abs() > 11.999
+            (x - v).abs() < 1e-6 || clock && (x - v).abs() - 12.0 < 1e-6 && (x - v).abs() > 11.999
         };
         self.allowed_nums.iter().any(|&x| same(x))
             || self
@@ -487,7 +486,29 @@ impl<'a> Ctx<'a> {
 
 /// Titles after the owner's surname that name the owner (王先生, 王总).
 const SURNAME_SUFFIXES: &[&str] = &[
-    "先生", "女士", "小姐", "总", "老师", "姐", "哥", "师傅", "老板",
+    "先生",
+    "女士",
+    "小姐",
+    "总",
+    "老师",
+    "姐",
+    "哥",
+    "师傅",
+    "老板",
+    "经理",
+    "主管",
+    "主任",
+    "医生",
+    "律师",
+    "工",
+    "老师傅",
+    "科长",
+    "处长",
+    "局长",
+    "院长",
+    "校长",
+    "队长",
+    "组长",
 ];
 
 /// Whether a clause is (nearly) the owner's preset words, so the assistant may say it.

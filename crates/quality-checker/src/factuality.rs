@@ -398,13 +398,10 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         {
             continue;
         }
-        if vals
-            .iter()
-            .any(|&v| {
-                ctx.grounded_value(v, t.idx, n.kind == NumKind::Clock)
-                    || said.iter().any(|&s| (s - v).abs() < 1e-6)
-            })
-        {
+        if vals.iter().any(|&v| {
+            ctx.grounded_value(v, t.idx, n.kind == NumKind::Clock)
+                || said.iter().any(|&s| (s - v).abs() < 1e-6)
+        }) {
             continue;
         }
         let span = &t.text[n.start..n.end];

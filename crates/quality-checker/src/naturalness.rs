@@ -461,7 +461,11 @@ fn broken_off(s: &str) -> bool {
         .trim();
     let enumerates = (last.starts_with('第') && last.chars().count() <= 3)
         || ["还有", "另外", "然后", "其次", "还有就是", "再一个"].contains(&last);
-    t.ends_with('—') || t.ends_with('－') || head.ends_with('是') || head.ends_with('：') || enumerates
+    t.ends_with('—')
+        || t.ends_with('－')
+        || head.ends_with('是')
+        || head.ends_with('：')
+        || enumerates
 }
 
 /// The caller winds the matter up themselves (`那我先去送别的，晚点再来`, `那我等他回复`): a
@@ -519,10 +523,14 @@ fn address(s: &str) -> bool {
         .unwrap_or(s);
     // (`辛苦师傅` thanks the caller for the matter: it counts as words said.)
     t.chars().count() <= 4
-        && !["辛苦", "谢谢", "麻烦", "多谢"].iter().any(|w| t.contains(w))
-        && ["老师", "师傅", "阿姨", "叔", "姐", "哥", "先生", "女士", "经理", "总"]
+        && !["辛苦", "谢谢", "麻烦", "多谢"]
             .iter()
-            .any(|w| t.ends_with(w))
+            .any(|w| t.contains(w))
+        && [
+            "老师", "师傅", "阿姨", "叔", "姐", "哥", "先生", "女士", "经理", "总",
+        ]
+        .iter()
+        .any(|w| t.ends_with(w))
 }
 
 fn own_words(s: &str) -> usize {

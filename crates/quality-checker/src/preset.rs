@@ -302,6 +302,8 @@ const PRESET_FUNC: &str =
 /// say at least one.
 #[derive(Debug, Default)]
 struct Trigger {
+    /// The relatives it names (`妈` of "妈妈打电话问…").
+    kin: Vec<&'static str>,
     groups: Vec<Vec<usize>>,
     /// Character pairs of the leftover content words.
     topic: Vec<(char, char)>,
@@ -326,7 +328,10 @@ const TRIGGER_NOT_YET: &[&str] = &["快", "马上", "即将", "今天", "明天"
 
 fn parse_trigger(s: &str) -> Trigger {
     let (aut, owner) = &*TRIGGER_WORDS;
-    let mut t = Trigger::default();
+    let mut t = Trigger {
+        kin: KIN.iter().copied().filter(|k| s.contains(k)).collect(),
+        ..Trigger::default()
+    };
     let mut last_end: Option<usize> = None;
     let mut last_role_end: Option<usize> = None;
     let mut masked: Vec<(usize, usize)> = Vec::new();
@@ -460,6 +465,9 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
     if trig.groups.is_empty() && trig.topic.is_empty() {
         return Err(());
     }
+    if other_kin(ctx, trig) {
+        return Ok(None);
+    }
     // An event (送到, 卖完, 找不到) is specific enough: what is left beside it only says more
     // of the same (`菜品售罄`), and is not required.
     // (Scheduling is not: what is scheduled is the topic.)
@@ -509,6 +517,33 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
         return Ok(topic_at);
     }
     Ok(held_groups(ctx, trig, role_prior)?.map(|g| g.max(topic_at.unwrap_or(0))))
+}
+
+/// Kin words: a trigger for one relative (`妈妈打电话问…`) does not hold for another.
+const KIN: &[&str] = &[
+    "妈", "爸", "母亲", "父亲", "老婆", "老公", "媳妇", "儿子", "女儿", "爷爷", "奶奶", "外公",
+    "外婆", "哥", "姐", "弟", "妹", "姑", "姨", "舅", "叔", "婶", "伯", "表", "堂", "嫂",
+];
+
+/// The trigger names relatives, and the caller introduces themselves as another one
+/// (`我是你小姑` for "妈妈打电话问周末回不回家").
+fn other_kin(ctx: &Ctx, trig: &Trigger) -> bool {
+    let named = &trig.kin;
+    if named.is_empty() {
+        return false;
+    }
+    let Some(first) = ctx.turns.iter().find(|t| !t.assistant) else {
+        return false;
+    };
+    let Some(i) = first.text.find("我是") else {
+        return false;
+    };
+    let intro = &first.text[i + "我是".len()..];
+    let intro = &intro[..intro
+        .find(['，', '。', ',', '！', '？'])
+        .unwrap_or(intro.len())];
+    let said: Vec<&str> = KIN.iter().copied().filter(|k| intro.contains(k)).collect();
+    !said.is_empty() && !said.iter().any(|k| named.contains(k))
 }
 
 /// The first caller turn by which every concept group of the trigger is shown.
@@ -676,11 +711,22 @@ fn event_said(ci: usize, text: &str) -> bool {
         {
             return false;
         }
-        // 到了再打给你, 到了就放: a condition about the future, not a report.
+        // 到了再打给你, 到了就放, 到了给您打电话: a condition about the future, not a report.
         let after = text[m.end()..].trim_start_matches(['我', '你', '您', '他', '她']);
-        if ["再", "就", "以后", "后", "的时候", "之后"]
-            .iter()
-            .any(|w| after.starts_with(w))
+        if [
+            "再",
+            "就",
+            "以后",
+            "后",
+            "的时候",
+            "之后",
+            "给您打",
+            "给你打",
+            "打电话",
+            "联系",
+        ]
+        .iter()
+        .any(|w| after.starts_with(w))
         {
             return false;
         }
@@ -1589,7 +1635,9 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         && prev.clauses.iter().any(|c| {
             let ct = c.text(prev.text);
             c.question
-                && ["是吧", "对吧", "是不是", "对不对"].iter().any(|w| ct.contains(w))
+                && ["是吧", "对吧", "是不是", "对不对"]
+                    .iter()
+                    .any(|w| ct.contains(w))
                 && text::bigrams(ct)
                     .iter()
                     .any(|b| contentful(*b) && content.binary_search(b).is_ok())
