@@ -421,6 +421,14 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     {
         return false;
     }
+    // (`那就这么定了`: 那就 hides the 就这么定 it starts.)
+    if word == "那就"
+        && ["这么定", "这样定", "这么办", "说定", "定了"]
+            .iter()
+            .any(|w| rest.starts_with(w))
+    {
+        return true;
+    }
     if matches!(word, "那就" | "就给他" | "就给她" | "就帮他" | "就帮她") {
         // A choice or an act: the clause ends like an instruction or a done deed.
         let c = clause.trim_end_matches(['。', '！', '!', '，', ' ']);
@@ -677,8 +685,10 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 return false;
             }
             // A clause of a sentence that asks asks too (`要不我先把她算上，到时候再说？`).
+            // (`不知道鲍总那边方不方便`: an indirect question asks too.)
             let asks = c.question
                 || marked
+                || s.starts_with("不知道") && REQUEST.is_match(s)
                 || caller
                     .clauses
                     .iter()

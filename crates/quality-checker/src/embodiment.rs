@@ -196,6 +196,23 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 }
                 continue;
             }
+            // 刚才那两下敲门声我这边也听到了: hearing what happens at the owner's door.
+            if with_i
+                && let Some(h) = ["听到", "听见"].iter().find_map(|w| clause.find(w))
+                && ["敲门", "门铃", "动静", "声音", "响声"]
+                    .iter()
+                    .any(|w| clause.contains(w))
+                && !text::negated(&clause[..h], 4)
+                && !clause[..h].contains(['您', '你'])
+            {
+                out.push(finding(
+                    KIND,
+                    t.idx,
+                    clause,
+                    "the assistant claims to hear what happens at the door".into(),
+                ));
+                break 'clauses;
+            }
             if let Some(word) = sensed_state(ctx, t, ci, clause) {
                 out.push(finding(
                     KIND,
@@ -327,10 +344,12 @@ fn claim(
             return false;
         }
     }
-    // 我已经发消息告诉詹先生外卖到楼下了: what is passed on, not what the assistant does.
+    // 我已经发消息告诉詹先生外卖到楼下了, 我跟她说外卖在门口了: what is passed on, not what the
+    // assistant does.
     if ["告诉", "转告", "通知", "发消息", "说一声"]
         .iter()
         .any(|w| prefix.contains(w))
+        || lexicon::RELAY.is_match(prefix)
     {
         return false;
     }

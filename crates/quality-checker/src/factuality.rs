@@ -333,10 +333,14 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
             continue;
         }
         // 这三件事, 这三项: a count of what was just said points back; it adds no fact.
+        // 两个选项, 三件事: a count of the matters in the call, no fact about the world.
         let counted = matches!(n.kind, NumKind::Count)
-            && ["这", "那", "以上", "上面", "这些"]
+            && (["这", "那", "以上", "上面", "这些"]
                 .iter()
-                .any(|w| t.text[..n.start].ends_with(w));
+                .any(|w| t.text[..n.start].ends_with(w))
+                || ["选项", "问题", "事", "方面", "办法", "情况", "要求"]
+                    .iter()
+                    .any(|w| t.text[n.end..].starts_with(w)));
         // 一盒大概多少钱？: a number in the assistant's own question asks — unless it is a tag
         // question, which asserts (`是三点对吧？`).
         let asked = t
