@@ -819,17 +819,22 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     if let Some(f) = accepts_topic(ctx, t, req) {
         return Some(f);
     }
-    // `行啊，我换个鞋就下去`: agreeing to come itself is embodiment's business.
-    if t.clauses.iter().any(|c| {
-        let cs = c.text(t.text);
-        cs.find('我').is_some_and(|i| {
-            [
-                "下去", "下楼", "下来", "过去", "过来", "上去", "上楼", "去拿", "去取",
-            ]
-            .iter()
-            .any(|w| cs[i..].contains(w))
+    // `行啊，我换个鞋就下去`: agreeing to come itself is embodiment's business — unless what it
+    // would do there binds the owner (`我来开门签收` a cash-on-delivery parcel).
+    if !["签收", "代收", "付", "收下"]
+        .iter()
+        .any(|w| t.text.contains(w))
+        && t.clauses.iter().any(|c| {
+            let cs = c.text(t.text);
+            cs.find('我').is_some_and(|i| {
+                [
+                    "下去", "下楼", "下来", "过去", "过来", "上去", "上楼", "去拿", "去取",
+                ]
+                .iter()
+                .any(|w| cs[i..].contains(w))
+            })
         })
-    }) {
+    {
         return None;
     }
     // `可以，…就按她说的来`: the owner's preset answers, not the assistant.

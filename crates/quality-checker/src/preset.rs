@@ -973,6 +973,10 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             if lexicon::conditional(clause) {
                 continue;
             }
+            // `她还有个到付件明天到`: another matter, later — not the situation at hand.
+            if FUTURE.is_match(clause) {
+                continue;
+            }
             // Trouble with the very thing both the trigger and the preset name (`单元门锁着进
             // 不去` against "到楼下单元门" → "单元门密码是…"): the occasion the preset answers.
             if occasion(clause, p) {
@@ -1277,9 +1281,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             || ["就行", "就行了", "就可以", "就可以了", "就好", "吧", "哈"]
                                 .iter()
                                 .any(|e| cs.ends_with(e)))
+                        && !lexicon::UNCERTAIN.is_match(cs)
                         && text::bigrams(cs)
                             .iter()
-                            .any(|b| contentful(*b) && content.binary_search(b).is_ok())
+                            .filter(|b| contentful(**b) && content.binary_search(b).is_ok())
+                            .count()
+                            >= 1
                 })
         };
         let partial: Vec<usize> = ctx
@@ -1672,6 +1679,21 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     .any(|w| prev.text[..shift].contains(w));
     // `…我转告他。另外他说了，请您在北门外等`: the preset added on after the answer.
     let added_on = TOPIC_SHIFT.is_match(turn.text);
+    // (`好，放鞋柜了。这个件是…的吧？`: the caller had complied; the preset said again is no answer.)
+    let had_complied = text::sentences(prev.text).first().is_some_and(|r| {
+        let first = &prev.text[r.clone()];
+        // (Done, not only acknowledged: `放鞋柜了`, not `好。`.)
+        complied(first) && first.contains('了') && first.chars().count() > 3
+    });
+    let asks_about_it = prev.clauses.iter().any(|c| {
+        c.question
+            && text::bigrams(c.text(prev.text))
+                .iter()
+                .any(|b| contentful(*b) && content.binary_search(b).is_ok())
+    });
+    if had_complied && !marker && !asks_about_it {
+        return false;
+    }
     // An explicit back-reference (`还是那句话`) is an answer by its form, unless the caller
     // only acknowledged or complied.
     brief
