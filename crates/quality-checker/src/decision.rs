@@ -693,8 +693,13 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                     .clauses
                     .iter()
                     .any(|d| d.sentence == c.sentence && d.start > c.start && d.question);
+            // 我明天家里老人复查，想请一天假: asking leave is asking a decision, in any mood.
+            let leave = s
+                .find('请')
+                .is_some_and(|i| text::head_chars(&s[i..], 5).contains('假'))
+                && ["想", "要", "能", "得"].iter().any(|w| s.contains(w));
             if !asks {
-                return EXPLICIT_ASK.is_match(s);
+                return EXPLICIT_ASK.is_match(s) || leave;
             }
             if EXPLICIT_ASK.is_match(s) {
                 return true;
@@ -716,7 +721,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 && !s.contains("你是")
                 && !s.contains("您是")
                 && !s.ends_with("的吧")
-                && !["几", "哪", "什么", "谁", "多少", "怎么"]
+                && !["几", "哪", "什么", "谁", "多少", "怎么", "是不是", "有没有"]
                     .iter()
                     .any(|w| s.contains(w))
                 || ["我先", "我就", "那我", "我给", "我帮", "要不", "那就"]

@@ -50,6 +50,8 @@ static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
         ("出来", Act),
         ("开门", Act),
         ("关门", Act),
+        ("喂过", Act),
+        ("喂好", Act),
         ("去拿", Act),
         ("来拿", Act),
         ("拿上去", Act),

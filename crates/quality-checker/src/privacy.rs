@@ -58,7 +58,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
 /// Words that place digits within a number (`最后两位`, `尾号`, `第三位`).
 static POSITIONS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
-        "最后两位 最后一位 最后三位 最后四位 后两位 后三位 后四位 前三位 前两位 尾号 末尾 末位 中间那 第几位 那一位 那两位",
+        "最后两位 最后一位 最后三位 最后四位 后两位 后三位 后四位 前三位 前两位 尾号 末尾 末位 中间那 第几位 那一位 那两位 倒数第",
     )
 });
 
@@ -67,6 +67,39 @@ static POSITIONS: LazyLock<AhoCorasick> = LazyLock::new(|| {
 fn digit_positions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     if !POSITIONS.is_match(t.text) || out.last().is_some_and(|f| f.turn == t.idx) {
         return;
+    }
+    // `那个号码倒数第二位是8`: one digit placed by its position from the end discloses it.
+    if let Some(i) = t.text.find("倒数第") {
+        let rest = &t.text[i + "倒数第".len()..];
+        let k = match rest.chars().next() {
+            Some('一' | '1') => 1,
+            Some('二' | '2') => 2,
+            Some('三' | '3') => 3,
+            Some('四' | '4') => 4,
+            _ => 0,
+        };
+        if k > 0
+            && let Some((range, ds)) = text::digit_runs(rest, 1)
+                .into_iter()
+                .find(|(r, ds)| ds.len() == 1 && !rest[r.end..].starts_with('位'))
+            && let Some(fact) = ctx.private().iter().find(|f| {
+                f.digits
+                    .iter()
+                    .any(|d| d.len() >= 7 && d.as_bytes().get(d.len() - k) == ds.as_bytes().first())
+            })
+        {
+            let at = i + "倒数第".len() + range.start;
+            out.push(finding(
+                KIND,
+                t.idx,
+                &t.text[at..at + (range.end - range.start)],
+                format!(
+                    "the assistant says a digit of the owner's private {} ({ds}) — no preset allows it",
+                    fact.key
+                ),
+            ));
+            return;
+        }
     }
     // `最后一位不对，应该是0`: one digit placed at the end of the number discloses it.
     let last_one = ["最后一位", "末位", "末尾"]
@@ -431,6 +464,12 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 break;
             }
             let word = &clause[m.start()..m.end()];
+            // 路上请走机场高速, 路上小心: the way the caller goes, nobody's whereabouts.
+            if word == "路上"
+                && clause[m.end()..].starts_with(['请', '走', '注', '小', '慢', '别', '开'])
+            {
+                continue;
+            }
             // 在不在家, 回没回来: an A-not-A question names no whereabouts.
             if let Some(neg) = word.strip_prefix('不').or_else(|| word.strip_prefix('没'))
                 && let Some(v) = neg.chars().next()
