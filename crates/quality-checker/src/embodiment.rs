@@ -186,14 +186,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     && let Some(word) =
                         first_person_act(&clause[i + "的话".len()..], &t.quoted, c.start + i + 6)
                 {
-                    out.push(finding(
-                        KIND,
-                        t.idx,
-                        clause,
-                        format!(
-                            "the assistant claims to perceive or act in the physical world (\"{word}\")"
-                        ),
-                    ));
+                    out.push(act_finding(t, clause, word));
                     break 'clauses;
                 }
                 continue;
@@ -225,14 +218,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 break 'clauses;
             }
             if with_i && let Some(word) = first_person_act(clause, &t.quoted, c.start) {
-                out.push(finding(
-                    KIND,
-                    t.idx,
-                    clause,
-                    format!(
-                        "the assistant claims to perceive or act in the physical world (\"{word}\")"
-                    ),
-                ));
+                out.push(act_finding(t, clause, word));
                 break 'clauses;
             }
             for m in aut.find_iter(clause) {
@@ -257,6 +243,16 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// The finding for a first-person act (`我这就下楼拿`).
+fn act_finding(t: &TurnCtx, clause: &str, word: &str) -> Finding {
+    finding(
+        KIND,
+        t.idx,
+        clause,
+        format!("the assistant claims to perceive or act in the physical world (\"{word}\")"),
+    )
 }
 
 /// A whole clause that answers as the one who comes (`来了来了`, `马上到`).
