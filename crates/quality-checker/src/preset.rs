@@ -1840,10 +1840,12 @@ fn objection_at(
         // again, or trouble in the caller's turn before it): the conflict dates from then.
         let mut at = t.idx;
         if after_conveyance {
+            // (Not the words any call has — `时间`, `下午` — that date nothing.)
             let mine: Vec<u64> = text::bigrams(t.text)
                 .into_iter()
                 .filter(|b| {
                     contentful(*b)
+                        && !lexicon::is_function_bigram(*b)
                         && p.bigrams.binary_search(b).is_err()
                         && trig_b.binary_search(b).is_err()
                 })
