@@ -22,6 +22,7 @@
 //! | [`embodiment`] | `safety.embodiment` |
 //! | [`naturalness`] | `natural.repetition`, `natural.closing`, `natural.meta` |
 //! | [`preset`] | `preset.premature`, `preset.missing`, `preset.conflict`, `preset.repeat` |
+//! | [`learned`] | `safety.decision`, `safety.embodiment` (classifiers beside the rules) |
 //!
 //! Shared text handling (clauses and sentences, negation scope, quotation, Chinese numerals such
 //! as `三点半` / `两百块` / `十五分钟`, digit strings, character bigrams) is in [`text`]; shared
@@ -65,6 +66,7 @@ pub mod decision;
 pub mod embodiment;
 pub mod eval;
 pub mod factuality;
+pub mod learned;
 pub mod lexicon;
 pub mod naturalness;
 pub mod preset;
@@ -99,6 +101,9 @@ pub struct Detectors {
     pub meta: bool,
     /// `preset.*`: premature, missing, conflict, repeat.
     pub preset: bool,
+    /// The learned classifiers beside the rules of `decision` and `embodiment` (see
+    /// [`learned`]); each reports only when its family is on too.
+    pub learned: bool,
 }
 
 impl Default for Detectors {
@@ -112,6 +117,7 @@ impl Default for Detectors {
             closing: true,
             meta: true,
             preset: true,
+            learned: true,
         }
     }
 }
@@ -289,6 +295,10 @@ fn detectors(cfg: &CheckConfig) -> Vec<Detector> {
     }
     if d.preset {
         v.push(preset::detect);
+    }
+    // After the rules: on a turn both find, the rule's finding (sharper evidence) is kept.
+    if d.learned && (d.decision || d.embodiment) {
+        v.push(learned::detect);
     }
     v
 }

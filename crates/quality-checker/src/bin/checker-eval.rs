@@ -281,6 +281,7 @@ fn bench(file: &Path, args: &Args) -> Result<ExitCode, String> {
         d.closing = want("closing");
         d.meta = want("meta");
         d.preset = want("preset");
+        d.learned = want("learned");
     }
     let checker = cfg.build();
     // Warm up (word lists compile on first use).

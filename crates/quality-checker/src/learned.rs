@@ -1,0 +1,576 @@
+//! Learned turn classifiers beside the rules: `safety.decision` and `safety.embodiment`.
+//!
+//! Why: measured blind, the word rules plateau for the kinds every writer words anew — a
+//! commitment made for the owner, a body the assistant does not have (BENCHMARKS.md, "Blind
+//! measurements"). A logistic regression on character n-grams, trained on the labelled sets,
+//! generalises from phrasings it has seen to ones it has not better than word lists do, and
+//! its precision is high enough to run beside them: a turn is reported when the rules *or* the
+//! model find it (the rule's finding wins on the same turn: its evidence is sharper).
+//!
+//! The models are data, not code: `models/<kind>.tsv`, written by
+//! `scripts/train_checker_models.py` (scikit-learn) and embedded at compile time, so the
+//! checker still does no IO. Features, exactly as scikit-learn's `TfidfVectorizer` computes
+//! them: character 1–3-grams of the assistant turn and 1–2-grams of the caller turn before it,
+//! each block weighted by `(1 + ln tf) · idf` and L2-normalised over the n-grams the model
+//! knows, the caller block scaled by `caller_scale`. `tests/data/learned_reference.jsonl` holds
+//! the probabilities scikit-learn gave; a test holds this code to them.
+//!
+//! Cost: one hash lookup per n-gram (one table for all models, keyed by the packed code points),
+//! about a tenth of the checker's time per dialogue.
+
+use crate::ctx::Ctx;
+use crate::{Finding, finding};
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+/// The model files, embedded.
+const SOURCES: &[(&str, &str)] = &[
+    (
+        "models/safety.decision.tsv",
+        include_str!("../models/safety.decision.tsv"),
+    ),
+    (
+        "models/safety.embodiment.tsv",
+        include_str!("../models/safety.embodiment.tsv"),
+    ),
+];
+
+/// The embedded models, parsed on first use. A malformed embedded file is a build defect, caught
+/// by the test `learned::embedded_models_parse`.
+pub static MODELS: LazyLock<Models> = LazyLock::new(|| {
+    Models::parse(SOURCES).unwrap_or_else(|e| panic!("embedded learned model: {e}"))
+});
+
+/// One classifier's constants (its n-gram weights live in [`Models`]' shared table).
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// The violation kind it reports.
+    pub kind: String,
+    /// Bias of the logistic regression.
+    pub intercept: f64,
+    /// A turn is reported at or above this probability.
+    pub threshold: f64,
+    /// Weight of the caller block against the assistant block.
+    pub caller_scale: f64,
+}
+
+/// All models, with one table of n-grams for all of them.
+#[derive(Debug, Default)]
+pub struct Models {
+    /// The models, in the order of [`SOURCES`].
+    pub models: Vec<Model>,
+    /// Packed n-gram (see [`key`]) to its idf and weight per model.
+    table: Table,
+    /// N-gram lengths (lowest, highest) of the assistant block and the caller block.
+    lengths: [(usize, usize); 2],
+}
+
+/// A bad model file: which file, which line, what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelError(pub String);
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// Most models the checker carries: they share one table whose slots hold every model's
+/// weights, so a slot stays small (24 bytes). Raise it to ship a third model.
+pub const MAX_MODELS: usize = 2;
+
+/// An n-gram and, per model, its idf and weight (0 and 0 when the model does not know it).
+/// f32: the files give 7 significant digits; sums are in f64.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    /// Packed n-gram; 0 is an empty slot (no key is 0: every character adds at least 1).
+    key: u64,
+    idf: [f32; MAX_MODELS],
+    w: [f32; MAX_MODELS],
+}
+
+/// The n-gram table: open addressing, linear probing, at most half full, weights inline.
+///
+/// Why not a `HashMap` and a weight array: the checker looks up every n-gram of every turn
+/// (about 330 per dialogue) and most hit; the time goes to cache misses (`perf annotate`), so
+/// a hit reads one slot, one cache line, and nothing else (BENCHMARKS.md). Built once.
+#[derive(Debug, Default)]
+struct Table {
+    slots: Vec<Slot>,
+    /// 64 − log2(slots).
+    shift: u32,
+}
+
+impl Table {
+    fn build(entries: &HashMap<u64, Slot>) -> Table {
+        let len = (entries.len() * 2).next_power_of_two().max(16);
+        let mut t = Table {
+            slots: vec![Slot::default(); len],
+            shift: 64 - len.trailing_zeros(),
+        };
+        for (&k, slot) in entries {
+            let mut i = t.first(k);
+            while t.slots[i].key != 0 {
+                i = (i + 1) & (len - 1);
+            }
+            t.slots[i] = Slot { key: k, ..*slot };
+        }
+        t
+    }
+
+    /// The first slot to probe (Fibonacci hashing: the top bits of a multiply).
+    fn first(&self, k: u64) -> usize {
+        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// The index of `k`'s slot.
+    #[inline(always)]
+    fn get(&self, k: u64) -> Option<usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.first(k);
+        loop {
+            match self.slots[i].key {
+                0 => return None,
+                x if x == k => return Some(i),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+}
+
+/// Per model, a probability (see [`Models::score`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Scores {
+    p: [f64; MAX_MODELS],
+    n: usize,
+}
+
+impl std::ops::Deref for Scores {
+    type Target = [f64];
+    fn deref(&self) -> &[f64] {
+        &self.p[..self.n]
+    }
+}
+
+/// `1 + ln tf`, scikit-learn's sublinear term frequency (0 for 0). Most n-grams occur once in
+/// a turn, so the logarithm is rarely taken.
+fn sublinear_tf(count: u32) -> f64 {
+    match count {
+        0 => 0.0,
+        1 => 1.0,
+        _ => 1.0 + f64::from(count).ln(),
+    }
+}
+
+/// Per thread, reused across calls: how often each slot was hit in this block (a generation
+/// stamp instead of clearing).
+#[derive(Default)]
+struct Scratch {
+    /// Per slot: the generation of its last hit (high 16 bits) and its hits in that
+    /// generation (low 16 bits; a 65,536th hit of one n-gram in one turn is not counted).
+    seen: Vec<u32>,
+    /// Counts up per block; 16 bits, then wraps (see `begin`).
+    generation: u32,
+}
+
+impl Scratch {
+    fn begin(&mut self, slots: usize) {
+        if self.seen.len() < slots {
+            self.seen.resize(slots, 0);
+        }
+        self.generation = (self.generation + 1) & 0xFFFF;
+        if self.generation == 0 {
+            // Wrapped: old stamps could read as current.
+            self.seen.fill(0);
+            self.generation = 1;
+        }
+    }
+
+    /// Counts a hit of slot `i`; its hits so far in this block, or None when saturated.
+    #[inline(always)]
+    fn hit(&mut self, i: usize) -> Option<u32> {
+        let s = &mut self.seen[i];
+        if *s >> 16 != self.generation {
+            *s = self.generation << 16 | 1;
+            Some(1)
+        } else if *s & 0xFFFF != 0xFFFF {
+            *s += 1;
+            Some(*s & 0xFFFF)
+        } else {
+            None
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+/// The caller block's n-grams carry this bit, so both blocks share one table.
+const CALLER_BIT: u64 = 1 << 63;
+
+/// Packs an n-gram of up to three characters: each code point + 1 in 21 bits (0 = no character).
+fn key(chars: &[char]) -> u64 {
+    chars
+        .iter()
+        .enumerate()
+        .fold(0, |k, (i, &c)| k | ((c as u64 + 1) << (21 * i)))
+}
+
+impl Models {
+    /// Parses model files given as (name, text).
+    pub fn parse(sources: &[(&str, &str)]) -> Result<Models, ModelError> {
+        let n = sources.len();
+        if n > MAX_MODELS {
+            return Err(ModelError(format!(
+                "{n} models, more than the {MAX_MODELS} the checker carries"
+            )));
+        }
+        let mut out = Models::default();
+        let mut entries: HashMap<u64, Slot> = HashMap::new();
+        for (m, (name, text)) in sources.iter().enumerate() {
+            let mut kind = None;
+            let mut intercept = None;
+            let mut threshold = None;
+            let mut caller_scale = None;
+            // Per block (assistant, caller): the n-gram lengths, lowest and highest.
+            let mut lengths: [Option<(usize, usize)>; 2] = [None, None];
+            for (ln, line) in text.lines().enumerate() {
+                let err = |what: &str| ModelError(format!("{name}, line {}: {what}", ln + 1));
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let fields: Vec<&str> = line.split('\t').collect();
+                let num = |s: &str| -> Result<f64, ModelError> {
+                    s.parse::<f64>()
+                        .ok()
+                        .filter(|v| v.is_finite())
+                        .ok_or_else(|| err(&format!("{s:?} is not a finite number")))
+                };
+                match fields.as_slice() {
+                    ["kind", k] => kind = Some(k.to_string()),
+                    ["intercept", v] => intercept = Some(num(v)?),
+                    ["threshold", v] => threshold = Some(num(v)?),
+                    ["caller_scale", v] => caller_scale = Some(num(v)?),
+                    [which @ ("assistant_ngrams" | "caller_ngrams"), lo, hi] => {
+                        let b = usize::from(*which == "caller_ngrams");
+                        let range = match (lo.parse::<usize>(), hi.parse::<usize>()) {
+                            (Ok(lo), Ok(hi)) if 1 <= lo && lo <= hi && hi <= 3 => (lo, hi),
+                            _ => {
+                                return Err(err(&format!(
+                                    "{which} {lo} {hi}: expected lengths 1 ≤ lowest ≤ highest ≤ 3"
+                                )));
+                            }
+                        };
+                        if m > 0 && out.lengths[b] != range {
+                            return Err(err(&format!(
+                                "{which} {lo} {hi} differs from the first model's {:?}: the models share one table",
+                                out.lengths[b]
+                            )));
+                        }
+                        out.lengths[b] = range;
+                        lengths[b] = Some(range);
+                    }
+                    [block @ ("a" | "c"), gram, idf, w] => {
+                        let gram: String = serde_json::from_str(gram)
+                            .map_err(|e| err(&format!("n-gram {gram}: {e}")))?;
+                        let chars: Vec<char> = gram.chars().collect();
+                        let b = usize::from(*block == "c");
+                        let Some((lo, hi)) = lengths[b] else {
+                            return Err(err(&format!(
+                                "n-gram before the `{}` line",
+                                ["assistant_ngrams", "caller_ngrams"][b]
+                            )));
+                        };
+                        if chars.len() < lo || chars.len() > hi {
+                            return Err(err(&format!(
+                                "n-gram {gram:?} has {} characters (block {block}: {lo}–{hi})",
+                                chars.len()
+                            )));
+                        }
+                        let k = key(&chars) | if *block == "c" { CALLER_BIT } else { 0 };
+                        let e = entries.entry(k).or_default();
+                        // f32: see `Slot`.
+                        e.idf[m] = num(idf)? as f32;
+                        e.w[m] = num(w)? as f32;
+                    }
+                    _ => return Err(err(&format!("unexpected line {line:?}"))),
+                }
+            }
+            let missing = |key: &str| ModelError(format!("{name}: no `{key}` line"));
+            out.models.push(Model {
+                kind: kind.ok_or_else(|| missing("kind"))?,
+                intercept: intercept.ok_or_else(|| missing("intercept"))?,
+                threshold: threshold.ok_or_else(|| missing("threshold"))?,
+                caller_scale: caller_scale.ok_or_else(|| missing("caller_scale"))?,
+            });
+        }
+        out.table = Table::build(&entries);
+        Ok(out)
+    }
+
+    /// Per model, the probability that the assistant turn `assistant`, answering `caller`, is
+    /// of the model's kind.
+    pub fn score(&self, assistant: &str, caller: &str) -> Scores {
+        SCRATCH.with_borrow_mut(|scratch| {
+            let a = self.block(assistant, self.lengths[0], 0, scratch);
+            let c = self.block(caller, self.lengths[1], CALLER_BIT, scratch);
+            let mut p = [0.0; MAX_MODELS];
+            for (m, model) in self.models.iter().enumerate() {
+                let z = model.intercept + a[m] + model.caller_scale * c[m];
+                p[m] = 1.0 / (1.0 + (-z).exp());
+            }
+            Scores {
+                p,
+                n: self.models.len(),
+            }
+        })
+    }
+
+    /// Counts one n-gram of a block: its feature value grows from `(1 + ln(c−1))·idf` to
+    /// `(1 + ln c)·idf`, so the dot product and the squared norm grow by the difference — no
+    /// second pass over the n-grams hit.
+    #[inline(always)]
+    fn lookup(
+        &self,
+        k: u64,
+        scratch: &mut Scratch,
+        dot: &mut [f64; MAX_MODELS],
+        sq: &mut [f64; MAX_MODELS],
+    ) {
+        let Some(i) = self.table.get(k) else { return };
+        let Some(count) = scratch.hit(i) else { return };
+        let (t1, t0) = (sublinear_tf(count), sublinear_tf(count - 1));
+        let slot = &self.table.slots[i];
+        for m in 0..MAX_MODELS {
+            let idf = f64::from(slot.idf[m]);
+            let (v1, v0) = (t1 * idf, t0 * idf);
+            dot[m] += (v1 - v0) * f64::from(slot.w[m]);
+            sq[m] += v1 * v1 - v0 * v0;
+        }
+    }
+
+    /// Per model, the normalised dot product of one block's features with the weights.
+    fn block(
+        &self,
+        text: &str,
+        (lo, hi): (usize, usize),
+        bit: u64,
+        scratch: &mut Scratch,
+    ) -> [f64; MAX_MODELS] {
+        scratch.begin(self.table.slots.len());
+        let mut dot = [0.0; MAX_MODELS];
+        let mut sq = [0.0; MAX_MODELS];
+        // A window of the last three characters, each code point + 1 (0: none), see `key`.
+        let (mut c1, mut c2) = (0u64, 0u64);
+        for ch in text.chars() {
+            let c0 = ch as u64 + 1;
+            // The n-grams ending at `ch`: itself, with the one before, with the two before.
+            if lo == 1 {
+                self.lookup(c0 | bit, scratch, &mut dot, &mut sq);
+            }
+            if c1 != 0 && hi >= 2 {
+                if lo <= 2 {
+                    self.lookup(c1 | (c0 << 21) | bit, scratch, &mut dot, &mut sq);
+                }
+                if hi == 3 && c2 != 0 {
+                    self.lookup(
+                        c2 | (c1 << 21) | (c0 << 42) | bit,
+                        scratch,
+                        &mut dot,
+                        &mut sq,
+                    );
+                }
+            }
+            c2 = c1;
+            c1 = c0;
+        }
+        for m in 0..MAX_MODELS {
+            if sq[m] > 0.0 {
+                dot[m] /= sq[m].sqrt();
+            }
+        }
+        dot
+    }
+
+    /// The n-grams of `text` (assistant block) weighing most towards model `m`, heaviest first.
+    fn heaviest(&self, text: &str, m: usize, most: usize) -> Vec<(String, f64)> {
+        let chars: Vec<char> = text.chars().collect();
+        let mut found: Vec<(String, f64)> = Vec::new();
+        for i in 0..chars.len() {
+            for len in 1..=3.min(chars.len() - i) {
+                if let Some(at) = self.table.get(key(&chars[i..i + len])) {
+                    let slot = &self.table.slots[at];
+                    let weight = f64::from(slot.w[m]) * f64::from(slot.idf[m]);
+                    let gram: String = chars[i..i + len].iter().collect();
+                    if weight > 0.0 && !found.iter().any(|(g, _)| *g == gram) {
+                        found.push((gram, weight));
+                    }
+                }
+            }
+        }
+        found.sort_by(|a, b| b.1.total_cmp(&a.1));
+        // A longer n-gram says more than the characters inside it.
+        let mut out: Vec<(String, f64)> = Vec::new();
+        for (g, s) in found {
+            if !out.iter().any(|(o, _)| o.contains(g.as_str())) {
+                out.push((g, s));
+            }
+            if out.len() == most {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// What a finding of the kind means, for the message.
+fn meaning(kind: &str) -> &'static str {
+    match kind {
+        "safety.decision" => "decides or commits for the owner",
+        "safety.embodiment" => "claims to see, move or act in person",
+        _ => "is of this kind",
+    }
+}
+
+/// The detector: every assistant turn scored by every model whose detector family is on.
+pub fn detect(ctx: &Ctx) -> Vec<Finding> {
+    let models = &*MODELS;
+    let on: Vec<bool> = models
+        .models
+        .iter()
+        .map(|m| match m.kind.as_str() {
+            "safety.decision" => ctx.cfg.detectors.decision,
+            "safety.embodiment" => ctx.cfg.detectors.embodiment,
+            _ => true,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for t in ctx.turns.iter().filter(|t| t.assistant) {
+        let caller = if t.idx > 0 {
+            ctx.turns[t.idx - 1].text
+        } else {
+            ""
+        };
+        let p = models.score(t.text, caller);
+        for (m, model) in models.models.iter().enumerate() {
+            if !on[m] || p[m] < model.threshold {
+                continue;
+            }
+            // The evidence: the clause that weighs most. The owner's own preset words may decide
+            // (the preset allows it), so a clause that is one is not reported.
+            let best = t
+                .clauses
+                .iter()
+                .enumerate()
+                .map(|(ci, c)| {
+                    let s: f64 = models
+                        .heaviest(c.text(t.text), m, usize::MAX)
+                        .iter()
+                        .map(|(_, s)| s)
+                        .sum();
+                    (ci, s)
+                })
+                .max_by(|a, b| a.1.total_cmp(&b.1));
+            let Some((ci, _)) = best else { continue };
+            if t.covered[ci] {
+                continue;
+            }
+            let words: Vec<String> = models
+                .heaviest(t.text, m, 4)
+                .into_iter()
+                .map(|(g, _)| g)
+                .collect();
+            out.push(finding(
+                &model.kind,
+                t.idx,
+                t.clauses[ci].text(t.text),
+                format!(
+                    "a classifier learned from the labelled sets gives {:.2} that the assistant {} here (words weighing most: {})",
+                    p[m],
+                    meaning(&model.kind),
+                    words.join("、")
+                ),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_models_parse() {
+        let models = Models::parse(SOURCES).unwrap();
+        let kinds: Vec<&str> = models.models.iter().map(|m| m.kind.as_str()).collect();
+        assert_eq!(kinds, ["safety.decision", "safety.embodiment"]);
+        for m in &models.models {
+            assert!(m.threshold >= 0.5 && m.threshold < 1.0, "{m:?}");
+        }
+        let keys = models.table.slots.iter().filter(|s| s.key != 0).count();
+        assert!(keys > 5000, "{keys} n-grams");
+        // Every key is found in its slot.
+        for (i, s) in models.table.slots.iter().enumerate() {
+            if s.key != 0 {
+                assert_eq!(models.table.get(s.key), Some(i));
+            }
+        }
+    }
+
+    #[test]
+    fn keys_are_distinct() {
+        let a: Vec<char> = "我帮".chars().collect();
+        let b: Vec<char> = "帮我".chars().collect();
+        assert_ne!(key(&a), key(&b));
+        assert_ne!(key(&a[..1]), key(&a));
+        assert_ne!(key(&a) | CALLER_BIT, key(&a));
+    }
+
+    #[test]
+    fn bad_files_name_file_and_line() {
+        let e = Models::parse(&[("m.tsv", "kind\tsafety.decision\nintercept\tx\n")]).unwrap_err();
+        assert_eq!(e.0, "m.tsv, line 2: \"x\" is not a finite number");
+        let e = Models::parse(&[("m.tsv", "kind\tk\na\t\"我帮\"\t1\t1\n")]).unwrap_err();
+        assert_eq!(
+            e.0,
+            "m.tsv, line 2: n-gram before the `assistant_ngrams` line"
+        );
+        let src = "kind\tk\nassistant_ngrams\t2\t3\na\t\"我帮您定\"\t1\t1\n";
+        let e = Models::parse(&[("m.tsv", src)]).unwrap_err();
+        assert!(
+            e.0.starts_with("m.tsv, line 3: n-gram \"我帮您定\" has 4"),
+            "{e}"
+        );
+        let e = Models::parse(&[("m.tsv", "assistant_ngrams\t2\t4\n")]).unwrap_err();
+        assert!(
+            e.0.starts_with("m.tsv, line 1: assistant_ngrams 2 4: expected"),
+            "{e}"
+        );
+        let head = "kind\tk\nintercept\t0\nthreshold\t0.5\ncaller_scale\t0.5\n";
+        let m = format!("{head}assistant_ngrams\t2\t3\n");
+        let n = format!("{head}assistant_ngrams\t1\t3\n");
+        let e = Models::parse(&[("m.tsv", &m), ("n.tsv", &n)]).unwrap_err();
+        assert!(
+            e.0.starts_with("n.tsv, line 5: assistant_ngrams 1 3 differs"),
+            "{e}"
+        );
+        let e = Models::parse(&[("m.tsv", "kind\tk\nintercept\t0\nthreshold\t0.5\n")]).unwrap_err();
+        assert_eq!(e.0, "m.tsv: no `caller_scale` line");
+    }
+
+    #[test]
+    fn unknown_ngrams_score_the_intercept() {
+        let src = "kind\tk\nintercept\t-1\nthreshold\t0.5\ncaller_scale\t0.5\n\
+                   assistant_ngrams\t1\t3\ncaller_ngrams\t1\t2\na\t\"帮\"\t2\t3\n";
+        let models = Models::parse(&[("m.tsv", src)]).unwrap();
+        let p0 = models.score("好的", "");
+        assert!((p0[0] - 1.0 / (1.0 + 1f64.exp())).abs() < 1e-12);
+        // One known n-gram: normalised to 1, so the logit is -1 + 3.
+        let p1 = models.score("帮帮", "帮");
+        assert!((p1[0] - 1.0 / (1.0 + (-2f64).exp())).abs() < 1e-12);
+    }
+}
