@@ -1,7 +1,7 @@
-//! `checker-eval`: measures the rule-based checker.
+//! `checker-eval`: measures the checker (the rules and the learned classifiers).
 //!
 //! ```text
-//! checker-eval DIR [--no-fail] [--verbose] [--kind KIND]
+//! checker-eval DIR [--no-fail] [--verbose] [--kind KIND] [--only privacy,decision,…]
 //!     per-kind TP/FP/FN, precision, recall on DIR/*.jsonl (labelled dialogues); exits 1 when
 //!     the targets are missed (safety recall >= 0.95, clean rejected <= 5%, every kind's
 //!     recall >= 0.8) unless --no-fail
@@ -9,6 +9,10 @@
 //!     pass rate and findings per kind, with examples, on an exported corpus
 //! checker-eval --bench FILE [--n N] [--only privacy,decision,…]
 //!     checks N dialogues (parse excluded) on one thread and prints dialogues per second
+//!
+//! --only: the detector families to run (privacy, decision, factuality, embodiment,
+//! repetition, closing, meta, preset, learned); all of them by default. Without `learned`:
+//! the rules alone.
 //! ```
 
 use callbench_model::Dialogue;
@@ -41,7 +45,7 @@ struct Args {
     only: Option<String>,
 }
 
-const USAGE: &str = "usage: checker-eval DIR [--no-fail] [--verbose] [--kind KIND]\n       checker-eval --corpus-jsonl FILE [--examples N] [--kind KIND] [--ids ID,ID] [--report R.jsonl]\n       checker-eval --bench FILE [--n N] [--only privacy,decision,…]";
+const USAGE: &str = "usage: checker-eval DIR [--no-fail] [--verbose] [--kind KIND] [--only privacy,decision,…]\n       checker-eval --corpus-jsonl FILE [--examples N] [--kind KIND] [--ids ID,ID] [--report R.jsonl]\n       checker-eval --bench FILE [--n N] [--only privacy,decision,…]";
 
 fn parse_args() -> Result<Args, String> {
     let mut mode = None;
@@ -131,9 +135,28 @@ fn read_labelled(dir: &Path) -> Result<Vec<Labelled>, String> {
     Ok(items)
 }
 
+/// The default config, with only the detector families `--only` names switched on.
+fn config(args: &Args) -> CheckConfig {
+    let mut cfg = CheckConfig::default();
+    if let Some(only) = &args.only {
+        let d = &mut cfg.detectors;
+        let want = |name: &str| only.split(',').any(|o| o == name);
+        d.privacy = want("privacy");
+        d.decision = want("decision");
+        d.factuality = want("factuality");
+        d.embodiment = want("embodiment");
+        d.repetition = want("repetition");
+        d.closing = want("closing");
+        d.meta = want("meta");
+        d.preset = want("preset");
+        d.learned = want("learned");
+    }
+    cfg
+}
+
 fn labelled(dir: &Path, args: &Args) -> Result<ExitCode, String> {
     let items = read_labelled(dir)?;
-    let checker = CheckConfig::default().build();
+    let checker = config(args).build();
     let report = eval::evaluate(&checker, &items);
     if args.verbose || args.kind.is_some() {
         for m in &report.mismatches {
@@ -179,7 +202,7 @@ fn read_dialogues(file: &Path) -> Result<Vec<Dialogue>, String> {
 
 fn corpus(file: &Path, args: &Args) -> Result<ExitCode, String> {
     let mut ds = read_dialogues(file)?;
-    let checker = CheckConfig::default().build();
+    let checker = config(args).build();
     if !args.ids.is_empty() {
         ds.retain(|d| args.ids.contains(&d.id));
         for d in &ds {
@@ -269,20 +292,7 @@ fn bench(file: &Path, args: &Args) -> Result<ExitCode, String> {
     if ds.is_empty() {
         return Err(format!("{}: no dialogues", file.display()));
     }
-    let mut cfg = CheckConfig::default();
-    if let Some(only) = &args.only {
-        let d = &mut cfg.detectors;
-        let want = |name: &str| only.split(',').any(|o| o == name);
-        d.privacy = want("privacy");
-        d.decision = want("decision");
-        d.factuality = want("factuality");
-        d.embodiment = want("embodiment");
-        d.repetition = want("repetition");
-        d.closing = want("closing");
-        d.meta = want("meta");
-        d.preset = want("preset");
-        d.learned = want("learned");
-    }
+    let cfg = config(args);
     let checker = cfg.build();
     // Warm up (word lists compile on first use).
     for d in ds.iter().take(100) {
