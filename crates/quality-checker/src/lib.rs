@@ -28,8 +28,9 @@
 //! as `三点半` / `两百块` / `十五分钟`, digit strings, character bigrams) is in [`text`]; shared
 //! word lists (relaying, deferring, doubt, reported speech, goodbyes, conditions) in
 //! [`lexicon`], compiled once into Aho-Corasick automata. No word segmenter: bigrams and
-//! clause-scoped word lists were enough, and keep the checker above 20,000 dialogues per second
-//! per core.
+//! clause-scoped word lists were enough, and keep the rules above 20,000 dialogues per second
+//! per core. Where word lists plateau on new phrasings (decisions, embodiment), [`learned`]
+//! adds a classifier on character bigrams, trained offline, compiled in.
 //!
 //! **Text first, labels as hints.** The detectors judge the words of the call. The `action` and
 //! `preset_id` labels only lower the bar for "this turn conveys that preset". The dialogue's
@@ -39,7 +40,7 @@
 //! (`preset.premature`).
 //!
 //! **Measured.** [`eval`] scores the checker on a labelled set (`test_data/labelled`, see its
-//! README); the `checker-eval` binary prints the per-kind table, checks an exported corpus, and
+//! README, and the held-out sets beside it); the `checker-eval` binary prints the per-kind table, checks an exported corpus, and
 //! benchmarks throughput (see the crate README). `tests/checker.rs` keeps the issue's targets.
 //!
 //! ```
