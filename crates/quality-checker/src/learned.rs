@@ -10,13 +10,15 @@
 //! The models are data, not code: `models/<kind>.tsv`, written by
 //! `scripts/train_checker_models.py` (scikit-learn) and embedded at compile time, so the
 //! checker still does no IO. Features, exactly as scikit-learn's `TfidfVectorizer` computes
-//! them: character 1–3-grams of the assistant turn and 1–2-grams of the caller turn before it,
-//! each block weighted by `(1 + ln tf) · idf` and L2-normalised over the n-grams the model
-//! knows, the caller block scaled by `caller_scale`. `tests/data/learned_reference.jsonl` holds
-//! the probabilities scikit-learn gave; a test holds this code to them.
+//! them: character n-grams of the assistant turn and of the caller turn before it (lengths
+//! from the model file; the shipped models use bigrams), each block weighted by
+//! `(1 + ln tf) · idf` and L2-normalised over the n-grams the model knows, the caller block
+//! scaled by `caller_scale`. `tests/data/learned_reference.jsonl` holds the probabilities
+//! scikit-learn gave; a test holds this code to them.
 //!
-//! Cost: one hash lookup per n-gram (one table for all models, keyed by the packed code points),
-//! about a tenth of the checker's time per dialogue.
+//! Cost: one probe of an open-addressing table per n-gram (one table for all models, keyed by
+//! the packed code points, weights inline), about 7% of the checker's time per dialogue
+//! (BENCHMARKS.md).
 
 use crate::ctx::Ctx;
 use crate::{Finding, finding};
@@ -57,7 +59,7 @@ pub struct Model {
 /// All models, with one table of n-grams for all of them.
 #[derive(Debug, Default)]
 pub struct Models {
-    /// The models, in the order of [`SOURCES`].
+    /// The models, in the order of their files.
     pub models: Vec<Model>,
     /// Packed n-gram (see [`key`]) to its idf and weight per model.
     table: Table,
