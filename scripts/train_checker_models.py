@@ -82,10 +82,11 @@ def caller_ngrams(text):
 
 
 def measured(folder):
-    """A set still waiting for its one blind measurement is not looked at (its README says so)."""
+    """A set still waiting for its one blind measurement is not looked at (its README says so),
+    nor one without a README yet (still being written)."""
     readme = os.path.join(folder, "README.md")
-    return not (os.path.exists(readme)
-                and "(to be filled in by the maintainer)" in open(readme, encoding="utf-8").read())
+    return (os.path.exists(readme)
+            and "(to be filled in by the maintainer)" not in open(readme, encoding="utf-8").read())
 
 
 def load(folder, kind):
