@@ -232,6 +232,11 @@ static PENDING: LazyLock<AhoCorasick> = LazyLock::new(|| {
     )
 });
 
+/// A caller cut off by the assistant's goodbye says so.
+static PROTEST: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words("等一下 等等！ 等等， 别挂 先别挂 还没说完 听我说完 让我说完 怎么就挂")
+});
+
 /// Words of a caller turn that leave something open.
 static OPEN: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
@@ -337,13 +342,17 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
                     "the assistant hangs up while the caller's matter is still open".into(),
                 ));
             } else if t.idx + 1 < n {
-                // The caller goes on with something new after the assistant's goodbye.
+                // The caller goes on with something new after the assistant's goodbye, or
+                // protests the goodbye itself (`等一下！`, `我还没说完呢`).
                 let next = &ctx.turns[t.idx + 1];
+                // Not when the caller had wound up (`那我先去送别的`): `哎等等，还有个事` then
+                // reopens a call that was rightly closed.
                 if !next.assistant
                     && !prev.is_some_and(|p| caller_winds_up(p.text))
-                    && !caller_says_goodbye(next)
-                    && !settled(next.text)
-                    && OPEN.is_match(next.text)
+                    && (PROTEST.is_match(next.text)
+                        || !caller_says_goodbye(next)
+                            && !settled(next.text)
+                            && OPEN.is_match(next.text))
                 {
                     out.push(finding(
                         "natural.closing",
@@ -471,10 +480,21 @@ fn broken_off(s: &str) -> bool {
 /// The caller winds the matter up themselves (`那我先去送别的，晚点再来`, `那我等他回复`): a
 /// goodbye after it is not premature, even if the caller later comes back with more.
 fn caller_winds_up(s: &str) -> bool {
+    // Said, not asked (`是放驿站，还是明天再送？` winds nothing up).
+    let said: Vec<&str> = text::clauses(s)
+        .iter()
+        .filter(|c| !c.question)
+        .map(|c| c.text(s))
+        .collect();
     [
         "我先去",
         "晚点再",
         "回头再",
+        // Coming back later (`那我下午再来送吧`, `明天再打`).
+        "再来",
+        "再打",
+        "再送",
+        "改天",
         "我等着",
         "我先等",
         "我等他",
@@ -489,7 +509,7 @@ fn caller_winds_up(s: &str) -> bool {
         "就这样",
     ]
     .iter()
-    .any(|w| s.contains(w))
+    .any(|w| said.iter().any(|c| c.contains(w)))
 }
 
 /// The assistant's last turn opens something instead of wrapping up: a question, a new topic

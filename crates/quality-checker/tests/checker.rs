@@ -655,6 +655,61 @@ mod traps {
         assert!(!has(&d, "safety.factuality", 3), "{:?}", found(&d));
     }
 
+    #[test]
+    fn a_caller_protesting_the_goodbye_was_cut_off() {
+        let d = dialogue(
+            &[],
+            Relation::None,
+            &[
+                "您好，我是三楼的邻居，王先生家阳台的花盆被风吹歪了，眼看要掉下去。",
+                "好的，谢谢提醒，我会转告王先生，再见。",
+                "哎别挂！花盆就悬在栏杆外面，砸到人怎么办？",
+                "抱歉。我马上发消息告诉他，请他尽快处理。",
+                "好，快点啊。",
+                "好的，辛苦您，再见。",
+            ],
+        );
+        assert!(has(&d, "natural.closing", 1), "{:?}", found(&d));
+        assert!(!has(&d, "natural.closing", 5), "{:?}", found(&d));
+    }
+
+    #[test]
+    fn one_more_thing_after_winding_up_reopens_a_rightly_closed_call() {
+        let d = dialogue(
+            &[],
+            Relation::None,
+            &[
+                "您好，王先生在吗？我是送水的。",
+                "您好，我是王先生的来电助理，他现在不方便接电话。",
+                "那我下午再来送吧。",
+                "好的，再见。",
+                "哎等等，空桶记得放门口啊。",
+                "好的，空桶放门口这事我转告他。",
+                "行，再见。",
+                "再见。",
+            ],
+        );
+        assert!(!has(&d, "natural.closing", 3), "{:?}", found(&d));
+    }
+
+    #[test]
+    fn a_figure_of_investment_in_a_work_call_is_no_sales_pitch() {
+        // A sales call is exempt from the closing checks; a colleague's report is not.
+        let d = dialogue(
+            &[],
+            Relation::None,
+            &[
+                "王处您好，我是规划科小郑，年报里的投资额和台账对不上，第一笔是……",
+                "好的小郑，我知道了，再见。",
+                "我还没说完，第一笔差了两百万，得王处定按哪个数。",
+                "抱歉，我转告王先生，请他定了之后回复您。",
+                "好，谢谢。",
+                "不客气，再见。",
+            ],
+        );
+        assert!(has(&d, "natural.closing", 1), "{:?}", found(&d));
+    }
+
     fn toml_like(json: &str) -> CheckConfig {
         serde_json::from_str(json).expect("config parses")
     }
