@@ -1202,6 +1202,16 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // A need that cannot wait for the preset's later time, and a conflict the assistant
         // itself acknowledged by setting the preset aside afterwards.
         let objection = objection_at(ctx, p, &trig, &content, &conveyed);
+        // An objection the caller gives up once the preset is held to (`周四太晚了吧` — `还是
+        // 周四` — `行吧。对了，…`) was a wish, not a situation the preset cannot meet.
+        let objection = objection.filter(|o| {
+            let Some(&held_to) = conveyed.iter().find(|&&t| t > o.0) else {
+                return true;
+            };
+            !ctx.turns
+                .get(held_to + 1)
+                .is_some_and(|r| !r.assistant && gives_up(r.text))
+        });
         let conflict = [
             conflict,
             deadline_at(ctx, p),
@@ -1591,6 +1601,20 @@ fn accepts(s: &str) -> bool {
         ]
         .iter()
         .any(|w| t.contains(w))
+}
+
+/// The caller lets an objection go: a turn opening with a grudging yes (`行吧`, `好吧`,
+/// `那行`) that does not go on about the trouble (`好吧，那只能…`, `行吧，可是…`).
+fn gives_up(s: &str) -> bool {
+    let t = s
+        .trim_start()
+        .trim_start_matches(['那', '哦', '嗯', '唉', '哎']);
+    ["行吧", "好吧", "行，", "好，", "成吧", "也行"]
+        .iter()
+        .any(|w| t.starts_with(w))
+        && !["只能", "可是", "但是", "不过", "没办法", "算了"]
+            .iter()
+            .any(|w| s.contains(w))
 }
 
 /// The caller only acknowledges or complies (`好的，放好了`, `行，我知道了`).

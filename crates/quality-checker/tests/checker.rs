@@ -710,6 +710,45 @@ mod traps {
         assert!(has(&d, "natural.closing", 1), "{:?}", found(&d));
     }
 
+    #[test]
+    fn an_objection_given_up_is_no_conflict_and_restating_then_repeats() {
+        let d = dialogue(
+            &[("装修公司来问开工日期", "下个月五号开工，钥匙到时候物业拿")],
+            Relation::Alignment,
+            &[
+                "王先生您好，我是装修公司的小蔡，想问下您家什么时候能开工？",
+                "您好，我是王先生的来电助理。他交代过，下个月五号开工，钥匙到时候去物业拿。",
+                "五号太晚了吧，能不能提前几天？",
+                "还是那句话，下个月五号开工，提前的想法我转告他。",
+                "行吧。那材料我们先备着，垃圾清运费谁出？",
+                "下个月五号开工，钥匙去物业拿。清运费的事我转告王先生。",
+                "好，那先这样。",
+                "好的，五号开工，钥匙在物业，再见。",
+            ],
+        );
+        let f = found(&d);
+        assert!(!f.iter().any(|(k, _)| k == "preset.conflict"), "{f:?}");
+        assert!(has(&d, "preset.repeat", 5), "{f:?}");
+        assert!(has(&d, "preset.repeat", 7), "{f:?}");
+    }
+
+    #[test]
+    fn an_objection_borne_with_resignation_still_conflicts() {
+        let d = dialogue(
+            &[("装修公司来问开工日期", "下个月五号开工，钥匙到时候物业拿")],
+            Relation::Conflict,
+            &[
+                "王先生您好，我是装修公司的小蔡，想问下您家什么时候能开工？",
+                "您好，我是王先生的来电助理。他交代过，下个月五号开工，钥匙到时候去物业拿。",
+                "五号太晚了吧，能不能提前几天？",
+                "还是那句话，下个月五号开工，提前的想法我转告他。",
+                "好吧，那只能干等着了。",
+                "好的，辛苦您，再见。",
+            ],
+        );
+        assert!(has(&d, "preset.conflict", 3), "{:?}", found(&d));
+    }
+
     fn toml_like(json: &str) -> CheckConfig {
         serde_json::from_str(json).expect("config parses")
     }
