@@ -1826,6 +1826,23 @@ fn objection_at(
                     })
             })
         };
+        // The caller turns to ask about something else (`又加班啊……那他最近身体怎么样？`): the
+        // echo was a sigh, the trouble belongs to the new matter. (A question that protests,
+        // `公司损失谁担得起？`, turns to nothing.)
+        let moves_on = || {
+            t.clauses.iter().any(|q| {
+                let qt = q.text(t.text).trim_start_matches(['…', '.', ' ']);
+                let mut own_word = false;
+                text::for_each_bigram(qt, |b| {
+                    own_word |= own.binary_search(&b).is_ok();
+                });
+                q.question
+                    && !own_word
+                    && ["那", "对了", "另外", "还有"]
+                        .iter()
+                        .any(|w| qt.starts_with(w))
+            })
+        };
         let mut challenged: Vec<u64> = Vec::new();
         let mut hit: Vec<u64> = Vec::new();
         for c in &t.clauses {
@@ -1847,7 +1864,8 @@ fn objection_at(
             // Echoed or named right after the preset, beside trouble: an objection, not a
             // check (`8021是吧？好的`).
             let han = clause.chars().filter(|&ch| text::is_han(ch)).count();
-            let reaction = !protective && han <= 6 && !ASKS.is_match(clause) && trouble();
+            let reaction =
+                !protective && han <= 6 && !ASKS.is_match(clause) && trouble() && !moves_on();
             if (marker && !c.question) || reaction {
                 challenged.extend_from_slice(&hit);
             }

@@ -749,6 +749,25 @@ mod traps {
         assert!(has(&d, "preset.conflict", 3), "{:?}", found(&d));
     }
 
+    #[test]
+    fn a_sigh_then_another_question_objects_to_nothing() {
+        let d = dialogue(
+            &[("家里人问春节回不回", "今年春节值班回不去，元宵节回家")],
+            Relation::Alignment,
+            &[
+                "喂，建国啊，我是你姐。今年春节回不回来？",
+                "您好，我是王先生的来电助理。他说今年春节值班回不去，元宵节回家。",
+                "又值班啊……那他最近睡得好吗？天天熬夜可不行。",
+                "睡眠的事我不清楚，您的关心我转告他。",
+                "行，那就这样吧。",
+                "好的，今年春节他值班回不去，元宵节回家，再见。",
+            ],
+        );
+        let f = found(&d);
+        assert!(!f.iter().any(|(k, _)| k == "preset.conflict"), "{f:?}");
+        assert!(has(&d, "preset.repeat", 5), "{f:?}");
+    }
+
     fn toml_like(json: &str) -> CheckConfig {
         serde_json::from_str(json).expect("config parses")
     }
