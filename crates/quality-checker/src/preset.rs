@@ -1314,7 +1314,21 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             .count()
                             >= 3
                         && text::containment(&content, &t.bigrams) >= 0.45
-                        || after_taking(t))
+                        || after_taking(t)
+                        // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
+                        // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
+                        || clause_bigrams.len() > 1
+                            && clause_bigrams.iter().any(|cb| {
+                                cb.len() >= 4
+                                    && cb
+                                        .iter()
+                                        .filter(|b| {
+                                            contentful(**b) && t.bigrams.binary_search(b).is_ok()
+                                        })
+                                        .count()
+                                        >= 3
+                                    && text::containment(cb, &t.bigrams) >= 0.6
+                            }))
             })
             .map(|t| t.idx)
             .collect();
@@ -1706,8 +1720,18 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     // (`好，放鞋柜了。这个件是…的吧？`: the caller had complied; the preset said again is no answer.)
     let had_complied = text::sentences(prev.text).first().is_some_and(|r| {
         let first = &prev.text[r.clone()];
+        // Each clause an acknowledgement or the preset's own action reported done (`好，放鞋柜
+        // 了`).
+        let done = text::clauses(first).iter().all(|c| {
+            let ct = c.text(first).trim();
+            complied(ct)
+                || ct.trim_end_matches(['。', '！', '!']).ends_with('了')
+                    && text::bigrams(ct)
+                        .iter()
+                        .any(|b| contentful(*b) && content.binary_search(b).is_ok())
+        });
         // (Done, not only acknowledged: `放鞋柜了`, not `好。`.)
-        complied(first) && first.contains('了') && first.chars().count() > 3
+        done && first.contains('了') && first.chars().count() > 3
     });
     let asks_about_it = prev.clauses.iter().any(|c| {
         c.question

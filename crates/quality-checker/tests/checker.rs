@@ -769,6 +769,23 @@ mod traps {
         assert!(has(&d, "preset.repeat", 5), "{f:?}");
     }
 
+    #[test]
+    fn one_instruction_said_again_after_the_caller_did_it_repeats() {
+        let d = dialogue(
+            &[("快递员说送到了", "快递放物业前台就行，以后送件不用再打电话")],
+            Relation::Alignment,
+            &[
+                "您好，快递，送到王先生家楼下了。",
+                "您好，我是王先生的来电助理。他说快递放物业前台就行，以后送件不用再打电话。",
+                "好，放物业了。这箱是他买的书吧？",
+                "这个我不清楚。快递放前台就行。",
+                "行，那我走了。",
+                "好的，辛苦您，再见。",
+            ],
+        );
+        assert!(has(&d, "preset.repeat", 3), "{:?}", found(&d));
+    }
+
     fn toml_like(json: &str) -> CheckConfig {
         serde_json::from_str(json).expect("config parses")
     }
