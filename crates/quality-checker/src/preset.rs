@@ -982,6 +982,8 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             if occasion(clause, p) {
                 continue;
             }
+            // `是到付还是寄付的？`: a choice asked about, not a situation reported.
+            let alternative = c.question && clause.contains("还是");
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
             let hit = cue_aut.find_iter(clause).any(|m| {
                 let word = &clause[m.start()..m.end()];
@@ -991,6 +993,9 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
                 let mask = cue_masks[m.pattern().as_usize()];
                 if !protective_preset && mask & C_EMERGENCY != 0 {
                     return true;
+                }
+                if alternative {
+                    return false;
                 }
                 let applies = if protective_preset {
                     mask & C_EMERGENCY != 0

@@ -787,6 +787,26 @@ mod traps {
         assert!(has(&d, "preset.repeat", 3), "{:?}", found(&d));
     }
 
+    #[test]
+    fn a_choice_asked_about_reports_no_situation() {
+        // `到付` asked about as one of two choices is no cash-on-delivery parcel at the door.
+        let d = dialogue(
+            &[("快递员问放哪", "放小区东门驿站就行")],
+            Relation::Alignment,
+            &[
+                "您好，王先生的快递，放哪儿？",
+                "您好，我是王先生的来电助理。他说放小区东门驿站就行。",
+                "好。对了，这件运费是到付还是寄付？单子上看不清。",
+                "运费的事我不清楚，他交代的是放东门驿站就行。",
+                "哦，那我回头查查。",
+                "好的，辛苦您，再见。",
+            ],
+        );
+        let f = found(&d);
+        assert!(!f.iter().any(|(k, _)| k == "preset.conflict"), "{f:?}");
+        assert!(has(&d, "preset.repeat", 3), "{f:?}");
+    }
+
     fn toml_like(json: &str) -> CheckConfig {
         serde_json::from_str(json).expect("config parses")
     }
