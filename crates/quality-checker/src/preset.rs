@@ -982,8 +982,12 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             if occasion(clause, p) {
                 continue;
             }
-            // `是到付还是寄付的？`: a choice asked about, not a situation reported.
-            let alternative = c.question && clause.contains("还是");
+            // `是到付还是寄付的？`: a choice asked about, not a situation reported; nor an offer
+            // (`需不需要帮您把外包装拆了带走？`).
+            let alternative = c.question
+                && ["还是", "需不需要", "要不要", "用不用", "要不"]
+                    .iter()
+                    .any(|w| clause.contains(w));
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
             let hit = cue_aut.find_iter(clause).any(|m| {
                 let word = &clause[m.start()..m.end()];
@@ -1049,6 +1053,16 @@ fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
     let Some(m) = BLOCKED.find(c.text(t.text)) else {
         return false;
     };
+    // Not getting into the compound blocks nothing the preset leaves at its gate
+    // (`我这车进不去` against "放到小区门口的驿站").
+    let word = &c.text(t.text)[m.start()..m.end()];
+    if word.contains('进')
+        && ["小区门口", "小区大门", "大门口", "门卫", "门岗", "保安亭"]
+            .iter()
+            .any(|w| p.response.contains(w))
+    {
+        return false;
+    }
     // `保安不让进` for a trigger "到了小区门口进不来": the trouble the preset answers.
     let occasion = c.text(t.text)[m.start()..m.end()]
         .chars()
@@ -1808,9 +1822,14 @@ fn objection_at(
             .any(|w| CONCEPTS[ci].1.contains(w))
     });
     let anticipates = TRIGGER_TROUBLE.is_match(p.trigger);
+    // (Not its courtesies: `麻烦就麻烦在…` objects to nothing the preset asks, and a later
+    // `麻烦您了，再见` holds to nothing.)
+    let polite = text::bigrams("麻烦 谢谢 辛苦");
     let own: Vec<u64> = text::bigrams(preset_core(p.response))
         .into_iter()
-        .filter(|b| contentful(*b) && trig_b.binary_search(b).is_err())
+        .filter(|b| {
+            contentful(*b) && trig_b.binary_search(b).is_err() && polite.binary_search(b).is_err()
+        })
         .collect();
     if own.is_empty() {
         return None;
@@ -1922,12 +1941,21 @@ fn objection_at(
                 })
                 .collect();
             let before = || ctx.turns[..t.idx - 1].iter().filter(|e| !e.assistant);
+            // (The earlier turn must state trouble too: `我在三号门这儿` asked the way; only
+            // `三号门那儿把人拦下来了` is the situation.)
             if let Some(e) = before().find(|e| {
                 text::bigrams(e.text)
                     .iter()
                     .filter(|b| mine.binary_search(b).is_ok())
                     .count()
                     >= 2
+                    && e.clauses.iter().any(|o| {
+                        let ot = o.text(e.text);
+                        !o.question
+                            && (marker_in(ot, &TROUBLE)
+                                || marker_in(ot, &CUES.0)
+                                || marker_in(ot, &OBJECTION))
+                    })
             }) {
                 at = e.idx;
             } else if let Some(e) = before().last().filter(|e| {

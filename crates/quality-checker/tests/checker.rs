@@ -807,6 +807,84 @@ mod traps {
         assert!(has(&d, "preset.repeat", 3), "{f:?}");
     }
 
+    #[test]
+    fn an_offer_asked_about_reports_no_situation() {
+        // Found in the offline corpus (seed 7): `拆了` in an offer is no parcel opened.
+        let d = dialogue(
+            &[("快递员说送到门口", "直接放门口就行，不用等人签收")],
+            Relation::Complementarity,
+            &[
+                "您好，王先生的快递送到门口了，这个面单少了门牌号。",
+                "您好，我是王先生的来电助理。面单的事我先转达，您稍等。",
+                "好的。需不需要帮您把外包装拆了带走？",
+                "王先生交代过，直接放门口就行，不用等人签收。",
+                "那我先走了。",
+                "好的，辛苦您，再见。",
+            ],
+        );
+        assert!(!has(&d, "preset.conflict", 3), "{:?}", found(&d));
+    }
+
+    #[test]
+    fn not_getting_into_the_compound_blocks_no_drop_point_at_its_gate() {
+        // Found in the offline corpus (seed 7).
+        let d = dialogue(
+            &[("快递员打来", "快递放到小区门口的驿站就行，他下班自己去拿")],
+            Relation::Complementarity,
+            &[
+                "喂，快递，王先生的大件到了，小区门禁太严，我这车进不去。",
+                "您好，我是王先生的来电助理。门禁的事我先转告他，您稍等。",
+                "好。要是得上门安装，您在订单里预约一下就行，可以吗？",
+                "这个我做不了主，我转告王先生。他交代过，快递放到小区门口的驿站就行，他下班自己去拿。",
+                "这点小事你先帮忙定了呗？",
+                "这个我没法替王先生答应，我转告他。",
+                "那好吧，再见。",
+                "好的，再见。",
+            ],
+        );
+        assert!(!has(&d, "preset.conflict", 3), "{:?}", found(&d));
+    }
+
+    #[test]
+    fn a_conflict_is_dated_from_trouble_not_from_a_place_named_before() {
+        // Found in the offline corpus (seed 7): the rider named gate 3 while asking the way (the
+        // preset's occasion); the trouble at gate 3 came later, after the preset.
+        let d = dialogue(
+            &[(
+                "骑手找不到地址打电话问路",
+                "按订单备注的位置送；实在找不到，就放小区大门的外卖架上",
+            )],
+            Relation::Conflict,
+            &[
+                "喂，送外卖的，您这小区从哪儿进啊？我在三号门这儿转了半天。",
+                "您好，我是王先生的来电助理。他交代过，按订单备注的位置送；实在找不到，就放小区大门的外卖架上。",
+                "三号门那儿保安不让骑手进，外卖架也撤了。",
+                "明白，那刚才说的先不按那个来，我马上转告王先生。",
+                "好，那我等着。",
+                "好的，辛苦您，再见。",
+            ],
+        );
+        assert!(!has(&d, "preset.conflict", 1), "{:?}", found(&d));
+    }
+
+    #[test]
+    fn the_presets_courtesy_said_in_a_goodbye_holds_to_nothing() {
+        // Found in the offline corpus (seed 7): `麻烦` is the preset's courtesy, not its content.
+        let d = dialogue(
+            &[("快递员打来", "快递麻烦放到小区门口的驿站，他下班自己去拿")],
+            Relation::Conflict,
+            &[
+                "喂，我是小区驿站的，王先生有个件放了五天没取。",
+                "您好，我是王先生的来电助理。他交代过，快递麻烦放到小区门口的驿站，他下班自己去拿。",
+                "麻烦就麻烦在，这件今天就要退回了。",
+                "明白，那之前交代的先不按那个办，我马上转告王先生。",
+                "好吧，我理解。拜拜。",
+                "好的，麻烦您了，再见。",
+            ],
+        );
+        assert!(!has(&d, "preset.conflict", 5), "{:?}", found(&d));
+    }
+
     fn toml_like(json: &str) -> CheckConfig {
         serde_json::from_str(json).expect("config parses")
     }
