@@ -408,7 +408,39 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         }) {
             continue;
         }
+        // A time of the owner's schedule in another notation (`八点十分` for `20:10`): privacy's
+        // business, not an invented one — unless the clause is a preset's words distorted
+        // (`她晚上九点以后去取` for "我晚上八点后去取": 九点 matches a 9:00 of the profile by chance).
+        let preset_like = t.clause_at(n.start).is_some_and(|(_, c)| {
+            text::bigrams(c.text(t.text))
+                .iter()
+                .filter(|b| ctx.preset_bigrams.binary_search(b).is_ok())
+                .count()
+                >= 2
+        });
+        if !in_preset
+            && !preset_like
+            && n.kind == NumKind::Clock
+            && ctx.private().iter().any(|f| {
+                private_clocks(f.value).iter().any(|&pv| {
+                    vals.iter().any(|&v| {
+                        let d = (pv - v).abs();
+                        d < 1e-6 || (d - 12.0).abs() < 1e-6
+                    })
+                })
+            })
+        {
+            continue;
+        }
         let span = &t.text[n.start..n.end];
+        // `后四位`, `前三位`, `最后一位`: which digits, not how many of anything.
+        if span.ends_with('位')
+            && ["前", "后", "末"]
+                .iter()
+                .any(|p| t.text[..n.start].ends_with(p))
+        {
+            continue;
+        }
         if ctx.grounded_text(span, t.idx) {
             continue;
         }
@@ -462,7 +494,12 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
         {
             continue;
         }
-        if skip_at(t, m.start()) || said.iter().any(|s| s == w) || ctx.private_text.contains(w) {
+        // (`上个月` is the profile's `上月`: a private fact, privacy's business.)
+        if skip_at(t, m.start())
+            || said.iter().any(|s| s == w)
+            || ctx.private_text.contains(w)
+            || w.contains('个') && ctx.private_text.contains(&w.replace('个', ""))
+        {
             continue;
         }
         // 说下周末 = 说一下 + 周末: 下 belongs to the verb.
@@ -713,4 +750,35 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             ));
         }
     }
+}
+
+/// The times of day in a profile entry: spoken (`晚上七点`) and written (`20:10`, `8:00-19:00`),
+/// as hours (`20:10` = 20 + 10/60).
+fn private_clocks(s: &str) -> Vec<f64> {
+    let mut out: Vec<f64> = text::numbers(s)
+        .iter()
+        .filter(|n| n.kind == NumKind::Clock)
+        .flat_map(|n| n.values().to_vec())
+        .collect();
+    let b = s.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if c != b':' || i == 0 {
+            continue;
+        }
+        let hour_start = if i >= 2 && b[i - 2].is_ascii_digit() {
+            i - 2
+        } else {
+            i - 1
+        };
+        let (Ok(h), Some(m)) = (
+            s[hour_start..i].parse::<u32>(),
+            s.get(i + 1..i + 3).and_then(|m| m.parse::<u32>().ok()),
+        ) else {
+            continue;
+        };
+        if h < 24 && m < 60 {
+            out.push(f64::from(h) + f64::from(m) / 60.0);
+        }
+    }
+    out
 }
