@@ -440,15 +440,15 @@ fn meaning(kind: &str) -> &'static str {
 /// The detector: every assistant turn scored by every model whose detector family is on.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let models = &*MODELS;
-    let on: Vec<bool> = models
-        .models
-        .iter()
-        .map(|m| match m.kind.as_str() {
+    // (A fixed array: this runs once per dialogue.)
+    let mut on = [false; MAX_MODELS];
+    for (m, model) in models.models.iter().enumerate() {
+        on[m] = match model.kind.as_str() {
             "safety.decision" => ctx.cfg.detectors.decision,
             "safety.embodiment" => ctx.cfg.detectors.embodiment,
             _ => true,
-        })
-        .collect();
+        };
+    }
     let mut out = Vec::new();
     for t in ctx.turns.iter().filter(|t| t.assistant) {
         let caller = if t.idx > 0 {

@@ -1824,7 +1824,8 @@ fn objection_at(
     let anticipates = TRIGGER_TROUBLE.is_match(p.trigger);
     // (Not its courtesies: `麻烦就麻烦在…` objects to nothing the preset asks, and a later
     // `麻烦您了，再见` holds to nothing.)
-    let polite = text::bigrams("麻烦 谢谢 辛苦");
+    static POLITE: LazyLock<Vec<u64>> = LazyLock::new(|| text::bigrams("麻烦 谢谢 辛苦"));
+    let polite = &*POLITE;
     let own: Vec<u64> = text::bigrams(preset_core(p.response))
         .into_iter()
         .filter(|b| {
