@@ -1311,11 +1311,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 .iter()
                                 .any(|e| cs.ends_with(e)))
                         && !lexicon::UNCERTAIN.is_match(cs)
-                        && text::bigrams(cs)
-                            .iter()
-                            .filter(|b| contentful(**b) && content.binary_search(b).is_ok())
-                            .count()
-                            >= 1
+                        && names_content(cs, &content)
                 })
         };
         let partial: Vec<usize> = ctx
@@ -1702,9 +1698,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
                 && ["是吧", "对吧", "是不是", "对不对"]
                     .iter()
                     .any(|w| ct.contains(w))
-                && text::bigrams(ct)
-                    .iter()
-                    .any(|b| contentful(*b) && content.binary_search(b).is_ok())
+                && names_content(ct, content)
         });
     let brief = marker || asked_about || text::containment(content, &turn.bigrams) < 0.75;
     // A question or a push — not an acknowledgement or compliance (`好，那我发邮箱`).
@@ -1745,19 +1739,15 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
             let ct = c.text(first).trim();
             complied(ct)
                 || ct.trim_end_matches(['。', '！', '!']).ends_with('了')
-                    && text::bigrams(ct)
-                        .iter()
-                        .any(|b| contentful(*b) && content.binary_search(b).is_ok())
+                    && names_content(ct, content)
         });
         // (Done, not only acknowledged: `放鞋柜了`, not `好。`.)
         done && first.contains('了') && first.chars().count() > 3
     });
-    let asks_about_it = prev.clauses.iter().any(|c| {
-        c.question
-            && text::bigrams(c.text(prev.text))
-                .iter()
-                .any(|b| contentful(*b) && content.binary_search(b).is_ok())
-    });
+    let asks_about_it = prev
+        .clauses
+        .iter()
+        .any(|c| c.question && names_content(c.text(prev.text), content));
     if had_complied && !marker && !asks_about_it {
         return false;
     }
@@ -1978,6 +1968,15 @@ fn objection_at(
 }
 
 /// A bigram of two content characters (`周一`, `驿站`; not `这儿`, `先记`).
+/// Whether `s` names one of the preset's content words (`content`: sorted bigrams).
+fn names_content(s: &str, content: &[u64]) -> bool {
+    let mut named = false;
+    text::for_each_bigram(s, |b| {
+        named |= contentful(b) && content.binary_search(&b).is_ok();
+    });
+    named
+}
+
 fn contentful(b: u64) -> bool {
     static FUNC: LazyLock<lexicon::HanSet> = LazyLock::new(|| {
         lexicon::HanSet::new(
