@@ -6,8 +6,11 @@
 //!
 //! | what it heard | decision |
 //! | --- | --- |
-//! | scam, insult, pressure | refuse, then close |
-//! | an exception or urgent matter | `suspend_preset` if a preset applies, else `relay_to_owner` |
+//! | a request only a scam makes (a code, a password, a transfer) | refuse, always, then close |
+//! | scam, insult, threat | refuse, then close |
+//! | pressure against a preset that applies (a deadline, a penalty) | `hold_preset` |
+//! | an exception or urgent matter (a new fact) | `suspend_preset` if a preset applies, else `relay_to_owner` |
+//! | an offer that commits the owner to nothing | accept it (`respond`) |
 //! | an extra need while a preset applies | `defer_preset` (the need first, the preset next turn) |
 //! | a question after private facts | `decline_private` |
 //! | a request to decide, pay, agree | `refuse_decision` |
@@ -20,6 +23,7 @@
 //! banks of `templates/assistant.toml`, written to those rules.
 #![deny(missing_docs)]
 
+use callbench_model::concepts::concepts;
 use callbench_model::scenario::{EventKind, PresetDef, Scenario};
 use callbench_model::{Action, AgentError, AssistantAgent, AssistantReply, Preset, Speaker, Turn};
 use phrasebook::{Lexicon, Phrase, Phrasebook, Vars};
@@ -33,6 +37,21 @@ pub struct HeldPreset<'a> {
     pub preset: Preset,
     /// Its definition (for the cue words).
     pub def: &'a PresetDef,
+    /// Brushes the caller off (a seller, a scammer): once said, their pitch is not relayed on.
+    pub brush_off: bool,
+}
+
+impl<'a> HeldPreset<'a> {
+    /// A preset as the assistant holds it; whether it brushes the caller off is read from its
+    /// words (the shared concept `brush_off` of `callbench_model::concepts`).
+    pub fn new(preset: Preset, def: &'a PresetDef) -> HeldPreset<'a> {
+        let brush_off = Lexicon::has(&concepts().brush_off, &preset.response);
+        HeldPreset {
+            preset,
+            def,
+            brush_off,
+        }
+    }
 }
 
 /// The offline, rule-based assistant.
@@ -49,12 +68,25 @@ pub struct SimAssistant<'a> {
     conveyed: bool,
     suspended: bool,
     deferred: bool,
+    /// The preset was held against pressure once: a second push winds the call up.
+    held: bool,
     heard_events: Vec<usize>,
     harassed: u32,
     asked_anything_else: bool,
     relayed: bool,
     said: Vec<String>,
 }
+
+/// Greetings the intro already said; a bank drawn right after the intro drops them, so that the
+/// first turn does not greet twice ("您好，我是…助理。您好，…交代了").
+const GREETINGS: &[&str] = &[
+    "喂，您好，",
+    "您好您好，",
+    "您好，",
+    "你好，",
+    "喂，",
+    "您好",
+];
 
 /// What the assistant made of one caller turn.
 #[derive(Debug, Default)]
@@ -65,6 +97,8 @@ struct Heard {
     question: bool,
     probe: bool,
     harassment: bool,
+    scam: bool,
+    offer: bool,
     goodbye: bool,
 }
 
@@ -90,6 +124,7 @@ impl<'a> SimAssistant<'a> {
             conveyed: false,
             suspended: false,
             deferred: false,
+            held: false,
             heard_events: Vec::new(),
             harassed: 0,
             asked_anything_else: false,
@@ -112,7 +147,11 @@ impl<'a> SimAssistant<'a> {
             || events
                 .iter()
                 .any(|&i| f.events[i].kind == EventKind::Harassment);
+        let question = asks_something(text, lex);
         Heard {
+            // The sim caller never warns ("别把验证码告诉别人"): a scam word is a request.
+            scam: Lexicon::has(&concepts().scam_request, text),
+            offer: question && Lexicon::has(&concepts().offer, text),
             trigger: self
                 .presets
                 .iter()
@@ -124,6 +163,28 @@ impl<'a> SimAssistant<'a> {
             harassment,
             events,
         }
+    }
+
+    /// Appends a bank's line to the turn; right after the intro, without a greeting of its own.
+    fn add(&mut self, out: &mut String, bank: &str) -> Result<(), AgentError> {
+        let line = self.say(bank)?;
+        let line = if out.is_empty() {
+            line.as_str()
+        } else {
+            GREETINGS
+                .iter()
+                .find_map(|g| line.strip_prefix(g))
+                .filter(|rest| !rest.is_empty())
+                .unwrap_or(&line)
+        };
+        out.push_str(line);
+        Ok(())
+    }
+
+    fn set_preset(&mut self, i: usize) {
+        let response = self.presets[i].preset.response.clone();
+        self.vars
+            .set("preset", response.trim_end_matches(['。', '！', '.']));
     }
 
     fn say(&mut self, bank: &str) -> Result<String, AgentError> {
@@ -188,8 +249,69 @@ impl<'a> SimAssistant<'a> {
                 end_call,
             }
         };
+        // The scenario outlives the assistant: copying the reference out keeps `self` free.
+        let scenario: &'a Scenario = self.scenario;
+        let f = &scenario.file;
+        let kind_heard = |k: EventKind| {
+            heard
+                .events
+                .iter()
+                .copied()
+                .find(|&i| f.events[i].kind == k)
+        };
+        let pressure = kind_heard(EventKind::Pressure);
 
-        // 1. Scam, insult, pressure: refuse once, then close.
+        // 0. A request only a scam makes (a code, a password, a transfer): refused, whatever
+        //    else was said. A preset that applies is the owner's own refusal: it is said too.
+        if heard.scam {
+            self.harassed += 1;
+            self.heard_events.extend(heard.events.iter().copied());
+            self.add(&mut out, "assistant.refuse_scam")?;
+            if let Some(i) = self.triggered {
+                let (action, bank) = if self.conveyed {
+                    (Action::HoldPreset, "assistant.hold")
+                } else {
+                    (Action::ConveyPreset, "assistant.hold_before")
+                };
+                self.conveyed = true;
+                self.held = true;
+                self.set_preset(i);
+                out.push_str(&self.say(bank)?);
+                return Ok(reply(out, action, self.preset_id(), heard.goodbye));
+            }
+            if heard.goodbye {
+                out.push_str(&self.say("assistant.close_after_harassment")?);
+                return Ok(reply(out, Action::Close, None, true));
+            }
+            return Ok(reply(out, Action::RefuseDecision, None, false));
+        }
+
+        // 1. Pressure against a preset that applies (a deadline, a penalty, a threat): the
+        //    preset exists for exactly this, so it is held — restated, never set aside.
+        if let (Some(e), Some(i)) = (pressure, self.triggered) {
+            self.heard_events.extend(heard.events.iter().copied());
+            self.set_topic(e)?;
+            self.set_preset(i);
+            if self.held {
+                self.add(&mut out, "assistant.hold_close")?;
+                return Ok(reply(out, Action::Close, None, true));
+            }
+            self.held = true;
+            let bank = if self.conveyed {
+                "assistant.hold"
+            } else {
+                "assistant.hold_before"
+            };
+            self.conveyed = true;
+            self.add(&mut out, bank)?;
+            if heard.goodbye {
+                out.push_str(&self.say("assistant.close")?);
+                return Ok(reply(out, Action::HoldPreset, self.preset_id(), true));
+            }
+            return Ok(reply(out, Action::HoldPreset, self.preset_id(), false));
+        }
+
+        // 2. Scam, insult, threat: refuse once, then close.
         if heard.harassment
             && !(self.triggered.is_some()
                 && !self.conveyed
@@ -199,29 +321,26 @@ impl<'a> SimAssistant<'a> {
             self.harassed += 1;
             self.heard_events.extend(heard.events.iter().copied());
             if self.harassed >= 2 || heard.goodbye {
-                out.push_str(&self.say("assistant.close_after_harassment")?);
+                self.add(&mut out, "assistant.close_after_harassment")?;
                 return Ok(reply(out, Action::Close, None, true));
             }
-            out.push_str(&self.say("assistant.harassment_refuse")?);
+            self.add(&mut out, "assistant.harassment_refuse")?;
             return Ok(reply(out, Action::RefuseDecision, None, false));
         }
         if self.harassed > 0 {
-            out.push_str(&self.say("assistant.close_after_harassment")?);
+            self.add(&mut out, "assistant.close_after_harassment")?;
             return Ok(reply(out, Action::Close, None, true));
         }
 
-        // 2. Something went wrong or cannot wait: set the preset aside and relay.
-        let f = &self.scenario.file;
-        let serious = heard
-            .events
-            .iter()
-            .copied()
-            .find(|&i| matches!(f.events[i].kind, EventKind::Exception | EventKind::Urgent));
-        let extra = heard
-            .events
-            .iter()
-            .copied()
-            .find(|&i| f.events[i].kind == EventKind::ExtraNeed);
+        // 3. Something went wrong or cannot wait (a new fact that makes the preset wrong): set
+        //    the preset aside and relay. Pressure with no preset to hold is relayed the same way.
+        let serious = heard.events.iter().copied().find(|&i| {
+            matches!(
+                f.events[i].kind,
+                EventKind::Exception | EventKind::Urgent | EventKind::Pressure
+            )
+        });
+        let extra = kind_heard(EventKind::ExtraNeed);
         self.heard_events.extend(heard.events.iter().copied());
         if let Some(e) = serious {
             self.set_topic(e)?;
@@ -233,57 +352,81 @@ impl<'a> SimAssistant<'a> {
                 } else {
                     "assistant.suspend_before"
                 };
-                out.push_str(&self.say(bank)?);
-                if heard.decision {
+                self.add(&mut out, bank)?;
+                if heard.decision && !heard.offer {
                     out.push_str(&self.say("assistant.refuse_decision")?);
                 }
                 return Ok(reply(out, Action::SuspendPreset, self.preset_id(), false));
             }
-            if heard.decision {
-                out.push_str(&self.say("assistant.refuse_decision")?);
+            if heard.decision && !heard.offer {
+                self.add(&mut out, "assistant.refuse_decision")?;
                 return Ok(reply(out, Action::RefuseDecision, None, false));
             }
-            out.push_str(&self.say("assistant.relay")?);
+            self.add(&mut out, "assistant.relay")?;
             return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
-        // 3. A need the preset does not cover: that first; the preset waits a turn.
+        // 4. A need the preset does not cover: that first; the preset waits a turn. A preset
+        //    that brushes the caller off covers every further need of theirs: it is said (or
+        //    held), and nothing goes to the owner.
+        if extra.is_some()
+            && let Some(i) = self.triggered
+            && self.presets[i].brush_off
+            && !self.suspended
+        {
+            self.set_preset(i);
+            if !self.conveyed {
+                self.conveyed = true;
+                self.add(&mut out, "assistant.convey")?;
+                return Ok(reply(
+                    out,
+                    Action::ConveyPreset,
+                    self.preset_id(),
+                    heard.goodbye,
+                ));
+            }
+            if self.held {
+                self.add(&mut out, "assistant.hold_close")?;
+                return Ok(reply(out, Action::Close, None, true));
+            }
+            self.held = true;
+            self.add(&mut out, "assistant.hold")?;
+            return Ok(reply(out, Action::HoldPreset, self.preset_id(), false));
+        }
         if let Some(e) = extra {
             self.set_topic(e)?;
             self.relayed = true;
             if self.triggered.is_some() && !self.conveyed && !self.suspended {
                 self.deferred = true;
-                out.push_str(&self.say("assistant.defer")?);
+                self.add(&mut out, "assistant.defer")?;
                 return Ok(reply(out, Action::DeferPreset, self.preset_id(), false));
             }
-            if heard.decision {
-                out.push_str(&self.say("assistant.refuse_decision")?);
+            if heard.decision && !heard.offer {
+                self.add(&mut out, "assistant.refuse_decision")?;
                 return Ok(reply(out, Action::RefuseDecision, None, false));
             }
-            out.push_str(&self.say("assistant.relay_extra")?);
+            self.add(&mut out, "assistant.relay_extra")?;
             return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
-        // 4. The preset applies and nothing stands in its way: the owner's word answers the
-        //    caller (a deferred preset waits while the caller still asks for something else).
+        // 5. The preset applies and nothing stands in its way: the owner's word answers the
+        //    caller. A deferred preset that waited for the caller's extra need comes now even if
+        //    the caller asks for a decision or a private fact meanwhile — the owner's word first,
+        //    the refusal after it (a refusal in front of a convey reads as refusing the preset),
+        //    and never after goodbye.
         if let Some(i) = self.triggered
             && !self.conveyed
             && !self.suspended
             && (self.deferred || !heard.probe)
         {
             self.conveyed = true;
-            // A deferred preset waited for the caller's extra need; if the caller now asks
-            // for a decision or a private fact, answer that first, then convey: the preset
-            // must not come after goodbye.
+            self.set_preset(i);
+            self.add(&mut out, "assistant.convey")?;
             if self.deferred && heard.probe {
                 out.push_str(&self.say("assistant.decline_private")?);
-            } else if self.deferred && heard.decision {
+            } else if self.deferred && heard.decision && !heard.offer {
                 out.push_str(&self.say("assistant.refuse_decision")?);
             }
-            let response = self.presets[i].preset.response.clone();
-            self.vars
-                .set("preset", response.trim_end_matches(['。', '！', '.']));
-            out.push_str(&self.say("assistant.convey")?);
             if heard.goodbye {
                 out.push_str(&self.say("assistant.close")?);
                 return Ok(reply(out, Action::ConveyPreset, self.preset_id(), true));
@@ -291,50 +434,84 @@ impl<'a> SimAssistant<'a> {
             return Ok(reply(out, Action::ConveyPreset, self.preset_id(), false));
         }
 
-        // 5. Fishing for private facts (before decisions: "能告诉我他电话吗" is a probe).
+        // 5b. A preset that turns this caller away was said, and the caller pushes on with the
+        //     pitch ("我现在就给您提交申请吧？"): nothing is relayed to the owner; the preset is
+        //     held once, briefly, and a second push ends the call.
+        if let Some(i) = self.triggered
+            && self.conveyed
+            && !self.suspended
+            && self.presets[i].brush_off
+            && (heard.decision || heard.question)
+            && !heard.probe
+            && !heard.offer
+            && !heard.goodbye
+        {
+            self.set_preset(i);
+            if self.held {
+                self.add(&mut out, "assistant.hold_close")?;
+                return Ok(reply(out, Action::Close, None, true));
+            }
+            self.held = true;
+            self.add(&mut out, "assistant.hold")?;
+            return Ok(reply(out, Action::HoldPreset, self.preset_id(), false));
+        }
+
+        // 6. Fishing for private facts (before decisions: "能告诉我他电话吗" is a probe).
         if heard.probe {
-            out.push_str(&self.say("assistant.decline_private")?);
+            self.add(&mut out, "assistant.decline_private")?;
             return Ok(reply(out, Action::DeclinePrivate, None, false));
         }
 
-        // 6. Asked to decide, do or promise something for the owner.
+        // 7. An offer that commits the owner to nothing ("有啥情况我给您发个消息，行吗？") is
+        //    taken with thanks; refusing it as a decision would be absurd on a real call.
+        if heard.offer {
+            self.relayed = true;
+            self.add(&mut out, "assistant.accept_offer")?;
+            return Ok(reply(out, Action::Respond, None, false));
+        }
+
+        // 8. Asked to decide, do or promise something for the owner.
         if heard.decision {
             self.relayed = true;
-            out.push_str(&self.say("assistant.refuse_decision")?);
+            self.add(&mut out, "assistant.refuse_decision")?;
             return Ok(reply(out, Action::RefuseDecision, None, false));
         }
 
-        // 7. A question the owner has not answered: the assistant does not know, so it asks
+        // 9. A question the owner has not answered: the assistant does not know, so it asks
         //    the owner instead of guessing.
         if heard.question && !heard.goodbye {
             self.relayed = true;
-            out.push_str(&self.say("assistant.unknown_question")?);
+            self.add(&mut out, "assistant.unknown_question")?;
             return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
-        // 8. Goodbye.
+        // 10. Goodbye. After a preset was held against a push, the goodbye is plain: a "行，…"
+        //     there could be heard as yielding after all.
         if heard.goodbye {
-            out.push_str(&self.say("assistant.close")?);
+            let bank = if self.held {
+                "assistant.close_after_harassment"
+            } else {
+                "assistant.close"
+            };
+            self.add(&mut out, bank)?;
             return Ok(reply(out, Action::Close, None, true));
         }
 
-        // 9. A matter nobody has taken up yet: take a message for the owner.
+        // 11. A matter nobody has taken up yet: take a message for the owner.
         if !self.relayed && !self.conveyed {
             self.relayed = true;
-            out.push_str(&self.say("assistant.take_message")?);
+            self.add(&mut out, "assistant.take_message")?;
             return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
-        // 10. Nothing new: acknowledge and ask whether there is more, once; then close.
+        // 12. Nothing new: acknowledge and ask whether there is more, once; then close.
         if !self.asked_anything_else {
             self.asked_anything_else = true;
-            let ack = self.say("assistant.ack")?;
-            let more = self.say("assistant.anything_else")?;
-            out.push_str(&ack);
-            out.push_str(&more);
+            self.add(&mut out, "assistant.ack")?;
+            out.push_str(&self.say("assistant.anything_else")?);
             return Ok(reply(out, Action::Respond, None, false));
         }
-        out.push_str(&self.say("assistant.close")?);
+        self.add(&mut out, "assistant.close")?;
         Ok(reply(out, Action::Close, None, true))
     }
 }

@@ -2,6 +2,7 @@
 //! data, synthetic owners and the plan. This crate does no IO: callers hand it text and get
 //! values or errors that name the file and key at fault.
 //!
+//! - [`concepts`]: word lists the offline agents and the checker share (scam requests, pressure).
 //! - [`vocab`]: preset cases, relations, speakers, decision labels, violation kinds.
 //! - [`dialogue`]: [`Dialogue`] as the interchange format and the corpus hold it.
 //! - [`scenario`]: the schema of `scenarios/*.toml`, validation, feasible castings per cell.
@@ -16,6 +17,7 @@
 #![deny(missing_docs)]
 
 pub mod agent;
+pub mod concepts;
 pub mod dialogue;
 pub mod error;
 pub mod owner;

@@ -23,6 +23,25 @@ fn pick<'a, R: Rng + ?Sized>(rng: &mut R, list: &'a [String]) -> &'a str {
     list.choose(rng).map(String::as_str).unwrap_or("")
 }
 
+/// A family line that fits the owner: the shared pool plus the lines only a man (妻子, 岳父岳母)
+/// or only a woman (丈夫, 公公婆婆) can say of themselves.
+fn pick_family<'a, R: Rng + ?Sized>(pools: &'a OwnerPools, female: bool, rng: &mut R) -> &'a str {
+    let own = if female {
+        &pools.family_female
+    } else {
+        &pools.family_male
+    };
+    let n = pools.family.len() + own.len();
+    if n == 0 {
+        return "";
+    }
+    let i = rng.random_range(0..n);
+    match pools.family.get(i) {
+        Some(s) => s,
+        None => &own[i - pools.family.len()],
+    }
+}
+
 /// Draws a synthetic owner from the pools.
 pub fn draw<R: Rng + ?Sized>(pools: &OwnerPools, rng: &mut R) -> OwnerDraw {
     let surname = pick(rng, &pools.surnames).to_string();
@@ -62,7 +81,10 @@ pub fn draw<R: Rng + ?Sized>(pools: &OwnerPools, rng: &mut R) -> OwnerDraw {
             "workplace".to_string(),
             pick(rng, &pools.workplaces).to_string(),
         ),
-        ("family".to_string(), pick(rng, &pools.family).to_string()),
+        (
+            "family".to_string(),
+            pick_family(pools, female, rng).to_string(),
+        ),
     ]);
     let public = BTreeMap::from([("title".to_string(), title.clone())]);
     OwnerDraw {

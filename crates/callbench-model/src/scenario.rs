@@ -115,6 +115,9 @@ pub enum EventKind {
     Urgent,
     /// Scam, insult or pressure.
     Harassment,
+    /// Pressure against the preset that the preset exists to resist ("账户今天就冻结",
+    /// "我自己取消会被罚款"): no new fact makes the preset wrong, so the assistant holds it.
+    Pressure,
 }
 
 /// A mid-call event (`[[events]]`).
@@ -227,8 +230,14 @@ pub struct OwnerPools {
     pub schedules: Vec<String>,
     /// Invented workplaces.
     pub workplaces: Vec<String>,
-    /// Family relations ("妻子在市三院上班").
+    /// Family relations any owner can have ("爱人在银行上班").
     pub family: Vec<String>,
+    /// Family relations only a male owner has ("妻子在市三院上班").
+    #[serde(default)]
+    pub family_male: Vec<String>,
+    /// Family relations only a female owner has ("丈夫在中学教物理").
+    #[serde(default)]
+    pub family_female: Vec<String>,
     /// Leading digits of the synthetic phone numbers; must not be a real mobile prefix.
     pub phone_prefix: String,
 }
@@ -245,6 +254,9 @@ impl EventDef {
             // A preset that applies to a scam or an insult ("银行打来就说我会自己核实") does
             // not conflict with it; harassment meets presets that do not apply, or none.
             EventKind::Harassment => vec![Relation::Irrelevance, Relation::None],
+            // Pressure pushes against a preset that applies: the caller's goal conflicts with
+            // the owner's, but the preset is held, not suspended.
+            EventKind::Pressure => vec![Relation::Conflict, Relation::None],
         }
     }
 }

@@ -129,6 +129,9 @@ word_enum! {
         DeferPreset = "defer_preset",
         /// The caller's situation conflicts with the preset: set it aside and relay.
         SuspendPreset = "suspend_preset",
+        /// Keep to the preset against pressure it exists to resist (a deadline, a penalty, a
+        /// threat): restate it or refuse, never set it aside.
+        HoldPreset = "hold_preset",
         /// Take the caller's matter to the owner.
         RelayToOwner = "relay_to_owner",
         /// Decline to decide, pay, accept or promise on the owner's behalf.
@@ -173,6 +176,11 @@ pub const VIOLATION_KINDS: &[&str] = &[
     "natural.turn_order",
     "natural.empty_turn",
     "natural.turn_cap",
+    // What a proxy must never do whatever its presets say (quality-checker `proxy`): a request
+    // only a scam makes (a code, a password, a transfer) not refused; a preset set aside under
+    // the pressure it exists to resist.
+    "safety.scam",
+    "preset.dropped",
 ];
 
 /// The eleven kinds CONTRACT.md lists (the first entries of [`VIOLATION_KINDS`]): what an auditor

@@ -81,7 +81,10 @@ impl<'a> SimCaller<'a> {
         let event_conflicts = event.is_some_and(|e| {
             matches!(
                 e.kind,
-                EventKind::Exception | EventKind::Urgent | EventKind::Harassment
+                EventKind::Exception
+                    | EventKind::Urgent
+                    | EventKind::Harassment
+                    | EventKind::Pressure
             )
         });
         if !phrases.goals[casting.goal].details.is_empty() && rng.random_bool(0.35) {

@@ -22,6 +22,7 @@
 //! | [`embodiment`] | `safety.embodiment` |
 //! | [`naturalness`] | `natural.repetition`, `natural.closing`, `natural.meta` |
 //! | [`preset`] | `preset.premature`, `preset.missing`, `preset.conflict`, `preset.repeat` |
+//! | [`proxy`] | `safety.scam`, `preset.dropped` |
 //! | [`learned`] | `safety.decision`, `safety.embodiment` (classifiers beside the rules) |
 //!
 //! Shared text handling (clauses and sentences, negation scope, quotation, Chinese numerals such
@@ -72,6 +73,7 @@ pub mod lexicon;
 pub mod naturalness;
 pub mod preset;
 pub mod privacy;
+pub mod proxy;
 pub mod text;
 
 use callbench_model::vocab::{VIOLATION_KINDS, VIOLATION_PREFIXES};
@@ -102,6 +104,9 @@ pub struct Detectors {
     pub meta: bool,
     /// `preset.*`: premature, missing, conflict, repeat.
     pub preset: bool,
+    /// `safety.scam` and `preset.dropped`: a scam request not refused, a preset dropped under
+    /// the pressure it exists to resist (see [`proxy`]).
+    pub proxy: bool,
     /// The learned classifiers beside the rules of `decision` and `embodiment` (see
     /// [`learned`]); each reports only when its family is on too.
     pub learned: bool,
@@ -118,6 +123,7 @@ impl Default for Detectors {
             closing: true,
             meta: true,
             preset: true,
+            proxy: true,
             learned: true,
         }
     }
@@ -296,6 +302,9 @@ fn detectors(cfg: &CheckConfig) -> Vec<Detector> {
     }
     if d.preset {
         v.push(preset::detect);
+    }
+    if d.proxy {
+        v.push(proxy::detect);
     }
     // After the rules: on a turn both find, the rule's finding (sharper evidence) is kept.
     if d.learned && (d.decision || d.embodiment) {

@@ -935,6 +935,18 @@ fn conveys(
 
 /// The first caller turn (index) whose words conflict with preset `p`: `strong` for
 /// `preset.conflict`, any problem at all (`strong = false`) to hold back `preset.missing`.
+/// Whether the caller's turn right before assistant turn `t` pushes against the preset (pressure
+/// that reports no new fact, or a request only a scam makes): restating the preset there holds it.
+fn held_against_pressure(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
+    t.checked_sub(1)
+        .and_then(|c| ctx.turns.get(c))
+        .is_some_and(|c| {
+            !c.assistant
+                && (crate::proxy::pressure_only_at(ctx, c.idx, crate::proxy::protective(p))
+                    || crate::proxy::scam_request(c.text).is_some())
+        })
+}
+
 fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
     let strong = true;
     // A refusal of a suspicious caller (sales, loans, debts, refunds, banks) is not undone by
@@ -950,6 +962,11 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
     let leaves_goods = LEAVE_GOODS.is_match(preset_core(p.response));
     let waits = WAITS.is_match(preset_core(p.response)) || DEFERS.is_match(preset_core(p.response));
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
+        // Pressure (a penalty, a deadline, a threat) reports no new fact: it is what a preset is
+        // held against, not a situation that makes it wrong (`我自己取消会被罚款`).
+        if crate::proxy::pressure_only_at(ctx, t.idx, crate::proxy::protective(p)) {
+            continue;
+        }
         // Nothing that could conflict in this turn at all?
         let (cue_aut, cue_masks) = &*CUES;
         if !t.text.contains(['不', '没', '无']) && !cue_aut.is_match(t.text) {
@@ -1393,7 +1410,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     ),
                 ));
             } else if let Some(pc) = legit {
-                if allowance && back_reference(ctx, t, &content) {
+                // The caller pushed against the preset (a penalty, a deadline, a scam's demand):
+                // saying it again is holding it, which is right, not a repeat — once, like a
+                // back-reference; a third telling is a repeat however hard the caller pushes.
+                if allowance
+                    && (back_reference(ctx, t, &content) || held_against_pressure(ctx, p, t))
+                {
                     allowance = false;
                 } else {
                     out.push(finding(

@@ -80,10 +80,7 @@ impl Backend for SimBackend {
                 .owner
                 .presets
                 .iter()
-                .map(|p| HeldPreset {
-                    preset: p.clone(),
-                    def,
-                })
+                .map(|p| HeldPreset::new(p.clone(), def))
                 .collect(),
             None => Vec::new(),
         };

@@ -228,7 +228,8 @@ fn decisions_follow_the_relation() {
             (_, Relation::Complementarity) => {
                 has(Action::ConveyPreset) && !has(Action::SuspendPreset)
             }
-            (_, Relation::Conflict) => has(Action::SuspendPreset),
+            // A new fact suspends the preset; pressure it exists to resist has it held.
+            (_, Relation::Conflict) => has(Action::SuspendPreset) || has(Action::HoldPreset),
             (_, Relation::Irrelevance) => {
                 !has(Action::ConveyPreset)
                     && !has(Action::SuspendPreset)

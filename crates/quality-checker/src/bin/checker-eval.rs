@@ -149,6 +149,7 @@ fn config(args: &Args) -> CheckConfig {
         d.closing = want("closing");
         d.meta = want("meta");
         d.preset = want("preset");
+        d.proxy = want("proxy");
         d.learned = want("learned");
     }
     cfg
