@@ -70,6 +70,8 @@ pub struct SimAssistant<'a> {
     deferred: bool,
     /// The preset was held against pressure once: a second push winds the call up.
     held: bool,
+    /// A decision was refused once: a second refusal points back to it.
+    refused: bool,
     heard_events: Vec<usize>,
     harassed: u32,
     asked_anything_else: bool,
@@ -99,6 +101,7 @@ struct Heard {
     harassment: bool,
     scam: bool,
     offer: bool,
+    callback: bool,
     goodbye: bool,
 }
 
@@ -125,6 +128,7 @@ impl<'a> SimAssistant<'a> {
             suspended: false,
             deferred: false,
             held: false,
+            refused: false,
             heard_events: Vec::new(),
             harassed: 0,
             asked_anything_else: false,
@@ -152,6 +156,13 @@ impl<'a> SimAssistant<'a> {
             // The sim caller never warns ("别把验证码告诉别人"): a scam word is a request.
             scam: Lexicon::has(&concepts().scam_request, text),
             offer: question && Lexicon::has(&concepts().offer, text),
+            // Only where the question itself asks it: "好的，让她方便的时候回我一下。您看可以吗？"
+            // acknowledges with a callback wish and then asks for something else.
+            callback: text
+                .split_inclusive(['？', '?'])
+                .filter(|q| q.ends_with(['？', '?']))
+                .map(|q| q.rsplit(['。', '！', '!']).next().unwrap_or(q))
+                .any(|q| Lexicon::has(&concepts().callback_request, q)),
             trigger: self
                 .presets
                 .iter()
@@ -188,8 +199,19 @@ impl<'a> SimAssistant<'a> {
     }
 
     fn say(&mut self, bank: &str) -> Result<String, AgentError> {
-        // A person does not say the same sentence twice in one call: draw again (a few times)
-        // when the variant was already used.
+        // A second refusal points back to the first instead of saying it again.
+        let bank = if bank == "assistant.refuse_decision" {
+            if self.refused {
+                "assistant.refuse_again"
+            } else {
+                self.refused = true;
+                bank
+            }
+        } else {
+            bank
+        };
+        // A person does not say the same thing twice in one call: draw again (a few times) when
+        // the wording is the same as, or close to, one already said — composed banks share parts.
         let mut text = String::new();
         for _ in 0..8 {
             text = self
@@ -199,7 +221,7 @@ impl<'a> SimAssistant<'a> {
                     role: "assistant",
                     message: e.to_string(),
                 })?;
-            if !self.said.iter().any(|s| s == &text) {
+            if !self.said.iter().any(|s| close_wording(s, &text)) {
                 break;
             }
         }
@@ -470,6 +492,13 @@ impl<'a> SimAssistant<'a> {
             return Ok(reply(out, Action::Respond, None, false));
         }
 
+        // 7b. Asked that the owner get back to them: passed on, not refused.
+        if heard.callback {
+            self.relayed = true;
+            self.add(&mut out, "assistant.relay_callback")?;
+            return Ok(reply(out, Action::RelayToOwner, None, false));
+        }
+
         // 8. Asked to decide, do or promise something for the owner.
         if heard.decision {
             self.relayed = true;
@@ -514,6 +543,38 @@ impl<'a> SimAssistant<'a> {
         self.add(&mut out, "assistant.close")?;
         Ok(reply(out, Action::Close, None, true))
     }
+}
+
+/// Whether two wordings are the same or close: at least half of the shorter one's character
+/// bigrams are in the other (a listener hears that as saying it again).
+fn close_wording(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let bigrams = |s: &str| -> Vec<(char, char)> {
+        let c: Vec<char> = s
+            .chars()
+            .filter(|c| !c.is_ascii_punctuation() && !"，。？！、".contains(*c))
+            .collect();
+        let mut v: Vec<(char, char)> = c.windows(2).map(|w| (w[0], w[1])).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let (x, y) = (bigrams(a), bigrams(b));
+    let (short, long) = if x.len() <= y.len() {
+        (&x, &y)
+    } else {
+        (&y, &x)
+    };
+    if short.len() < 4 {
+        return false;
+    }
+    let shared = short
+        .iter()
+        .filter(|g| long.binary_search(g).is_ok())
+        .count();
+    shared * 2 >= short.len()
 }
 
 /// The last sentence of an utterance: a goodbye counts only where the caller ends with it

@@ -29,6 +29,8 @@ pub struct Concepts {
     pub offer: Vec<String>,
     /// Words of presets that brush a caller off: the caller's further pitch is not relayed.
     pub brush_off: Vec<String>,
+    /// The caller asks that the owner get back to them: relayed, never refused.
+    pub callback_request: Vec<String>,
 }
 
 /// The compiled-in concepts, parsed once.
@@ -57,6 +59,7 @@ mod tests {
             ("new_fact", &c.new_fact),
             ("offer", &c.offer),
             ("brush_off", &c.brush_off),
+            ("callback_request", &c.callback_request),
         ] {
             assert!(!list.is_empty(), "{name} is empty");
             assert!(

@@ -69,21 +69,33 @@ pub enum Phrase {
     Template(String),
 }
 
-/// A list of interchangeable variants.
+/// A list of interchangeable variants — or a turn composed of parts, one variant of each in
+/// order (`好的，` + `辛苦您了，` + `再见。`), so that a few dozen written pieces give hundreds of
+/// wordings.
 #[derive(Debug, Clone, Default)]
 pub struct Bank {
-    /// The variants.
+    /// The variants (empty when the bank is composed of `parts`).
     pub phrases: Vec<Phrase>,
+    /// The parts, each a list of variants (an empty variant makes a part optional).
+    pub parts: Vec<Vec<Phrase>>,
 }
 
 impl Bank {
     /// Whether the bank has no variant.
     pub fn is_empty(&self) -> bool {
-        self.phrases.is_empty()
+        self.phrases.is_empty() && self.parts.iter().all(Vec::is_empty)
     }
-    /// How many variants.
+    /// How many wordings it can say (the product of the parts' sizes for a composed bank).
     pub fn len(&self) -> usize {
-        self.phrases.len()
+        if self.parts.is_empty() {
+            self.phrases.len()
+        } else {
+            self.parts.iter().map(Vec::len).product()
+        }
+    }
+    /// Every written piece: the variants, or the variants of every part.
+    pub fn pieces(&self) -> impl Iterator<Item = &Phrase> {
+        self.phrases.iter().chain(self.parts.iter().flatten())
     }
 }
 
@@ -212,7 +224,24 @@ impl Lexicon {
 }
 
 #[derive(Debug, Deserialize)]
-struct BankFile(BTreeMap<String, Vec<String>>);
+struct BankFile(BTreeMap<String, BankDef>);
+
+/// A bank as written: a list of variants, or `{ parts = [[…], […]] }`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum BankDef {
+    Variants(Vec<String>),
+    Parts { parts: Vec<Vec<String>> },
+}
+
+impl BankDef {
+    fn is_empty(&self) -> bool {
+        match self {
+            BankDef::Variants(v) => v.is_empty(),
+            BankDef::Parts { parts } => parts.is_empty() || parts.iter().any(Vec::is_empty),
+        }
+    }
+}
 
 /// Generic banks the agents require, per file stem.
 pub const CALLER_BANKS: &[&str] = &[
@@ -241,10 +270,12 @@ pub const ASSISTANT_BANKS: &[&str] = &[
     "hold_close",
     "refuse_scam",
     "accept_offer",
+    "relay_callback",
     "relay",
     "relay_extra",
     "take_message",
     "refuse_decision",
+    "refuse_again",
     "unknown_question",
     "decline_private",
     "harassment_refuse",
@@ -295,6 +326,29 @@ impl Collector {
                 .enumerate()
                 .map(|(i, t)| self.phrase(file, &format!("{key}[{i}]"), scenario, t))
                 .collect(),
+            parts: Vec::new(),
+        }
+    }
+
+    fn bank_def(&mut self, file: &str, key: &str, def: &BankDef) -> Bank {
+        match def {
+            BankDef::Variants(texts) => self.bank(file, key, None, texts),
+            BankDef::Parts { parts } => Bank {
+                phrases: Vec::new(),
+                parts: parts
+                    .iter()
+                    .enumerate()
+                    .map(|(p, texts)| {
+                        texts
+                            .iter()
+                            .enumerate()
+                            .map(|(i, t)| {
+                                self.phrase(file, &format!("{key}.parts[{p}][{i}]"), None, t)
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            },
         }
     }
 
@@ -371,15 +425,15 @@ impl Phrasebook {
                 message: e.to_string(),
             })?;
             for name in required {
-                if parsed.0.get(*name).is_none_or(|v| v.is_empty()) {
+                if parsed.0.get(*name).is_none_or(BankDef::is_empty) {
                     return Err(PhraseError::MissingBank {
                         file: file.to_string(),
                         bank: name.to_string(),
                     });
                 }
             }
-            for (name, texts) in &parsed.0 {
-                let bank = c.bank(file, name, None, texts);
+            for (name, def) in &parsed.0 {
+                let bank = c.bank_def(file, name, def);
                 banks.insert(format!("{prefix}.{name}"), bank);
             }
         }
@@ -508,6 +562,7 @@ impl Phrasebook {
     pub fn bank(&self, name: &str) -> &Bank {
         static EMPTY: Bank = Bank {
             phrases: Vec::new(),
+            parts: Vec::new(),
         };
         self.banks.get(name).unwrap_or(&EMPTY)
     }
@@ -534,6 +589,17 @@ impl Phrasebook {
 
     /// Draws a variant of `bank` and renders it; an empty bank says nothing.
     pub fn say<R: Rng + ?Sized>(&self, bank: &Bank, rng: &mut R, vars: &Vars) -> Result<String> {
+        if !bank.parts.is_empty() {
+            let mut out = String::new();
+            for part in &bank.parts {
+                if part.is_empty() {
+                    continue;
+                }
+                let i = rng.random_range(0..part.len());
+                out.push_str(&self.render(&part[i], vars)?);
+            }
+            return Ok(out);
+        }
         if bank.phrases.is_empty() {
             return Ok(String::new());
         }

@@ -38,7 +38,7 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn render_all(&self, bank: &Bank, vars: &Vars) -> Vec<String> {
-        bank.phrases.iter().map(|p| self.render(p, vars)).collect()
+        bank.pieces().map(|p| self.render(p, vars)).collect()
     }
     fn render(&self, p: &Phrase, vars: &Vars) -> String {
         self.lib.book.render(p, vars).unwrap_or_default()

@@ -307,3 +307,89 @@ fn no_private_fact_is_ever_said() {
         }
     }
 }
+
+/// What a proxy must get right, over a whole corpus, read from the text: a preset is never
+/// suspended in a call whose event is pressure (`kind = "pressure"`), a request only a scam makes
+/// is refused in the very next turn, owners are coherent (a 先生 has no 丈夫), and the first
+/// assistant turn greets once.
+#[test]
+fn the_proxy_holds_refuses_and_makes_sense() {
+    use callbench_model::concepts::concepts;
+    use callbench_model::scenario::EventKind;
+    let lib = Arc::new(library_with(&[]));
+    let pressure: BTreeSet<String> = lib
+        .set
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.file.events)
+        .filter(|e| e.kind == EventKind::Pressure)
+        .map(|e| e.description.clone())
+        .collect();
+    assert!(
+        !pressure.is_empty(),
+        "the shipped library declares pressure events"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    run(lib.clone(), config(dir.path(), 6_000, 6_000)).unwrap();
+    let has = |list: &[String], t: &str| list.iter().any(|w| t.contains(w.as_str()));
+    let c = concepts();
+    let (mut pressure_calls, mut scam_asks, mut held) = (0, 0, 0);
+    let mut wrong = Vec::new();
+    for d in read_corpus(dir.path()) {
+        let a = actions(&d);
+        let under_pressure = d.caller.events.iter().any(|e| pressure.contains(e));
+        if under_pressure {
+            pressure_calls += 1;
+            if a.contains(&Action::SuspendPreset) {
+                wrong.push(format!("{}: preset suspended under pressure: {a:?}", d.id));
+            }
+        }
+        held += a.iter().filter(|x| **x == Action::HoldPreset).count();
+        for w in d.turns.windows(2) {
+            if w[0].speaker == Speaker::Caller && has(&c.scam_request, &w[0].text) {
+                scam_asks += 1;
+                if !has(&c.refusal, &w[1].text) {
+                    wrong.push(format!(
+                        "{}: scam request not refused: {:?} → {:?}",
+                        d.id, w[0].text, w[1].text
+                    ));
+                }
+            }
+        }
+        let title = d.owner.public.get("title").cloned().unwrap_or_default();
+        let family = d.owner.private.get("family").cloned().unwrap_or_default();
+        if (title.ends_with("先生") && (family.contains("丈夫") || family.contains("公公")))
+            || (title.ends_with("女士") && (family.contains("妻子") || family.contains("岳父")))
+        {
+            wrong.push(format!("{}: {title} with family {family:?}", d.id));
+        }
+        if let Some(first) = d.turns.iter().find(|t| t.speaker == Speaker::Assistant) {
+            let greetings = first
+                .text
+                .split(['。', '！', '？'])
+                .filter(|s| s.starts_with("您好") || s.starts_with("你好") || s.starts_with('喂'))
+                .count();
+            if greetings > 1 {
+                wrong.push(format!("{}: greets twice: {:?}", d.id, first.text));
+            }
+        }
+    }
+    // The test must have seen what it checks.
+    assert!(
+        pressure_calls > 50,
+        "only {pressure_calls} calls under pressure"
+    );
+    assert!(scam_asks > 20, "only {scam_asks} scam requests");
+    assert!(held > 50, "only {held} hold_preset decisions");
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
