@@ -51,6 +51,37 @@ pub struct Manifest {
     pub usage: serde_json::Value,
     /// Digest of the scenario library the run used.
     pub library_digest: String,
+    /// Why dialogues failed or were given up, replies repaired, and whether the run stopped
+    /// early; absent when there is nothing to say.
+    #[serde(default, skip_serializing_if = "RunReport::is_empty")]
+    pub report: RunReport,
+}
+
+/// What went wrong in a run, counted: the last line of `generate` is made from it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RunReport {
+    /// Failed dialogues per reason (the reason's kind, e.g. "replies cut short at max_tokens").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failure_reasons: BTreeMap<String, u64>,
+    /// Dialogues given up as rejected, per violation kind of their last attempt.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rejected_kinds: BTreeMap<String, u64>,
+    /// Repaired replies per field (`action`, `preset_id`, `end_call`) in written dialogues.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub repairs: BTreeMap<String, u64>,
+    /// Set when the run stopped before the plan was done: why, and what to change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+impl RunReport {
+    /// Nothing to report.
+    pub fn is_empty(&self) -> bool {
+        self.failure_reasons.is_empty()
+            && self.rejected_kinds.is_empty()
+            && self.repairs.is_empty()
+            && self.stopped.is_none()
+    }
 }
 
 /// Planned and actual counts of one cell: scenario × preset case × relation.

@@ -337,3 +337,135 @@ fn the_judge_scores_every_assistant_turn_and_its_thresholds_decide() {
     }
     assert!(mock.stats().ok > 0);
 }
+
+fn run_cfg(
+    rt: &tokio::runtime::Runtime,
+    out: &Path,
+    llm: LlmConfig,
+    cfg: GenerateConfig,
+) -> roleplay::Summary {
+    let client = Arc::new({
+        let _g = rt.enter();
+        LlmClient::new(llm, out).unwrap()
+    });
+    let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
+    rt.block_on(roleplay::generate(
+        library(),
+        Arc::new(LlmBackend::new(client)),
+        GenerateConfig {
+            out: out.to_path_buf(),
+            ..cfg
+        },
+        serde_json::json!({}),
+        quiet,
+    ))
+    .unwrap()
+}
+
+/// Issue #12: against a server that fills the schema with arbitrary values (what constrained
+/// decoding guarantees, and no more), no dialogue fails: each is written or rejected, none
+/// twice, and the rejections name their kinds.
+#[test]
+fn arbitrary_schema_valid_replies_lose_no_dialogue() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::Arbitrary,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let s = run_cfg(
+        &rt,
+        dir.path(),
+        llm_config(&mock.base_url()),
+        GenerateConfig {
+            count: 100,
+            rows_per_shard: 25,
+            concurrency: 16,
+            seed: 12,
+            ..Default::default()
+        },
+    );
+    let m = &s.manifest;
+    assert_eq!(m.totals.failed, 0, "{:?}", m.report.failure_reasons);
+    assert_eq!(m.totals.dialogues + m.totals.rejected, 100);
+    assert!(m.report.stopped.is_none());
+    let written: Vec<String> = shards(dir.path()).into_iter().map(|d| d.id).collect();
+    let unique: BTreeSet<&String> = written.iter().collect();
+    assert_eq!(unique.len(), written.len(), "no id twice");
+    assert_eq!(written.len() as u64, m.totals.dialogues);
+    if m.totals.rejected > 0 {
+        assert!(!m.report.rejected_kinds.is_empty());
+    }
+    // Arbitrary end_call values close calls early: the minimum length holds in what is written.
+    assert!(shards(dir.path()).iter().all(|d| d.turns.len() >= 4));
+}
+
+/// Issue #12: a server whose every reply is cut short stops the run within fewer calls than two
+/// per planned dialogue, and the manifest says why and what to change.
+#[test]
+fn replies_cut_short_trip_the_breaker_early() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::CutShort,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let count = 200;
+    let s = run_cfg(
+        &rt,
+        dir.path(),
+        llm_config(&mock.base_url()),
+        GenerateConfig {
+            count,
+            rows_per_shard: 10,
+            concurrency: 16,
+            seed: 1,
+            ..Default::default()
+        },
+    );
+    let calls = mock.stats().requests;
+    assert!(calls < 2 * count, "{calls} calls for {count} dialogues");
+    let stopped = s.manifest.report.stopped.as_deref().expect("the run stopped");
+    assert!(stopped.contains("cut short") && stopped.contains("max_tokens"), "{stopped}");
+    assert!(s.manifest.totals.dialogues < count);
+    assert!(
+        s.manifest
+            .report
+            .failure_reasons
+            .keys()
+            .all(|k| k.contains("cut short"))
+    );
+}
+
+/// Unreadable replies (no JSON at all) stop the run too, naming the fix.
+#[test]
+fn garbage_replies_trip_the_breaker_with_their_fix() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::Garbage,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let s = run_cfg(
+        &rt,
+        dir.path(),
+        llm_config(&mock.base_url()),
+        GenerateConfig {
+            count: 100,
+            rows_per_shard: 10,
+            concurrency: 8,
+            seed: 1,
+            stop_after_failures: 10,
+            ..Default::default()
+        },
+    );
+    let stopped = s.manifest.report.stopped.as_deref().expect("the run stopped");
+    assert!(stopped.contains("unreadable replies") && stopped.contains("text"), "{stopped}");
+    assert_eq!(s.manifest.totals.dialogues, 0);
+}
