@@ -208,7 +208,7 @@ mod tests {
             dialogue.turns = vec![
                 callbench_model::Turn {
                     speaker: Speaker::Caller,
-                    text: "（电话接通了）请先开口。".into(),
+                    text: "请先开口。".into(),
                     action: None,
                     preset_id: None,
                 },
