@@ -546,8 +546,8 @@ pub fn parse_assistant_reply(
         None => None,
         Some(id) if preset_ids.contains(&id) => Some(id),
         Some(id) => {
-            let only = (preset_ids.len() == 1 && concerns_preset(action))
-                .then(|| preset_ids[0].clone());
+            let only =
+                (preset_ids.len() == 1 && concerns_preset(action)).then(|| preset_ids[0].clone());
             repairs.push(Repair {
                 field: "preset_id",
                 note: format!(
@@ -794,7 +794,10 @@ mod llm_tests {
 
     #[test]
     fn a_missing_end_call_follows_the_action_and_is_recorded() {
-        let (r, repairs) = parse(r#"{"utterance": "再见。", "action": "close", "preset_id": null}"#, &[]);
+        let (r, repairs) = parse(
+            r#"{"utterance": "再见。", "action": "close", "preset_id": null}"#,
+            &[],
+        );
         assert!(r.end_call);
         assert_eq!(repairs[0].field, "end_call");
         let (r, _) = parse(
@@ -871,8 +874,6 @@ mod llm_tests {
     #[test]
     fn only_a_reply_without_words_is_invalid() {
         assert!(parse_assistant_reply("好的，我会转告。", &[]).is_err());
-        assert!(
-            parse_assistant_reply(r#"{"utterance": "  ", "action": "respond"}"#, &[]).is_err()
-        );
+        assert!(parse_assistant_reply(r#"{"utterance": "  ", "action": "respond"}"#, &[]).is_err());
     }
 }

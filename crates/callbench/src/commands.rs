@@ -281,17 +281,17 @@ fn generate(cfg: FileConfig, kind: BackendKind, quiet: bool) -> Result<ExitCode>
             println!("inspection sample skipped: the corpus holds no dialogues");
         } else {
             match inspection::draw_sample(&out, &sample_cfg) {
-            Ok(s) => println!(
-                "inspection sample: {} dialogues and {} rejects in {}",
-                s.sampled,
-                s.rejects_sampled,
-                out.join("inspection").display()
-            ),
-            // A reviewed sample is never replaced behind the auditors' backs.
-            Err(e @ inspection::InspectionError::SampleInUse { .. }) => {
-                eprintln!("inspection sample kept: {e}")
-            }
-            Err(e) => return Err(e.into()),
+                Ok(s) => println!(
+                    "inspection sample: {} dialogues and {} rejects in {}",
+                    s.sampled,
+                    s.rejects_sampled,
+                    out.join("inspection").display()
+                ),
+                // A reviewed sample is never replaced behind the auditors' backs.
+                Err(e @ inspection::InspectionError::SampleInUse { .. }) => {
+                    eprintln!("inspection sample kept: {e}")
+                }
+                Err(e) => return Err(e.into()),
             }
         }
     }

@@ -681,7 +681,10 @@ fn a_run_whose_replies_are_cut_short_stops_early_and_says_why() {
         last[0].starts_with("0 of 150 written;") && last[0].contains("cut short"),
         "{text}"
     );
-    assert!(last[1].contains("stopped") && last[1].contains("max_tokens"), "{text}");
+    assert!(
+        last[1].contains("stopped") && last[1].contains("max_tokens"),
+        "{text}"
+    );
     assert!(text.contains("inspection sample skipped"), "{text}");
     assert!(mock.stats().requests < 300, "{:?}", mock.stats());
     assert!(!stderr(&o).contains("panicked"));

@@ -397,7 +397,10 @@ fn a_cut_short_reply_is_not_asked_again_or_cached() {
     let reply = rt.block_on(client.chat(&request(1))).unwrap();
     assert!(reply.truncated && !reply.cached);
     let again = rt.block_on(client.chat(&request(1))).unwrap();
-    assert!(!again.cached, "a cut-short reply is not served from the cache");
+    assert!(
+        !again.cached,
+        "a cut-short reply is not served from the cache"
+    );
     let before = mock.stats().requests;
     let r = rt.block_on(llm_client::chat_parsed(
         &client,
@@ -411,7 +414,11 @@ fn a_cut_short_reply_is_not_asked_again_or_cached() {
     let err = r.unwrap_err();
     assert!(matches!(err, llm_client::ReplyError::CutShort(_)), "{err}");
     assert!(err.to_string().contains("cut short"), "{err}");
-    assert_eq!(mock.stats().requests - before, 1, "asked once, not four times");
+    assert_eq!(
+        mock.stats().requests - before,
+        1,
+        "asked once, not four times"
+    );
 }
 
 /// A reply that is not JSON is asked again up to the limit, then reported with its problem.

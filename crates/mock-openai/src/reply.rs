@@ -5,8 +5,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::{MockConfig, ReplyMode};
 use crate::rng::{SplitMix64, fnv1a, mix};
+use crate::{MockConfig, ReplyMode};
 
 /// Short colloquial sentences a phone-call party might say.
 const SENTENCES: &[&str] = &[

@@ -143,7 +143,6 @@ impl LlmBackend<llm_client::LlmClient> {
     }
 }
 
-
 /// What the caller's prompt may say: its own role, persona, goal and events.
 pub fn caller_prompt_vars(lib: &Library, setup: &Setup<'_>) -> serde_json::Value {
     let h = &setup.header;

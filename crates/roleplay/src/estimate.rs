@@ -72,7 +72,10 @@ pub async fn estimate(
     for i in (0..n).step_by(step as usize).take(sample as usize) {
         let Some(d) = plan.get(i) else { continue };
         let setup = director.cast(plan.cell(&d), &d, d.seed)?;
-        let Ok(played) = SimBackend.play(&lib, &setup, cfg.max_turns, cfg.min_turns).await else {
+        let Ok(played) = SimBackend
+            .play(&lib, &setup, cfg.max_turns, cfg.min_turns)
+            .await
+        else {
             continue;
         };
         let caller_sys = lib

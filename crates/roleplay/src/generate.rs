@@ -682,12 +682,11 @@ pub async fn generate_judged<B: Backend>(
             } else if let Some(f) = outcome.failure {
                 tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");
                 job.stats.failed += 1;
-                let reason = f
-                    .qc
-                    .as_ref()
-                    .and_then(|q| q.violations.first())
-                    .map(|v| failure_kind(&v.message).0)
-                    .unwrap_or_default();
+                let reason =
+                    f.qc.as_ref()
+                        .and_then(|q| q.violations.first())
+                        .map(|v| failure_kind(&v.message).0)
+                        .unwrap_or_default();
                 *job.stats.failure_reasons.entry(reason).or_default() += 1;
                 job.rejects.push(f);
             } else {

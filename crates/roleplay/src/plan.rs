@@ -29,8 +29,11 @@ fn lines(text: &'static str) -> Vec<&'static str> {
 static STAGE_DIRECTIONS: LazyLock<Vec<&'static str>> =
     LazyLock::new(|| lines(include_str!("../data/stage_directions.txt")));
 
-static STOP_BIGRAMS: LazyLock<BTreeSet<&'static str>> =
-    LazyLock::new(|| lines(include_str!("../data/goal_stop_bigrams.txt")).into_iter().collect());
+static STOP_BIGRAMS: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
+    lines(include_str!("../data/goal_stop_bigrams.txt"))
+        .into_iter()
+        .collect()
+});
 
 fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
@@ -69,7 +72,9 @@ pub fn stage_direction(text: &str) -> Option<String> {
     for (open, close) in [('（', '）'), ('【', '】')] {
         if let Some(start) = text.find(open) {
             let rest = &text[start..];
-            let end = rest.find(close).map_or(rest.len(), |e| e + close.len_utf8());
+            let end = rest
+                .find(close)
+                .map_or(rest.len(), |e| e + close.len_utf8());
             return Some(rest[..end].to_string());
         }
     }
@@ -127,14 +132,21 @@ pub fn check(_lib: &Library, setup: &Setup<'_>, d: &Dialogue, min_turns: usize) 
         out.push(Violation {
             kind: "plan.no_goal".into(),
             turn: caller.first().map_or(0, |(i, _)| *i),
-            evidence: caller.first().map_or("", |(_, t)| t).chars().take(60).collect(),
+            evidence: caller
+                .first()
+                .map_or("", |(_, t)| t)
+                .chars()
+                .take(60)
+                .collect(),
             message: format!("the caller never brings up its goal ({})", d.caller.goal),
         });
     }
     if let Some(e) = setup.casting.event.and_then(|i| file.events.get(i)) {
-        let cued = caller
-            .iter()
-            .any(|(_, t)| e.cues.iter().any(|c| !c.is_empty() && t.contains(c.as_str())));
+        let cued = caller.iter().any(|(_, t)| {
+            e.cues
+                .iter()
+                .any(|c| !c.is_empty() && t.contains(c.as_str()))
+        });
         let described = bigrams(&e.description)
             .iter()
             .filter(|b| !STOP_BIGRAMS.contains(b.as_str()) && said.contains(*b))
@@ -230,7 +242,12 @@ mod tests {
             assert_eq!(kinds, want, "{}", dialogue.id);
         }
         assert!(with_event > 20, "the sample holds events: {with_event}");
-        assert!(found.is_empty(), "{} false findings:\n{}", found.len(), found.join("\n"));
+        assert!(
+            found.is_empty(),
+            "{} false findings:\n{}",
+            found.len(),
+            found.join("\n")
+        );
     }
 
     #[test]

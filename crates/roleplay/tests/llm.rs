@@ -429,8 +429,16 @@ fn replies_cut_short_trip_the_breaker_early() {
     );
     let calls = mock.stats().requests;
     assert!(calls < 2 * count, "{calls} calls for {count} dialogues");
-    let stopped = s.manifest.report.stopped.as_deref().expect("the run stopped");
-    assert!(stopped.contains("cut short") && stopped.contains("max_tokens"), "{stopped}");
+    let stopped = s
+        .manifest
+        .report
+        .stopped
+        .as_deref()
+        .expect("the run stopped");
+    assert!(
+        stopped.contains("cut short") && stopped.contains("max_tokens"),
+        "{stopped}"
+    );
     assert!(s.manifest.totals.dialogues < count);
     assert!(
         s.manifest
@@ -465,7 +473,15 @@ fn garbage_replies_trip_the_breaker_with_their_fix() {
             ..Default::default()
         },
     );
-    let stopped = s.manifest.report.stopped.as_deref().expect("the run stopped");
-    assert!(stopped.contains("unreadable replies") && stopped.contains("text"), "{stopped}");
+    let stopped = s
+        .manifest
+        .report
+        .stopped
+        .as_deref()
+        .expect("the run stopped");
+    assert!(
+        stopped.contains("unreadable replies") && stopped.contains("text"),
+        "{stopped}"
+    );
     assert_eq!(s.manifest.totals.dialogues, 0);
 }
