@@ -554,6 +554,22 @@ fn print_summary(summary: &roleplay::Summary, cfg: &FileConfig) {
         summary.seconds
     );
     print_usage(&mut out, &m.usage);
+    if let Some(all) = &m.report.usage_all_runs {
+        let n = |k: &str| {
+            all.get("roles").and_then(|r| r.as_object()).map_or(0, |r| {
+                r.values().filter_map(|u| u.get(k)?.as_u64()).sum::<u64>()
+            })
+        };
+        let cost = all.get("cost").and_then(|v| v.as_f64()).unwrap_or(0.0);
+        let cur = all.get("currency").and_then(|v| v.as_str()).unwrap_or("");
+        let _ = writeln!(
+            out,
+            "all runs of this corpus: {} requests, {} prompt and {} output tokens, {cost:.4} {cur}",
+            n("requests"),
+            n("prompt_tokens"),
+            n("completion_tokens")
+        );
+    }
 }
 
 fn print_usage(out: &mut impl Write, usage: &serde_json::Value) {

@@ -544,6 +544,13 @@ pub async fn generate_judged<B: Backend>(
         rows_per_shard: cfg.rows_per_shard,
     };
     let (mut ledger, done) = Ledger::open(&cfg.out, header)?;
+    // What earlier runs of this corpus spent, from their manifest (the ledger accepted the
+    // directory as this run's, so the manifest, if any, is of the same corpus).
+    let earlier_usage = corpus::read_manifest(&cfg.out)
+        .ok()
+        .filter(|m| m.fingerprint == fingerprint)
+        .map(|m| m.report.usage_all_runs.unwrap_or(m.usage))
+        .filter(|u| u.as_object().is_some_and(|o| !o.is_empty()));
     let n_shards = cfg.count.div_ceil(cfg.rows_per_shard);
     let mut done_by_index: BTreeMap<u32, ShardInfo> =
         done.into_iter().map(|s| (s.index, s)).collect();
@@ -740,6 +747,7 @@ pub async fn generate_judged<B: Backend>(
     );
     // Usage of this run (a resumed run counts what it sent, and its cache hits).
     manifest.usage = backend.usage();
+    manifest.report.usage_all_runs = earlier_usage.map(|e| corpus::add_usage(&e, &manifest.usage));
     manifest.report.stopped = stages
         .breaker
         .lock()

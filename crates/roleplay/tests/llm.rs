@@ -485,3 +485,47 @@ fn garbage_replies_trip_the_breaker_with_their_fix() {
     );
     assert_eq!(s.manifest.totals.dialogues, 0);
 }
+
+/// A resumed run reports what every run of the corpus spent beside what it spent itself.
+#[test]
+fn a_resumed_run_reports_the_usage_of_all_runs() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            end_after_turns: 5,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    let (first, _) = run(&rt, out, llm_config(&mock.base_url()), 20);
+    let first = first.unwrap().manifest;
+    assert!(
+        first.report.usage_all_runs.is_none(),
+        "a first run has no earlier runs"
+    );
+    // Lose the last shard (the manifest stays): the next run generates it from the cache.
+    std::fs::remove_file(out.join("shards/part-00001.parquet")).unwrap();
+    let ledger = out.join("ledger.jsonl");
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("part-00001")).collect();
+    std::fs::write(&ledger, kept.join("\n") + "\n").unwrap();
+    let (second, _) = run(&rt, out, llm_config(&mock.base_url()), 20);
+    let second = second.unwrap().manifest;
+    let all = second.report.usage_all_runs.expect("usage of all runs");
+    for role in ["caller", "assistant"] {
+        let n = |m: &serde_json::Value, k: &str| m["roles"][role][k].as_u64().unwrap();
+        assert_eq!(
+            n(&all, "requests"),
+            n(&first.usage, "requests") + n(&second.usage, "requests")
+        );
+        assert_eq!(
+            n(&all, "cache_hits"),
+            n(&first.usage, "cache_hits") + n(&second.usage, "cache_hits")
+        );
+        assert!(
+            n(&second.usage, "cache_hits") > 0,
+            "the resume asked the cache"
+        );
+    }
+}
