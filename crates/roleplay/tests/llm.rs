@@ -529,3 +529,46 @@ fn a_resumed_run_reports_the_usage_of_all_runs() {
         );
     }
 }
+
+/// The breaker's reasons: each misconfiguration the issue names maps to its fix.
+#[test]
+fn failure_kinds_name_the_likely_fix() {
+    use roleplay::generate::failure_kind;
+    let cases = [
+        (
+            "assistant agent: default: HTTP 404: {\"error\":{\"message\":\"The model `gpt-5-mini-x` does not exist\"}}",
+            "HTTP 404",
+            "--model",
+        ),
+        (
+            "caller agent: default: HTTP 400: response_format json_schema is not supported",
+            "json_schema",
+            "json_object",
+        ),
+        (
+            "caller agent: reply cut short at max_tokens (finish_reason: length): EOF",
+            "cut short",
+            "max_tokens",
+        ),
+        (
+            "caller agent: no valid reply after 3 tries: the reply holds no JSON object",
+            "unreadable",
+            "larger model",
+        ),
+        (
+            "caller agent: default: gave up after 7 attempts: timeout",
+            "keeps failing",
+            "--concurrency",
+        ),
+    ];
+    for (message, kind, fix) in cases {
+        let (k, hint) = failure_kind(message);
+        assert!(k.contains(kind), "{message} → {k}");
+        assert!(hint.contains(fix), "{message} → {hint}");
+    }
+    // Two failures of one kind share it (the breaker counts them together).
+    assert_eq!(
+        failure_kind("caller agent: x: HTTP 404: a").0,
+        failure_kind("assistant agent: y: HTTP 404: b").0
+    );
+}
