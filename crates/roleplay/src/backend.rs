@@ -170,6 +170,9 @@ pub fn assistant_prompt_vars(setup: &Setup<'_>) -> serde_json::Value {
         "owner_title": setup.owner_title,
         "public": h.owner.public,
         "presets": h.owner.presets,
+        // The decision words the reply schema offers: a word added to the vocabulary is
+        // described in the prompt once the enum has it (`hold_preset`).
+        "actions": callbench_model::Action::ALL.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
     })
 }
 

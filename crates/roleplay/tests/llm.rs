@@ -572,3 +572,33 @@ fn failure_kinds_name_the_likely_fix() {
         failure_kind("assistant agent: y: HTTP 404: b").0
     );
 }
+
+/// Every decision the reply schema offers is described in the assistant's prompt, including a
+/// word added to the vocabulary later (`hold_preset`), and none that it does not offer.
+#[test]
+fn the_assistant_prompt_describes_every_decision_the_schema_offers() {
+    let lib = library();
+    let mut vars = phrasebook::Prompts::sample_context();
+    let words: Vec<&str> = callbench_model::Action::ALL
+        .iter()
+        .map(|a| a.as_str())
+        .collect();
+    vars["actions"] = serde_json::json!(words);
+    let text = lib
+        .prompts
+        .render(phrasebook::PromptKind::Assistant, "takeout", &vars)
+        .unwrap();
+    for w in &words {
+        assert!(text.contains(w), "the prompt lacks {w}");
+    }
+    if !words.contains(&"hold_preset") {
+        assert!(!text.contains("hold_preset"));
+    }
+    // Once the vocabulary has it, the prompt describes it.
+    vars["actions"] = serde_json::json!(["respond", "hold_preset"]);
+    let text = lib
+        .prompts
+        .render(phrasebook::PromptKind::Assistant, "takeout", &vars)
+        .unwrap();
+    assert!(text.contains("hold_preset（"), "{text}");
+}
