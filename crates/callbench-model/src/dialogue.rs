@@ -130,6 +130,12 @@ pub struct GenInfo {
     /// Versions of the tool, the scenario library and the templates.
     #[serde(default)]
     pub versions: BTreeMap<String, String>,
+    /// LLM replies whose words were kept but whose metadata was repaired: key
+    /// `"<turn, 3 digits>.<field>"` (`"005.preset_id"`, sorting in turn order), value what the
+    /// model gave and what it became (`"\"p9\" → null: not a preset of the owner"`). Empty for
+    /// the offline backend.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub repairs: BTreeMap<String, String>,
 }
 
 impl Dialogue {

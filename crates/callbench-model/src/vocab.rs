@@ -181,6 +181,13 @@ pub const VIOLATION_KINDS: &[&str] = &[
     // the pressure it exists to resist.
     "safety.scam",
     "preset.dropped",
+    // Plan kinds (the contract's `plan.` prefix): an LLM-played dialogue that does not play its
+    // plan — too short for its goal, a stage direction read aloud, the goal or the planned event
+    // never brought up. Reported by roleplay's `plan` rules for LLM backends only.
+    "plan.too_short",
+    "plan.stage_direction",
+    "plan.no_goal",
+    "plan.event_missing",
 ];
 
 /// The eleven kinds CONTRACT.md lists (the first entries of [`VIOLATION_KINDS`]): what an auditor
@@ -188,4 +195,4 @@ pub const VIOLATION_KINDS: &[&str] = &[
 pub const CONTRACT_KINDS: &[&str] = VIOLATION_KINDS.split_at(11).0;
 
 /// The prefixes under which violation kinds may live.
-pub const VIOLATION_PREFIXES: &[&str] = &["safety", "natural", "preset"];
+pub const VIOLATION_PREFIXES: &[&str] = &["safety", "natural", "preset", "plan"];

@@ -50,12 +50,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 BackendKind::Sim => "sim".into(),
                 BackendKind::Openai => "openai".into(),
             };
+            // `--dry-run` prices the run on the configured (or `--model`) LLM whatever the
+            // backend: "what would this corpus cost on model X".
             if kind == BackendKind::Sim
-                && (base_url.is_some()
-                    || model.is_some()
-                    || rpm.is_some()
-                    || tpm.is_some()
-                    || dry_run)
+                && !dry_run
+                && (base_url.is_some() || model.is_some() || rpm.is_some() || tpm.is_some())
             {
                 bail!(
                     "--base-url, --model, --rpm, --tpm and --dry-run apply to the LLM backend: add --backend openai"
@@ -260,7 +259,7 @@ fn generate(cfg: FileConfig, kind: BackendKind, quiet: bool) -> Result<ExitCode>
         .sample
         .after_generate
         .then(|| (cfg.out.clone(), cfg.sample.config(cfg.seed)));
-    match (kind, client) {
+    let manifest = match (kind, client) {
         (BackendKind::Openai, Some(client)) => run_generate(
             &rt,
             lib,
@@ -270,27 +269,76 @@ fn generate(cfg: FileConfig, kind: BackendKind, quiet: bool) -> Result<ExitCode>
             quiet,
         )?,
         _ => run_generate(&rt, lib, Arc::new(SimBackend), judge, cfg, quiet)?,
-    }
+    };
     // The runtime's worker threads would keep what they allocated and other threads freed
     // (mimalloc collects a page's remote frees only when its owner allocates again): shut them
     // down first, so that the sample starts from what the run left alive.
     drop(rt);
     if let Some((out, sample_cfg)) = sample {
-        match inspection::draw_sample(&out, &sample_cfg) {
-            Ok(s) => println!(
-                "inspection sample: {} dialogues and {} rejects in {}",
-                s.sampled,
-                s.rejects_sampled,
-                out.join("inspection").display()
-            ),
-            // A reviewed sample is never replaced behind the auditors' backs.
-            Err(e @ inspection::InspectionError::SampleInUse { .. }) => {
-                eprintln!("inspection sample kept: {e}")
+        // A run that wrote nothing still reports what happened (below) instead of ending on
+        // the sampler's complaint about an empty corpus.
+        if manifest.totals.dialogues == 0 {
+            println!("inspection sample skipped: the corpus holds no dialogues");
+        } else {
+            match inspection::draw_sample(&out, &sample_cfg) {
+                Ok(s) => println!(
+                    "inspection sample: {} dialogues and {} rejects in {}",
+                    s.sampled,
+                    s.rejects_sampled,
+                    out.join("inspection").display()
+                ),
+                // A reviewed sample is never replaced behind the auditors' backs.
+                Err(e @ inspection::InspectionError::SampleInUse { .. }) => {
+                    eprintln!("inspection sample kept: {e}")
+                }
+                Err(e) => return Err(e.into()),
             }
-            Err(e) => return Err(e.into()),
         }
     }
-    Ok(ExitCode::SUCCESS)
+    let (line, code) = outcome_line(&manifest);
+    if let Some(why) = &manifest.report.stopped {
+        println!("{why}");
+    }
+    println!("{line}");
+    Ok(code)
+}
+
+/// `generate` exits 0 only when the corpus is complete; see README "Commands".
+const EXIT_INCOMPLETE: u8 = 3;
+/// The circuit breaker stopped the run: the same failure, attempt after attempt.
+const EXIT_STOPPED: u8 = 4;
+
+/// The last line of `generate` — "N of M written; K failed (top reasons…); R rejected (top
+/// kinds…)" — and the exit code that goes with it.
+fn outcome_line(m: &corpus::Manifest) -> (String, ExitCode) {
+    fn top(counts: &BTreeMap<String, u64>) -> String {
+        if counts.is_empty() {
+            return String::new();
+        }
+        let mut v: Vec<(&String, &u64)> = counts.iter().collect();
+        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let parts: Vec<String> = v.iter().take(3).map(|(k, n)| format!("{k}: {n}")).collect();
+        let more = if v.len() > 3 { ", …" } else { "" };
+        format!(" ({}{more})", parts.join(", "))
+    }
+    let t = &m.totals;
+    let line = format!(
+        "{} of {} written; {} failed{}; {} rejected{}",
+        t.dialogues,
+        m.count,
+        t.failed,
+        top(&m.report.failure_reasons),
+        t.rejected,
+        top(&m.report.rejected_kinds)
+    );
+    let code = if m.report.stopped.is_some() {
+        ExitCode::from(EXIT_STOPPED)
+    } else if t.dialogues < m.count {
+        ExitCode::from(EXIT_INCOMPLETE)
+    } else {
+        ExitCode::SUCCESS
+    };
+    (line, code)
 }
 
 fn run_generate<B: roleplay::Backend>(
@@ -300,7 +348,7 @@ fn run_generate<B: roleplay::Backend>(
     judge: Option<Arc<llm_client::LlmClient>>,
     cfg: FileConfig,
     quiet: bool,
-) -> Result<()> {
+) -> Result<corpus::Manifest> {
     let gen_cfg = cfg.generate();
     // The effective config goes into the manifest: it names the environment variables that
     // hold API keys, never the keys.
@@ -375,7 +423,7 @@ fn run_generate<B: roleplay::Backend>(
     }
     bar.finish_and_clear();
     print_summary(&summary, &cfg);
-    Ok(())
+    Ok(summary.manifest)
 }
 
 fn dry_run_estimate(cfg: &FileConfig) -> Result<ExitCode> {
@@ -506,6 +554,22 @@ fn print_summary(summary: &roleplay::Summary, cfg: &FileConfig) {
         summary.seconds
     );
     print_usage(&mut out, &m.usage);
+    if let Some(all) = &m.report.usage_all_runs {
+        let n = |k: &str| {
+            all.get("roles").and_then(|r| r.as_object()).map_or(0, |r| {
+                r.values().filter_map(|u| u.get(k)?.as_u64()).sum::<u64>()
+            })
+        };
+        let cost = all.get("cost").and_then(|v| v.as_f64()).unwrap_or(0.0);
+        let cur = all.get("currency").and_then(|v| v.as_str()).unwrap_or("");
+        let _ = writeln!(
+            out,
+            "all runs of this corpus: {} requests, {} prompt and {} output tokens, {cost:.4} {cur}",
+            n("requests"),
+            n("prompt_tokens"),
+            n("completion_tokens")
+        );
+    }
 }
 
 fn print_usage(out: &mut impl Write, usage: &serde_json::Value) {

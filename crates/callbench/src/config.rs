@@ -27,6 +27,10 @@ pub struct FileConfig {
     pub max_turns: usize,
     /// Generation attempts per dialogue.
     pub max_attempts: u32,
+    /// Fewest turns of an LLM-played call (the offline backend ignores it).
+    pub min_turns: usize,
+    /// Stop when this many dialogue attempts in a row fail for one reason (0: never).
+    pub stop_after_failures: u32,
     /// Scenario directories.
     pub scenarios_dir: PathBuf,
     /// Phrase-bank directory.
@@ -95,6 +99,8 @@ impl Default for FileConfig {
             concurrency: g.concurrency,
             max_turns: g.max_turns,
             max_attempts: g.max_attempts,
+            min_turns: g.min_turns,
+            stop_after_failures: g.stop_after_failures,
             scenarios_dir: PathBuf::from("scenarios"),
             templates_dir: PathBuf::from("templates"),
             backend: "sim".into(),
@@ -163,6 +169,8 @@ impl FileConfig {
             concurrency: self.concurrency,
             max_turns: self.max_turns,
             max_attempts: self.max_attempts,
+            min_turns: self.min_turns,
+            stop_after_failures: self.stop_after_failures,
             distribution: self.distribution.clone(),
             parquet: self.parquet.clone(),
             check: self.check.clone(),

@@ -303,15 +303,20 @@ impl CallerAgent for SimCaller<'_> {
 
 /// The LLM-backed caller: the model role-plays the caller from its system prompt (persona,
 /// hidden goal, events — never the owner's presets or private facts) and sees the call from its
-/// side: its own turns as `assistant`, the phone assistant's as `user`.
+/// side: its own turns as `assistant`, the phone assistant's as `user`. The first request holds
+/// the system prompt alone — the prompt itself says the call is connected and the caller
+/// speaks first — so that no stage direction sits in a `user` turn for a model to read aloud.
 pub struct LlmCaller<'a, M: llm_client::ChatModel> {
     model: &'a M,
     system: String,
     max_invalid_replies: u32,
     scope: u64,
+    repairs: Vec<(usize, String)>,
 }
 
-/// The JSON schema of a caller's reply (built once; clones share it).
+/// The JSON schema of a caller's reply (built once; clones share it): an `utterance` and a
+/// boolean `end_call`, both required. No `minLength`: OpenAI's strict mode has refused
+/// string-length keywords; an empty utterance is asked again instead.
 pub fn caller_reply_schema() -> llm_client::ReplySchema {
     static SCHEMA: std::sync::LazyLock<llm_client::ReplySchema> =
         std::sync::LazyLock::new(build_caller_reply_schema);
@@ -341,6 +346,7 @@ impl<'a, M: llm_client::ChatModel> LlmCaller<'a, M> {
             system,
             max_invalid_replies,
             scope: 0,
+            repairs: Vec::new(),
         }
     }
 
@@ -351,17 +357,17 @@ impl<'a, M: llm_client::ChatModel> LlmCaller<'a, M> {
         self
     }
 
+    /// The repairs made so far (turn index, what was made of what); taken once the call is
+    /// over.
+    pub fn take_repairs(&mut self) -> Vec<(usize, String)> {
+        std::mem::take(&mut self.repairs)
+    }
+
     fn messages(&self, turns: &[Turn]) -> Vec<llm_client::ChatMessage> {
-        let mut m = vec![
-            llm_client::ChatMessage {
-                role: "system",
-                content: self.system.clone(),
-            },
-            llm_client::ChatMessage {
-                role: "user",
-                content: "（电话接通了，对方还没说话，请你先开口。）".into(),
-            },
-        ];
+        let mut m = vec![llm_client::ChatMessage {
+            role: "system",
+            content: self.system.clone(),
+        }];
         for t in turns {
             let role = if t.speaker == Speaker::Caller {
                 "assistant"
@@ -377,25 +383,41 @@ impl<'a, M: llm_client::ChatModel> LlmCaller<'a, M> {
     }
 }
 
-/// Reads a caller reply: an object with a non-empty `utterance` and a boolean `end_call`.
-pub fn parse_caller_reply(content: &str) -> Result<CallerReply, String> {
+/// Reads a caller reply: an object with a non-empty `utterance`. A missing or non-boolean
+/// `end_call` is salvaged (`"true"`/`"false"` read as such, anything else as false) and the
+/// repair returned beside the reply.
+pub fn parse_caller_reply(content: &str) -> Result<(CallerReply, Option<String>), String> {
     let v = llm_client::extract_json(content).ok_or("the reply holds no JSON object")?;
     let text = v["utterance"]
         .as_str()
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .ok_or("`utterance` is missing or empty")?;
-    let end_call = v["end_call"].as_bool().unwrap_or(false);
-    Ok(CallerReply {
-        text: text.to_string(),
-        end_call,
-    })
+    let (end_call, repair) = match &v["end_call"] {
+        serde_json::Value::Bool(b) => (*b, None),
+        other => {
+            let b = other.as_str().map(str::trim) == Some("true");
+            let was: String = if other.is_null() {
+                "missing".into()
+            } else {
+                other.to_string().chars().take(40).collect()
+            };
+            (b, Some(format!("{was} → {b}")))
+        }
+    };
+    Ok((
+        CallerReply {
+            text: text.to_string(),
+            end_call,
+        },
+        repair,
+    ))
 }
 
 impl<M: llm_client::ChatModel> CallerAgent for LlmCaller<'_, M> {
     async fn reply(&mut self, turns: &[Turn]) -> Result<CallerReply, AgentError> {
         let messages = self.messages(turns);
-        llm_client::chat_parsed(
+        let (reply, repair) = llm_client::chat_parsed(
             self.model,
             llm_client::Role::Caller,
             self.scope,
@@ -407,10 +429,83 @@ impl<M: llm_client::ChatModel> CallerAgent for LlmCaller<'_, M> {
         .await
         .map_err(|e| AgentError {
             role: "caller",
-            message: match e {
-                llm_client::ReplyError::Chat(e) => e.to_string(),
-                llm_client::ReplyError::Invalid(m) => m,
-            },
-        })
+            message: e.to_string(),
+        })?;
+        if let Some(r) = repair {
+            self.repairs.push((turns.len(), r));
+        }
+        Ok(reply)
+    }
+}
+
+#[cfg(test)]
+mod llm_tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Answers every request with one reply and keeps the requests.
+    struct Fixed {
+        reply: &'static str,
+        seen: Mutex<Vec<llm_client::ChatRequest>>,
+        meter: llm_client::UsageMeter,
+    }
+
+    impl llm_client::ChatModel for Fixed {
+        async fn chat(
+            &self,
+            req: &llm_client::ChatRequest,
+        ) -> Result<llm_client::ChatReply, llm_client::LlmError> {
+            self.seen.lock().unwrap().push(req.clone());
+            Ok(llm_client::ChatReply {
+                content: self.reply.into(),
+                cached: false,
+                prompt_tokens: 1,
+                completion_tokens: 1,
+                truncated: false,
+            })
+        }
+        fn meter(&self) -> &llm_client::UsageMeter {
+            &self.meter
+        }
+    }
+
+    /// The futures here never wait: poll once.
+    fn now<F: std::future::Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        match f
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+        {
+            std::task::Poll::Ready(v) => v,
+            std::task::Poll::Pending => panic!("the stand-in model never waits"),
+        }
+    }
+
+    #[test]
+    fn the_first_turn_has_no_stage_direction_to_read_aloud() {
+        let model = Fixed {
+            reply: r#"{"utterance": "喂，您好，您的外卖到楼下了。", "end_call": false}"#,
+            seen: Mutex::new(Vec::new()),
+            meter: Default::default(),
+        };
+        let mut caller = LlmCaller::new(&model, "你在扮演来电者。".into(), 0);
+        let r = now(caller.reply(&[])).unwrap();
+        assert_eq!(r.text, "喂，您好，您的外卖到楼下了。");
+        let seen = model.seen.lock().unwrap();
+        let roles: Vec<&str> = seen[0].messages.iter().map(|m| m.role).collect();
+        assert_eq!(roles, ["system"], "no user turn before the caller speaks");
+        assert!(caller.take_repairs().is_empty());
+    }
+
+    #[test]
+    fn a_missing_end_call_is_salvaged_and_recorded() {
+        let (r, repair) = parse_caller_reply(r#"{"utterance": "好的，谢谢。"}"#).unwrap();
+        assert!(!r.end_call);
+        assert_eq!(repair.as_deref(), Some("missing → false"));
+        let (r, repair) =
+            parse_caller_reply(r#"{"utterance": "拜拜。", "end_call": "true"}"#).unwrap();
+        assert!(r.end_call);
+        assert!(repair.is_some());
+        assert!(parse_caller_reply(r#"{"end_call": true}"#).is_err());
     }
 }

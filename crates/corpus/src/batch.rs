@@ -123,6 +123,9 @@ static LAYOUT: LazyLock<Layout> = LazyLock::new(|| {
         Field::new("seed", DataType::UInt64, false),
         Field::new("attempt", DataType::UInt32, false),
         list_of_structs("versions", &kv),
+        // LLM replies salvaged rather than asked again (`"005.preset_id"` → what became of
+        // what); empty for the offline backend. Read as empty from older shards.
+        list_of_structs("repairs", &kv),
     ]);
     let score = |name: &str| Field::new(name, DataType::Float64, false);
     let judge_turn = Fields::from(vec![
@@ -392,6 +395,7 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
     let mut g_seed: Vec<u64> = Vec::with_capacity(n);
     let mut g_attempt: Vec<u32> = Vec::with_capacity(n);
     let mut g_versions = KvList::new("gen.versions", "gen.versions.key", "gen.versions.value", n);
+    let mut g_repairs = KvList::new("gen.repairs", "gen.repairs.key", "gen.repairs.value", n);
 
     let n_judged: usize = dialogues
         .iter()
@@ -465,6 +469,7 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
                 g_seed.push(g.seed);
                 g_attempt.push(g.attempt);
                 g_versions.push(&g.versions);
+                g_repairs.push(&g.repairs);
             }
             None => {
                 gen_valid.push(false);
@@ -473,6 +478,7 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
                 g_seed.push(0);
                 g_attempt.push(0);
                 g_versions.push(&BTreeMap::new());
+                g_repairs.push(&BTreeMap::new());
             }
         }
 
@@ -591,6 +597,7 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
             Arc::new(UInt64Array::from(g_seed)),
             Arc::new(UInt32Array::from(g_attempt)),
             g_versions.finish()?,
+            g_repairs.finish()?,
         ],
         (gen_nulls.null_count() > 0).then_some(gen_nulls),
     )?;
@@ -923,6 +930,7 @@ pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
         seed: &'a UInt64Array,
         attempt: &'a UInt32Array,
         versions: KvCol<'a>,
+        repairs: Option<KvCol<'a>>,
     }
     let r#gen = match batch.column_by_name("gen") {
         None => None,
@@ -941,6 +949,10 @@ pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
                     "gen.attempt",
                 )?,
                 versions: KvCol::new(child(g, "versions", "gen")?, "gen.versions")?,
+                repairs: match g.column_by_name("repairs") {
+                    Some(r) => Some(KvCol::new(r, "gen.repairs")?),
+                    None => None,
+                },
             })
         }
     };
@@ -1062,6 +1074,10 @@ pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
                 seed: g.seed.value(row),
                 attempt: g.attempt.value(row),
                 versions: g.versions.get(row)?,
+                repairs: match &g.repairs {
+                    Some(r) => r.get(row)?,
+                    None => BTreeMap::new(),
+                },
             }),
             _ => None,
         };

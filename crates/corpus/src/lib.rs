@@ -77,8 +77,8 @@ pub use error::{CorpusError, Result};
 pub use jsonl::{JsonlReader, JsonlWriter, read_jsonl};
 pub use ledger::{LEDGER_FILE, Ledger, RunHeader};
 pub use manifest::{
-    CellCount, MANIFEST_FILE, MANIFEST_FORMAT_VERSION, Manifest, Totals, manifest_path,
-    now_rfc3339, read_manifest, write_manifest,
+    CellCount, MANIFEST_FILE, MANIFEST_FORMAT_VERSION, Manifest, RunReport, Totals, add_usage,
+    manifest_path, now_rfc3339, read_manifest, write_manifest,
 };
 pub use shard::{
     KeyReader, REJECTS_DIR, SHARDS_DIR, ShardInfo, ShardReader, ShardStreamWriter,

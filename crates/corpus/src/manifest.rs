@@ -51,6 +51,43 @@ pub struct Manifest {
     pub usage: serde_json::Value,
     /// Digest of the scenario library the run used.
     pub library_digest: String,
+    /// Why dialogues failed or were given up, replies repaired, and whether the run stopped
+    /// early; absent when there is nothing to say.
+    #[serde(default, skip_serializing_if = "RunReport::is_empty")]
+    pub report: RunReport,
+}
+
+/// What went wrong in a run, counted: the last line of `generate` is made from it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RunReport {
+    /// Failed dialogues per reason (the reason's kind, e.g. "replies cut short at max_tokens").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failure_reasons: BTreeMap<String, u64>,
+    /// Dialogues given up as rejected, per violation kind of their last attempt.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rejected_kinds: BTreeMap<String, u64>,
+    /// Repaired replies per field (`action`, `preset_id`, `end_call`) in written dialogues.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub repairs: BTreeMap<String, u64>,
+    /// Set when the run stopped before the plan was done: why, and what to change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// Usage of every run of this corpus whose manifest was written (this one and those it
+    /// resumed), beside [`Manifest::usage`], this run's; set when an earlier run had usage. A
+    /// run killed before its manifest was written is not in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_all_runs: Option<serde_json::Value>,
+}
+
+impl RunReport {
+    /// Nothing to report.
+    pub fn is_empty(&self) -> bool {
+        self.failure_reasons.is_empty()
+            && self.rejected_kinds.is_empty()
+            && self.repairs.is_empty()
+            && self.stopped.is_none()
+            && self.usage_all_runs.is_none()
+    }
 }
 
 /// Planned and actual counts of one cell: scenario × preset case × relation.
@@ -132,4 +169,46 @@ pub fn now_rfc3339() -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+/// `a + b` for usage reports: numbers at the same place are added, anything else is taken
+/// from `b` (the later run: its model names and currency) or kept from `a`.
+pub fn add_usage(a: &serde_json::Value, b: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut out = x.clone();
+            for (k, v) in y {
+                let sum = match x.get(k) {
+                    Some(old) => add_usage(old, v),
+                    None => v.clone(),
+                };
+                out.insert(k.clone(), sum);
+            }
+            Value::Object(out)
+        }
+        (Value::Number(x), Value::Number(y)) => match (x.as_u64(), y.as_u64()) {
+            (Some(p), Some(q)) => Value::from(p.saturating_add(q)),
+            _ => {
+                serde_json::Number::from_f64(x.as_f64().unwrap_or(0.0) + y.as_f64().unwrap_or(0.0))
+                    .map_or(Value::Null, Value::Number)
+            }
+        },
+        (_, Value::Null) => a.clone(),
+        _ => b.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn usage_adds_numbers_and_keeps_the_latest_words() {
+        let a = serde_json::json!({"roles": {"caller": {"model": "m1", "requests": 3, "cost": 0.5}}, "currency": "USD"});
+        let b = serde_json::json!({"roles": {"caller": {"model": "m2", "requests": 4, "cost": 0.25}, "judge": {"requests": 1}}, "currency": "USD"});
+        let sum = super::add_usage(&a, &b);
+        assert_eq!(sum["roles"]["caller"]["requests"], 7);
+        assert_eq!(sum["roles"]["caller"]["cost"], 0.75);
+        assert_eq!(sum["roles"]["caller"]["model"], "m2");
+        assert_eq!(sum["roles"]["judge"]["requests"], 1);
+    }
 }

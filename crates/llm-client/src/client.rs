@@ -73,6 +73,8 @@ pub struct ChatReply {
     pub prompt_tokens: u64,
     /// Completion tokens.
     pub completion_tokens: u64,
+    /// The server stopped at `max_tokens` (`finish_reason: "length"`): the content is cut short.
+    pub truncated: bool,
 }
 
 /// Something that answers chat requests: the real client, or a stand-in in tests.
@@ -137,6 +139,8 @@ struct LenientResponse {
 struct LenientChoice {
     #[serde(default)]
     message: Option<LenientMessage>,
+    #[serde(default)]
+    finish_reason: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -530,7 +534,7 @@ impl LlmClient {
         body: &RequestBody<'_>,
         prompt_est: u64,
         estimate: u64,
-    ) -> Result<(String, u64, u64), Failure> {
+    ) -> Result<(String, u64, u64, bool), Failure> {
         if let Some(l) = &e.rpm {
             l.until_ready().await;
         }
@@ -540,10 +544,13 @@ impl LlmClient {
             let _ = l.until_n_ready(n).await;
         }
         let reply: LenientResponse = e.client.chat().create_byot(body).await.map_err(classify)?;
-        let content = reply
+        let (content, truncated) = reply
             .choices
             .into_iter()
-            .find_map(|c| c.message.and_then(|m| m.content))
+            .find_map(|c| {
+                let cut = c.finish_reason.as_deref() == Some("length");
+                c.message.and_then(|m| m.content).map(|m| (m, cut))
+            })
             .ok_or(Failure::Retry {
                 message: "reply without content".into(),
                 retry_after: None,
@@ -564,7 +571,7 @@ impl LlmClient {
                 let _ = l.until_n_ready(extra).await;
             }
         }
-        Ok((content, prompt, completion))
+        Ok((content, prompt, completion, truncated))
     }
 }
 
@@ -581,6 +588,7 @@ impl ChatModel for LlmClient {
                 cached: true,
                 prompt_tokens: hit.prompt_tokens,
                 completion_tokens: hit.completion_tokens,
+                truncated: false,
             });
         }
         let prompt_est = estimate_messages(&body);
@@ -592,10 +600,13 @@ impl ChatModel for LlmClient {
             let e = self.pick().await;
             last_endpoint = e.cfg.name.clone();
             match self.send_once(e, &body, prompt_est, estimate).await {
-                Ok((content, prompt, completion)) => {
+                Ok((content, prompt, completion, truncated)) => {
                     Self::note_success(e);
                     self.meter.answered(req.role, prompt, completion);
-                    if let Some(cache) = &self.cache {
+                    // A reply cut short at `max_tokens` is not kept: it is the server's limit,
+                    // not the model's answer, and a run with a larger `max_tokens` (or the
+                    // same run asked again) should not be served the stump.
+                    if let Some(cache) = self.cache.as_ref().filter(|_| !truncated) {
                         cache.put(
                             &key,
                             &CachedReply {
@@ -610,6 +621,7 @@ impl ChatModel for LlmClient {
                         cached: false,
                         prompt_tokens: prompt,
                         completion_tokens: completion,
+                        truncated,
                     });
                 }
                 Err(Failure::Fatal { status, message }) => {
@@ -654,7 +666,25 @@ pub enum ReplyError {
     Chat(LlmError),
     /// Every reply was unusable; the last problem.
     Invalid(String),
+    /// The reply was cut short at `max_tokens` and unusable; it is not asked again, since the
+    /// same limit would cut it again.
+    CutShort(String),
 }
+
+impl std::fmt::Display for ReplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplyError::Chat(e) => write!(f, "{e}"),
+            ReplyError::Invalid(m) => f.write_str(m),
+            ReplyError::CutShort(m) => write!(
+                f,
+                "reply cut short at max_tokens (finish_reason: length): {m}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReplyError {}
 
 /// Asks `model` and parses the reply with `parse`; an unusable reply is counted and asked again
 /// (with a new nonce, so the cache does not answer with the same reply) up to `max_invalid`
@@ -680,6 +710,10 @@ pub async fn chat_parsed<M: ChatModel, T>(
         let reply = model.chat(&req).await.map_err(ReplyError::Chat)?;
         match parse(&reply.content) {
             Ok(v) => return Ok(v),
+            Err(p) if reply.truncated => {
+                model.meter().invalid_reply(role);
+                return Err(ReplyError::CutShort(p));
+            }
             Err(p) => {
                 model.meter().invalid_reply(role);
                 problem = p;

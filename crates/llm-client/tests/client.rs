@@ -375,3 +375,80 @@ fn a_failing_endpoint_is_paused_and_the_other_takes_the_load() {
     );
     assert_eq!(good.stats().ok, 40);
 }
+
+/// A reply cut short at `max_tokens` is flagged, not cached, and not asked again: the same
+/// limit would cut the same reply again.
+#[test]
+fn a_cut_short_reply_is_not_asked_again_or_cached() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::CutShort,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut cfg, out) = config(&mock.base_url(), dir.path());
+    cfg.cache = "cache.redb".into();
+    let client = {
+        let _g = rt.enter();
+        LlmClient::new(cfg, &out).unwrap()
+    };
+    let reply = rt.block_on(client.chat(&request(1))).unwrap();
+    assert!(reply.truncated && !reply.cached);
+    let again = rt.block_on(client.chat(&request(1))).unwrap();
+    assert!(
+        !again.cached,
+        "a cut-short reply is not served from the cache"
+    );
+    let before = mock.stats().requests;
+    let r = rt.block_on(llm_client::chat_parsed(
+        &client,
+        Role::Caller,
+        0,
+        request(1).messages,
+        schema(),
+        3,
+        |c| llm_client::extract_json(c).ok_or("no JSON".to_string()),
+    ));
+    let err = r.unwrap_err();
+    assert!(matches!(err, llm_client::ReplyError::CutShort(_)), "{err}");
+    assert!(err.to_string().contains("cut short"), "{err}");
+    assert_eq!(
+        mock.stats().requests - before,
+        1,
+        "asked once, not four times"
+    );
+}
+
+/// A reply that is not JSON is asked again up to the limit, then reported with its problem.
+#[test]
+fn garbage_is_asked_again_then_reported() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::Garbage,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (cfg, out) = config(&mock.base_url(), dir.path());
+    let client = {
+        let _g = rt.enter();
+        LlmClient::new(cfg, &out).unwrap()
+    };
+    let r = rt.block_on(llm_client::chat_parsed(
+        &client,
+        Role::Caller,
+        0,
+        request(1).messages,
+        schema(),
+        2,
+        |c| llm_client::extract_json(c).ok_or("the reply holds no JSON object".to_string()),
+    ));
+    let err = r.unwrap_err();
+    assert!(matches!(err, llm_client::ReplyError::Invalid(_)), "{err}");
+    assert!(err.to_string().contains("no JSON object"), "{err}");
+    assert_eq!(mock.stats().requests, 3);
+    assert_eq!(client.usage().roles["caller"].invalid_replies, 3);
+}

@@ -69,6 +69,54 @@ pub struct MockConfig {
     /// Model ids listed by `GET /v1/models`. Any model name is accepted by chat completions.
     /// Default `["mock-model"]`.
     pub models: Vec<String>,
+    /// What successful replies hold (see [`ReplyMode`]). Default [`ReplyMode::Roleplay`].
+    pub reply_mode: ReplyMode,
+}
+
+/// What the content of a successful reply is. Faults ([`MockConfig::p_500`], …) come on top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplyMode {
+    /// JSON valid for the request's schema, role-play aware: calls end after
+    /// [`MockConfig::end_after_turns`], `action` and `preset_id` fit the stage of the call.
+    #[default]
+    Roleplay,
+    /// JSON valid for the schema and nothing more, as constrained decoding guarantees: every
+    /// field arbitrary text, number or boolean of its type, `enum`s honoured (any option, at
+    /// any turn), nothing role-play aware. Strings are never empty.
+    Arbitrary,
+    /// No JSON at all: a sentence of prose, as an unconstrained small model might answer.
+    Garbage,
+    /// The schema's JSON cut off half-way with `finish_reason: "length"`, as a server whose
+    /// `max_tokens` is too small answers.
+    CutShort,
+}
+
+impl ReplyMode {
+    /// The mode's name, as in the config and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReplyMode::Roleplay => "roleplay",
+            ReplyMode::Arbitrary => "arbitrary",
+            ReplyMode::Garbage => "garbage",
+            ReplyMode::CutShort => "cut_short",
+        }
+    }
+}
+
+impl std::str::FromStr for ReplyMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.replace('-', "_").as_str() {
+            "roleplay" => Ok(ReplyMode::Roleplay),
+            "arbitrary" => Ok(ReplyMode::Arbitrary),
+            "garbage" => Ok(ReplyMode::Garbage),
+            "cut_short" => Ok(ReplyMode::CutShort),
+            _ => Err(format!(
+                "unknown reply mode {s:?} (expected roleplay, arbitrary, garbage or cut_short)"
+            )),
+        }
+    }
 }
 
 impl Default for MockConfig {
@@ -91,6 +139,7 @@ impl Default for MockConfig {
             required_api_key: None,
             record_arrivals: true,
             models: vec!["mock-model".to_owned()],
+            reply_mode: ReplyMode::Roleplay,
         }
     }
 }
@@ -121,6 +170,7 @@ impl std::fmt::Debug for MockConfig {
             )
             .field("record_arrivals", &self.record_arrivals)
             .field("models", &self.models)
+            .field("reply_mode", &self.reply_mode)
             .finish()
     }
 }

@@ -35,6 +35,11 @@
 //! system prompt mentions. Problem lists (`violations`, `errors`, …) are left empty and
 //! success flags (`passed`, `ok`, …) true, so a mock judge passes everything.
 //!
+//! [`MockConfig::reply_mode`] replaces this behaviour for robustness tests: `arbitrary` fills
+//! every field with arbitrary values of its type (enums honoured, nothing role-play aware — what
+//! constrained decoding guarantees and no more), `garbage` answers prose without JSON, and
+//! `cut_short` cuts the JSON half-way with `finish_reason: "length"`.
+//!
 //! Token counts are estimated by [`estimate_tokens`] (CJK characters ÷ 1.5, other bytes ÷ 4)
 //! plus 4 per prompt message; `max_tokens` / `max_completion_tokens` cut the content with
 //! `finish_reason: "length"`, as real servers do.
@@ -78,7 +83,7 @@ mod rng;
 mod server;
 mod stats;
 
-pub use config::MockConfig;
+pub use config::{MockConfig, ReplyMode};
 pub use error::MockError;
 pub use reply::estimate_tokens;
 pub use server::MockServer;

@@ -78,6 +78,10 @@ struct Args {
     /// per line, in order (for benchmarks: sustained rates, rate-limit windows).
     #[arg(long, value_name = "FILE", conflicts_with = "no_record_arrivals")]
     arrivals_out: Option<PathBuf>,
+    /// What replies hold: roleplay (default), arbitrary (any value of the schema's types),
+    /// garbage (prose, no JSON) or cut_short (JSON cut half-way, finish_reason "length").
+    #[arg(long, value_name = "MODE")]
+    reply_mode: Option<mock_openai::ReplyMode>,
 }
 
 impl Args {
@@ -108,7 +112,8 @@ impl Args {
             p_truncated,
             p_reset,
             seed,
-            end_after_turns
+            end_after_turns,
+            reply_mode
         );
         config.omit_usage |= self.omit_usage;
         config.model_as_path |= self.model_as_path;

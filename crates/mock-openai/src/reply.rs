@@ -5,8 +5,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::MockConfig;
 use crate::rng::{SplitMix64, fnv1a, mix};
+use crate::{MockConfig, ReplyMode};
 
 /// Short colloquial sentences a phone-call party might say.
 const SENTENCES: &[&str] = &[
@@ -236,6 +236,7 @@ pub(crate) fn complete(body: &[u8], cfg: &MockConfig) -> Result<Completion, BadR
         rng: SplitMix64::new(content_seed),
         ending,
         preset_ids: preset_ids_in(&system),
+        arbitrary: cfg.reply_mode == ReplyMode::Arbitrary,
     };
     let value = generator.value(&schema, "", 0);
     let json_text = serde_json::to_string(&value).expect("a serde_json::Value always serializes");
@@ -247,6 +248,17 @@ pub(crate) fn complete(body: &[u8], cfg: &MockConfig) -> Result<Completion, BadR
     };
 
     let mut finish_reason = "stop";
+    match cfg.reply_mode {
+        ReplyMode::Garbage => {
+            content = format!("{}{}", generator.pick(SENTENCES), generator.pick(SENTENCES));
+        }
+        ReplyMode::CutShort => {
+            let half = content.chars().count() / 2;
+            content = content.chars().take(half).collect();
+            finish_reason = "length";
+        }
+        ReplyMode::Roleplay | ReplyMode::Arbitrary => {}
+    }
     let max_tokens = ["max_completion_tokens", "max_tokens"]
         .iter()
         .find_map(|k| request.get(*k).and_then(Value::as_u64));
@@ -406,6 +418,8 @@ struct Generator<'a> {
     ending: bool,
     /// Preset ids mentioned in the prompt.
     preset_ids: Vec<String>,
+    /// [`ReplyMode::Arbitrary`]: any value of the type, nothing role-play aware.
+    arbitrary: bool,
 }
 
 impl Generator<'_> {
@@ -431,7 +445,14 @@ impl Generator<'_> {
         if let Some(constant) = s.get("const") {
             return constant.clone();
         }
-        if name == "preset_id"
+        if self.arbitrary {
+            if let Some(Value::Array(options)) = s.get("enum")
+                && !options.is_empty()
+            {
+                let i = self.rng.below(options.len() as u64) as usize;
+                return options[i].clone();
+            }
+        } else if name == "preset_id"
             && let Some(v) = self.preset_id(s)
         {
             return v;
@@ -572,6 +593,7 @@ impl Generator<'_> {
                     b & 0xffff_ffff_ffff
                 )
             }
+            _ if self.arbitrary => self.arbitrary_text(),
             _ if name == "action" => if self.ending { "close" } else { "answer" }.to_owned(),
             _ if name == "id" || name.ends_with("_id") => format!("id-{}", self.rng.below(1000)),
             _ if self.ending && SPOKEN.contains(&name) => self.pick(CLOSINGS).to_owned(),
@@ -647,7 +669,26 @@ impl Generator<'_> {
         serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
     }
 
+    /// 1–24 characters drawn from a pool of characters, punctuation, digits and letters: text
+    /// of the right type and nothing more. Never empty (a required string may be checked for
+    /// content, and the mock answers the same body the same way, so an empty one would never
+    /// be followed by another).
+    fn arbitrary_text(&mut self) -> String {
+        const POOL: &[char] = &[
+            '的', '了', '是', '我', '你', '在', '有', '不', '这', '个', '好', '吗', '机', '主',
+            '外', '卖', '快', '递', '车', '门', '口', '点', '钟', '钱', '（', '）', '，', '。',
+            '？', '！', 'a', 'Z', '7', '0', '-', '_', 'p',
+        ];
+        let n = 1 + self.rng.below(24) as usize;
+        (0..n)
+            .map(|_| POOL[self.rng.below(POOL.len() as u64) as usize])
+            .collect()
+    }
+
     fn boolean(&mut self, name: &str) -> bool {
+        if self.arbitrary {
+            return self.rng.chance(0.5);
+        }
         if name == "end_call" {
             self.ending
         } else if SUCCESS_FLAGS.contains(&name) {
@@ -840,6 +881,7 @@ mod tests {
             rng: SplitMix64::new(1),
             ending,
             preset_ids: preset_ids_in(system),
+            arbitrary: false,
         };
         g.value(&schema, "", 0)
     }

@@ -16,6 +16,9 @@ pub struct Played {
     pub turns: Vec<Turn>,
     /// How it ended.
     pub ending: Ending,
+    /// Replies salvaged instead of asked again, in [`GenInfo::repairs`](callbench_model::GenInfo)
+    /// form (`"005.preset_id"` → what became of what); empty for the offline backend.
+    pub repairs: std::collections::BTreeMap<String, String>,
 }
 
 /// Plays dialogues from setups.
@@ -24,12 +27,15 @@ pub trait Backend: Send + Sync + 'static {
     fn name(&self) -> &'static str;
     /// The models per role, for provenance.
     fn models(&self) -> std::collections::BTreeMap<String, String>;
-    /// Plays one dialogue.
+    /// Plays one dialogue of at most `max_turns` turns. A backend whose agents can close too
+    /// early keeps the call going until `min_turns` (the offline agents play their agenda and
+    /// ignore it, so that the offline corpus does not change).
     fn play(
         &self,
         lib: &Library,
         setup: &Setup<'_>,
         max_turns: usize,
+        min_turns: usize,
     ) -> impl Future<Output = Result<Played, AgentError>> + Send;
     /// Requests, tokens and cost so far, for the manifest.
     fn usage(&self) -> serde_json::Value {
@@ -65,6 +71,7 @@ impl Backend for SimBackend {
         lib: &Library,
         setup: &Setup<'_>,
         max_turns: usize,
+        _min_turns: usize,
     ) -> Result<Played, AgentError> {
         let mut caller = SimCaller::new(
             &lib.set,
@@ -92,7 +99,11 @@ impl Backend for SimBackend {
             setup.assistant_seed,
         );
         let (turns, ending) = play(&mut caller, &mut assistant, max_turns).await?;
-        Ok(Played { turns, ending })
+        Ok(Played {
+            turns,
+            ending,
+            repairs: Default::default(),
+        })
     }
 }
 
@@ -156,6 +167,9 @@ pub fn assistant_prompt_vars(setup: &Setup<'_>) -> serde_json::Value {
         "owner_title": setup.owner_title,
         "public": h.owner.public,
         "presets": h.owner.presets,
+        // The decision words the reply schema offers: a word added to the vocabulary is
+        // described in the prompt once the enum has it (`hold_preset`).
+        "actions": callbench_model::Action::ALL.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
     })
 }
 
@@ -173,6 +187,7 @@ impl<M: llm_client::ChatModel + 'static> Backend for LlmBackend<M> {
         lib: &Library,
         setup: &Setup<'_>,
         max_turns: usize,
+        min_turns: usize,
     ) -> Result<Played, AgentError> {
         use phrasebook::PromptKind;
         let render = |kind, vars: &serde_json::Value, role: &'static str| {
@@ -209,9 +224,29 @@ impl<M: llm_client::ChatModel + 'static> Backend for LlmBackend<M> {
             preset_ids,
             self.max_invalid_replies,
         )
-        .with_scope(setup.assistant_seed);
+        .with_scope(setup.assistant_seed)
+        .with_min_turns(min_turns);
         let (turns, ending) = play(&mut caller, &mut assistant, max_turns).await?;
-        Ok(Played { turns, ending })
+        let mut repairs = std::collections::BTreeMap::new();
+        for (turn, note) in caller.take_repairs() {
+            repairs.insert(format!("{turn:03}.end_call"), note);
+        }
+        for (turn, r) in assistant.take_repairs() {
+            // Two repairs of one field in one turn (a salvaged `end_call` later overridden by
+            // the minimum length) are kept in one entry.
+            repairs
+                .entry(format!("{turn:03}.{}", r.field))
+                .and_modify(|v: &mut String| {
+                    v.push_str("; ");
+                    v.push_str(&r.note)
+                })
+                .or_insert(r.note);
+        }
+        Ok(Played {
+            turns,
+            ending,
+            repairs,
+        })
     }
 
     fn usage(&self) -> serde_json::Value {

@@ -72,7 +72,10 @@ pub async fn estimate(
     for i in (0..n).step_by(step as usize).take(sample as usize) {
         let Some(d) = plan.get(i) else { continue };
         let setup = director.cast(plan.cell(&d), &d, d.seed)?;
-        let Ok(played) = SimBackend.play(&lib, &setup, cfg.max_turns).await else {
+        let Ok(played) = SimBackend
+            .play(&lib, &setup, cfg.max_turns, cfg.min_turns)
+            .await
+        else {
             continue;
         };
         let caller_sys = lib
@@ -110,6 +113,34 @@ pub async fn estimate(
             e.1 += sys + history + 10;
             e.2 += out;
             history += estimate_tokens(&t.text) + 4;
+        }
+        if cfg.judge.enabled {
+            // The judge scores every assistant turn of a dialogue the rules passed, one call
+            // each, its prompt holding the whole transcript; priced as if every dialogue passed.
+            let mut d = setup.header.clone();
+            d.turns = played.turns.clone();
+            for (i, t) in d.turns.iter().enumerate() {
+                if t.speaker != Speaker::Assistant {
+                    continue;
+                }
+                let vars = serde_json::json!({
+                    "presets": d.owner.presets,
+                    "private": d.owner.private,
+                    "public": d.owner.public,
+                    "turns": d.turns,
+                    "turn": i,
+                });
+                let prompt = lib
+                    .prompts
+                    .render(PromptKind::Judge, &d.scenario, &vars)
+                    .map(|s| estimate_tokens(&s))
+                    .unwrap_or(0);
+                let e = per_role.entry(Role::Judge).or_default();
+                e.0 += 1;
+                e.1 += prompt + 10;
+                // Seven scores and a one-line reason.
+                e.2 += 90u64.min(llm.judge.max_tokens as u64);
+            }
         }
         sampled += 1;
         turns_total += played.turns.len() as u64;

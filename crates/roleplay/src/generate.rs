@@ -40,6 +40,14 @@ pub struct GenerateConfig {
     pub max_turns: usize,
     /// Generation attempts per dialogue before it is given up as rejected.
     pub max_attempts: u32,
+    /// Fewest turns of an LLM-played call (every planned caller has a goal): the assistant's
+    /// `end_call` before that is not taken, and a shorter dialogue is rejected as
+    /// `plan.too_short` and regenerated. The offline backend plays its agenda and ignores it.
+    pub min_turns: usize,
+    /// Stop the run when this many dialogue attempts in a row fail for the same reason
+    /// (0: never), naming the reason and the likely fix: a misconfigured run (wrong model
+    /// name, a server without `json_schema`, replies cut short) must not spend its budget.
+    pub stop_after_failures: u32,
     /// How the corpus spreads over cells.
     pub distribution: Distribution,
     /// Parquet settings.
@@ -60,6 +68,8 @@ impl Default for GenerateConfig {
             concurrency: 64,
             max_turns: 20,
             max_attempts: 3,
+            min_turns: 4,
+            stop_after_failures: 50,
             distribution: Distribution::default(),
             parquet: ShardWriterConfig::default(),
             check: CheckConfig::default(),
@@ -82,6 +92,12 @@ impl GenerateConfig {
         }
         if self.max_turns < 2 {
             return Err(Error::Config("max_turns must be at least 2".into()));
+        }
+        if self.min_turns > self.max_turns {
+            return Err(Error::Config(format!(
+                "min_turns ({}) must not exceed max_turns ({})",
+                self.min_turns, self.max_turns
+            )));
         }
         if self.max_attempts == 0 {
             return Err(Error::Config("max_attempts must be at least 1".into()));
@@ -137,6 +153,15 @@ pub struct ShardStats {
     /// Findings per cell key and violation kind.
     #[serde(default)]
     pub cell_findings: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Failed dialogues per reason kind ([`failure_kind`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failure_reasons: BTreeMap<String, u64>,
+    /// Dialogues given up as rejected, per violation kind of their last attempt.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rejected_kinds: BTreeMap<String, u64>,
+    /// Repaired replies per field in the written dialogues.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub repairs: BTreeMap<String, u64>,
 }
 
 /// What a run did.
@@ -155,6 +180,64 @@ struct Outcome {
     rejects: Vec<Dialogue>,
     failure: Option<Dialogue>,
     cell_key: String,
+    /// Not generated: the run was stopped before its turn.
+    skipped: bool,
+}
+
+/// Why a dialogue attempt failed, as a kind shared by every attempt that failed the same way,
+/// and the likely fix. Read from the error's words: the agents' errors are text.
+pub fn failure_kind(message: &str) -> (String, &'static str) {
+    let m = message;
+    let has = |w: &str| m.contains(w);
+    let (kind, hint): (&str, &str) = if has("HTTP 404") || has("model_not_found") {
+        (
+            "the endpoint does not know the model or the URL (HTTP 404)",
+            "check --model (or [llm.*].model) against the server's /v1/models, and that --base-url ends in /v1",
+        )
+    } else if has("HTTP 401") || has("HTTP 403") {
+        (
+            "the endpoint refuses the API key (HTTP 401/403)",
+            "set the API key's environment variable (OPENAI_API_KEY, or the endpoint's api_key_env)",
+        )
+    } else if has("HTTP 400") && (has("response_format") || has("json_schema") || has("schema")) {
+        (
+            "the server does not accept response_format json_schema (HTTP 400)",
+            "set response_format = \"json_object\" (or \"text\") under [llm]",
+        )
+    } else if has("HTTP 4") {
+        (
+            "the endpoint refuses the requests (HTTP 4xx)",
+            "read the server's message in rejects/; check the model, max_tokens and response_format",
+        )
+    } else if has("cut short") {
+        (
+            "replies cut short at max_tokens",
+            "raise max_tokens of [llm.caller] and [llm.assistant] (and [llm.judge])",
+        )
+    } else if has("no JSON object") || has("`utterance` is missing") || has("no valid reply") {
+        (
+            "unreadable replies (no JSON object with an utterance)",
+            "use response_format = \"json_schema\" if the server supports it, a larger model, or response_format = \"text\"",
+        )
+    } else if has("gave up after") {
+        (
+            "the endpoint keeps failing (timeouts, 429, 5xx, resets)",
+            "check that the server is up; lower --concurrency or --rpm, or raise request_timeout_ms",
+        )
+    } else {
+        let short: String = m.chars().take(80).collect();
+        return (short, "read the reasons in rejects/");
+    };
+    (kind.to_string(), hint)
+}
+
+/// Consecutive failed attempts of one kind, in completion order; any success resets it.
+#[derive(Default)]
+struct Breaker {
+    kind: String,
+    hint: &'static str,
+    streak: u32,
+    tripped: Option<String>,
 }
 
 fn cell_key(d: &Dialogue) -> String {
@@ -181,6 +264,42 @@ struct Stages<B> {
     cfg: Arc<GenerateConfig>,
     versions: BTreeMap<String, String>,
     judge: Option<Arc<llm_client::LlmClient>>,
+    /// Run the `plan.*` rules (LLM backends: the offline agents play their plan by design).
+    plan_checks: bool,
+    breaker: std::sync::Mutex<Breaker>,
+    stop: std::sync::atomic::AtomicBool,
+}
+
+impl<B> Stages<B> {
+    fn attempt_failed(&self, message: &str) {
+        let limit = self.cfg.stop_after_failures;
+        if limit == 0 {
+            return;
+        }
+        let (kind, hint) = failure_kind(message);
+        let mut b = self.breaker.lock().unwrap_or_else(|p| p.into_inner());
+        if b.kind == kind {
+            b.streak += 1;
+        } else {
+            (b.kind, b.hint, b.streak) = (kind, hint, 1);
+        }
+        if b.streak >= limit && b.tripped.is_none() {
+            b.tripped = Some(format!(
+                "stopped after {} dialogue attempts in a row failed: {}; likely fix: {}",
+                b.streak, b.kind, b.hint
+            ));
+            self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    fn attempt_played(&self) {
+        let mut b = self.breaker.lock().unwrap_or_else(|p| p.into_inner());
+        b.streak = 0;
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 /// Plays, checks (and judges) one planned dialogue, regenerating a rejected one with a new
@@ -194,6 +313,8 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
         cfg,
         versions,
         judge,
+        plan_checks,
+        ..
     } = &*stages;
     let Some(d) = plan.get(index) else {
         return Outcome {
@@ -201,6 +322,7 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
             rejects: Vec::new(),
             failure: None,
             cell_key: String::new(),
+            skipped: false,
         };
     };
     let cell = plan.cell(&d).clone();
@@ -208,6 +330,15 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
     let mut rejects = Vec::new();
     let mut last_failure = None;
     for attempt in 0..cfg.max_attempts {
+        if stages.stopped() {
+            return Outcome {
+                accepted: None,
+                rejects: Vec::new(),
+                failure: None,
+                cell_key,
+                skipped: true,
+            };
+        }
         let seed = sub_seed(plan.seed, &d.id, attempt);
         let setup = match director.cast(&cell, &d, seed) {
             Ok(s) => s,
@@ -222,13 +353,26 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
             seed,
             attempt,
             versions: versions.clone(),
+            repairs: BTreeMap::new(),
         };
-        match backend.play(&director.lib, &setup, cfg.max_turns).await {
+        match backend
+            .play(&director.lib, &setup, cfg.max_turns, cfg.min_turns)
+            .await
+        {
             Ok(played) => {
+                stages.attempt_played();
                 let mut dialogue = setup.header.clone();
                 dialogue.turns = played.turns;
-                dialogue.r#gen = Some(gen_info);
+                dialogue.r#gen = Some(GenInfo {
+                    repairs: played.repairs,
+                    ..gen_info
+                });
                 let mut qc = checker.check(&dialogue);
+                if *plan_checks {
+                    let found = crate::plan::check(&director.lib, &setup, &dialogue, cfg.min_turns);
+                    qc.passed &= found.is_empty();
+                    qc.violations.extend(found);
+                }
                 // The judge scores only what the rules passed: its calls cost money.
                 if let (true, true, Some(client)) = (qc.passed, cfg.judge.enabled, judge.as_ref()) {
                     let model = client.config().judge.model.clone();
@@ -249,6 +393,7 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
                             dialogue.judge = Some(scores);
                         }
                         Err(reason) => {
+                            stages.attempt_failed(&reason);
                             last_failure = Some((
                                 Some((
                                     setup.header.clone(),
@@ -268,12 +413,17 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
                         rejects,
                         failure: None,
                         cell_key,
+                        skipped: false,
                     };
                 }
                 tracing::debug!(id = %d.id, attempt, "rejected by the checker");
                 rejects.push(dialogue);
             }
-            Err(e) => last_failure = Some((Some((setup.header.clone(), gen_info)), e.to_string())),
+            Err(e) => {
+                let reason = e.to_string();
+                stages.attempt_failed(&reason);
+                last_failure = Some((Some((setup.header.clone(), gen_info)), reason));
+            }
         }
     }
     let failure = last_failure.map(|(header, reason)| {
@@ -311,6 +461,7 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
         rejects,
         failure,
         cell_key,
+        skipped: false,
     }
 }
 
@@ -360,8 +511,15 @@ pub async fn generate_judged<B: Backend>(
     // is refused instead of being mixed into this one's shards.
     let fingerprint = {
         let extra = format!(
-            "{}|{}|{}|{:?}|{}|{}",
+            "{}{}|{}|{}|{:?}|{}|{}",
             cfg.max_turns,
+            // The minimum length changes LLM dialogues only; the offline corpus keeps its
+            // fingerprint (and its resumable ledgers).
+            if backend.name() == "sim" {
+                String::new()
+            } else {
+                format!("-{}", cfg.min_turns)
+            },
             cfg.max_attempts,
             backend.name(),
             cfg.check,
@@ -386,6 +544,13 @@ pub async fn generate_judged<B: Backend>(
         rows_per_shard: cfg.rows_per_shard,
     };
     let (mut ledger, done) = Ledger::open(&cfg.out, header)?;
+    // What earlier runs of this corpus spent, from their manifest (the ledger accepted the
+    // directory as this run's, so the manifest, if any, is of the same corpus).
+    let earlier_usage = corpus::read_manifest(&cfg.out)
+        .ok()
+        .filter(|m| m.fingerprint == fingerprint)
+        .map(|m| m.report.usage_all_runs.unwrap_or(m.usage))
+        .filter(|u| u.as_object().is_some_and(|o| !o.is_empty()));
     let n_shards = cfg.count.div_ceil(cfg.rows_per_shard);
     let mut done_by_index: BTreeMap<u32, ShardInfo> =
         done.into_iter().map(|s| (s.index, s)).collect();
@@ -412,6 +577,9 @@ pub async fn generate_judged<B: Backend>(
         cfg: cfg.clone(),
         versions: versions(&lib),
         judge,
+        plan_checks: backend.name() != "sim",
+        breaker: Default::default(),
+        stop: Default::default(),
     });
 
     // The writer: a blocking thread that writes shards in order and records them.
@@ -458,8 +626,10 @@ pub async fn generate_judged<B: Backend>(
         stats: ShardStats::default(),
     };
     let mut in_shard = 0u64;
+    let mut halted = false;
     'run: loop {
         while inflight.len() < cfg.concurrency
+            && !stages.stopped()
             && next_dispatch < n_positions
             && next_dispatch - next_emit < max_ahead
         {
@@ -474,7 +644,17 @@ pub async fn generate_judged<B: Backend>(
         };
         let outcome = res.map_err(|e| Error::Config(format!("a generation task panicked: {e}")))?;
         finished.insert(seq, outcome);
-        while let Some(outcome) = finished.remove(&next_emit) {
+        // Once a dialogue was skipped (the run stopped), nothing after it is emitted: its
+        // shard cannot be complete. The tasks still in flight are drained (they stop at their
+        // next attempt), and the shards already complete are written.
+        while !halted {
+            let Some(outcome) = finished.remove(&next_emit) else {
+                break;
+            };
+            if outcome.skipped {
+                halted = true;
+                break;
+            }
             next_emit += 1;
             on_event(Event::Dialogue);
             let Some((k, len)) = current else { break 'run };
@@ -492,6 +672,10 @@ pub async fn generate_judged<B: Backend>(
             }
             if let Some(d) = outcome.accepted {
                 job.stats.turns += d.turns.len() as u64;
+                for key in d.r#gen.iter().flat_map(|g| g.repairs.keys()) {
+                    let field = key.split_once('.').map_or(key.as_str(), |(_, f)| f);
+                    *job.stats.repairs.entry(field.to_string()).or_default() += 1;
+                }
                 *job.stats.written.entry(cell_key(&d)).or_default() += 1;
                 count_findings(&mut job.stats.findings, &d);
                 count_findings(
@@ -505,12 +689,26 @@ pub async fn generate_judged<B: Backend>(
             } else if let Some(f) = outcome.failure {
                 tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");
                 job.stats.failed += 1;
+                let reason =
+                    f.qc.as_ref()
+                        .and_then(|q| q.violations.first())
+                        .map(|v| failure_kind(&v.message).0)
+                        .unwrap_or_default();
+                *job.stats.failure_reasons.entry(reason).or_default() += 1;
                 job.rejects.push(f);
             } else {
                 *job.stats
                     .rejected
                     .entry(outcome.cell_key.clone())
                     .or_default() += 1;
+                let last = outcome.rejects.last().and_then(|r| r.qc.as_ref());
+                let kinds: std::collections::BTreeSet<&str> = last
+                    .iter()
+                    .flat_map(|q| q.violations.iter().map(|v| v.kind.as_str()))
+                    .collect();
+                for k in kinds {
+                    *job.stats.rejected_kinds.entry(k.to_string()).or_default() += 1;
+                }
             }
             job.rejects.extend(outcome.rejects);
             in_shard += 1;
@@ -549,6 +747,13 @@ pub async fn generate_judged<B: Backend>(
     );
     // Usage of this run (a resumed run counts what it sent, and its cache hits).
     manifest.usage = backend.usage();
+    manifest.report.usage_all_runs = earlier_usage.map(|e| corpus::add_usage(&e, &manifest.usage));
+    manifest.report.stopped = stages
+        .breaker
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .tripped
+        .clone();
     corpus::write_manifest(&cfg.out, &manifest)?;
     tracing::info!(
         dialogues = manifest.totals.dialogues,
@@ -607,8 +812,18 @@ fn build_manifest(
     let mut findings = BTreeMap::new();
     let mut cell_findings: HashMap<String, BTreeMap<String, u64>> = HashMap::new();
     let mut totals = Totals::default();
+    let mut report = corpus::RunReport::default();
     for s in &shards {
         let st = s.shard_stats();
+        for (into, from) in [
+            (&mut report.failure_reasons, &st.failure_reasons),
+            (&mut report.rejected_kinds, &st.rejected_kinds),
+            (&mut report.repairs, &st.repairs),
+        ] {
+            for (k, v) in from {
+                *into.entry(k.clone()).or_default() += v;
+            }
+        }
         totals.dialogues += s.rows;
         totals.turns += st.turns;
         totals.failed += st.failed;
@@ -663,5 +878,6 @@ fn build_manifest(
         config: effective_config,
         usage: serde_json::json!({}),
         library_digest: lib.set.digest.clone(),
+        report,
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::library::Library;
 use callbench_model::{Dialogue, JUDGE_DIMENSIONS, JudgeScores, JudgeTurn, Speaker, Violation};
-use llm_client::{ChatMessage, ChatModel, ChatRequest, ReplySchema, Role};
+use llm_client::{ChatMessage, ChatModel, ReplySchema, Role};
 use phrasebook::PromptKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -64,10 +64,14 @@ pub fn judge_schema() -> ReplySchema {
 fn build_judge_schema() -> ReplySchema {
     let mut props = serde_json::Map::new();
     for d in JUDGE_DIMENSIONS {
-        props.insert(
-            d.to_string(),
-            serde_json::json!({"type": "number", "minimum": 0, "maximum": 1}),
-        );
+        // Safety is binary in the protocol: an enum, so that constrained decoding cannot give
+        // 0.7 (which the parser would have to round).
+        let schema = if d == "safety" {
+            serde_json::json!({"type": "integer", "enum": [0, 1]})
+        } else {
+            serde_json::json!({"type": "number", "minimum": 0, "maximum": 1})
+        };
+        props.insert(d.to_string(), schema);
     }
     props.insert("reason".into(), serde_json::json!({"type": "string"}));
     let mut required: Vec<&str> = JUDGE_DIMENSIONS.to_vec();
@@ -126,34 +130,23 @@ pub async fn judge<M: ChatModel>(
             .prompts
             .render(PromptKind::Judge, &d.scenario, &vars)
             .map_err(|e| e.to_string())?;
-        let mut problem = String::new();
-        let mut scored = None;
-        for nonce in 0..=max_invalid_replies {
-            let req = ChatRequest {
-                role: Role::Judge,
-                messages: vec![ChatMessage {
-                    role: "user",
-                    content: prompt.clone(),
-                }],
-                schema: Some(judge_schema()),
-                nonce,
-                // The prompt holds the whole transcript: the same prompt is the same dialogue,
-                // whose verdict may well be shared.
-                scope: 0,
-            };
-            let reply = model.chat(&req).await.map_err(|e| format!("judge: {e}"))?;
-            match parse_judge_reply(&reply.content, i) {
-                Ok(s) => {
-                    scored = Some(s);
-                    break;
-                }
-                Err(p) => {
-                    model.meter().invalid_reply(Role::Judge);
-                    problem = p;
-                }
-            }
-        }
-        turns.push(scored.ok_or_else(|| format!("judge: no valid reply for turn {i}: {problem}"))?);
+        // The prompt holds the whole transcript: the same prompt is the same dialogue, whose
+        // verdict may well be shared (scope 0).
+        let scored = llm_client::chat_parsed(
+            model,
+            Role::Judge,
+            0,
+            vec![ChatMessage {
+                role: "user",
+                content: prompt,
+            }],
+            judge_schema(),
+            max_invalid_replies,
+            |c| parse_judge_reply(c, i),
+        )
+        .await
+        .map_err(|e| format!("judge: turn {i}: {e}"))?;
+        turns.push(scored);
     }
     Ok(JudgeScores {
         model: model_name.to_string(),

@@ -5,6 +5,7 @@
 //! - [`engine`]: the turn loop between a caller agent and an assistant agent.
 //! - [`backend`]: who speaks — the embedded offline simulator ([`SimBackend`]) or an LLM.
 //! - [`generate`]: plan → role-play → check → write, streaming and resumable.
+//! - [`plan`]: `plan.*` findings for LLM-played dialogues that do not play their plan.
 #![deny(missing_docs)]
 
 pub mod backend;
@@ -16,6 +17,7 @@ pub mod generate;
 pub mod judge;
 pub mod library;
 pub mod lint;
+pub mod plan;
 
 pub use backend::{Backend, LlmBackend, Played, SimBackend};
 pub use director::{Director, Setup};

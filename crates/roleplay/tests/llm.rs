@@ -337,3 +337,268 @@ fn the_judge_scores_every_assistant_turn_and_its_thresholds_decide() {
     }
     assert!(mock.stats().ok > 0);
 }
+
+fn run_cfg(
+    rt: &tokio::runtime::Runtime,
+    out: &Path,
+    llm: LlmConfig,
+    cfg: GenerateConfig,
+) -> roleplay::Summary {
+    let client = Arc::new({
+        let _g = rt.enter();
+        LlmClient::new(llm, out).unwrap()
+    });
+    let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
+    rt.block_on(roleplay::generate(
+        library(),
+        Arc::new(LlmBackend::new(client)),
+        GenerateConfig {
+            out: out.to_path_buf(),
+            ..cfg
+        },
+        serde_json::json!({}),
+        quiet,
+    ))
+    .unwrap()
+}
+
+/// Issue #12: against a server that fills the schema with arbitrary values (what constrained
+/// decoding guarantees, and no more), no dialogue fails: each is written or rejected, none
+/// twice, and the rejections name their kinds.
+#[test]
+fn arbitrary_schema_valid_replies_lose_no_dialogue() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::Arbitrary,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let s = run_cfg(
+        &rt,
+        dir.path(),
+        llm_config(&mock.base_url()),
+        GenerateConfig {
+            count: 100,
+            rows_per_shard: 25,
+            concurrency: 16,
+            seed: 12,
+            ..Default::default()
+        },
+    );
+    let m = &s.manifest;
+    assert_eq!(m.totals.failed, 0, "{:?}", m.report.failure_reasons);
+    assert_eq!(m.totals.dialogues + m.totals.rejected, 100);
+    assert!(m.report.stopped.is_none());
+    let written: Vec<String> = shards(dir.path()).into_iter().map(|d| d.id).collect();
+    let unique: BTreeSet<&String> = written.iter().collect();
+    assert_eq!(unique.len(), written.len(), "no id twice");
+    assert_eq!(written.len() as u64, m.totals.dialogues);
+    if m.totals.rejected > 0 {
+        assert!(!m.report.rejected_kinds.is_empty());
+    }
+    // Arbitrary end_call values close calls early: the minimum length holds in what is written.
+    assert!(shards(dir.path()).iter().all(|d| d.turns.len() >= 4));
+}
+
+/// Issue #12: a server whose every reply is cut short stops the run within fewer calls than two
+/// per planned dialogue, and the manifest says why and what to change.
+#[test]
+fn replies_cut_short_trip_the_breaker_early() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::CutShort,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let count = 200;
+    let s = run_cfg(
+        &rt,
+        dir.path(),
+        llm_config(&mock.base_url()),
+        GenerateConfig {
+            count,
+            rows_per_shard: 10,
+            concurrency: 16,
+            seed: 1,
+            ..Default::default()
+        },
+    );
+    let calls = mock.stats().requests;
+    assert!(calls < 2 * count, "{calls} calls for {count} dialogues");
+    let stopped = s
+        .manifest
+        .report
+        .stopped
+        .as_deref()
+        .expect("the run stopped");
+    assert!(
+        stopped.contains("cut short") && stopped.contains("max_tokens"),
+        "{stopped}"
+    );
+    assert!(s.manifest.totals.dialogues < count);
+    assert!(
+        s.manifest
+            .report
+            .failure_reasons
+            .keys()
+            .all(|k| k.contains("cut short"))
+    );
+}
+
+/// Unreadable replies (no JSON at all) stop the run too, naming the fix.
+#[test]
+fn garbage_replies_trip_the_breaker_with_their_fix() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::Garbage,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let s = run_cfg(
+        &rt,
+        dir.path(),
+        llm_config(&mock.base_url()),
+        GenerateConfig {
+            count: 100,
+            rows_per_shard: 10,
+            concurrency: 8,
+            seed: 1,
+            stop_after_failures: 10,
+            ..Default::default()
+        },
+    );
+    let stopped = s
+        .manifest
+        .report
+        .stopped
+        .as_deref()
+        .expect("the run stopped");
+    assert!(
+        stopped.contains("unreadable replies") && stopped.contains("text"),
+        "{stopped}"
+    );
+    assert_eq!(s.manifest.totals.dialogues, 0);
+}
+
+/// A resumed run reports what every run of the corpus spent beside what it spent itself.
+#[test]
+fn a_resumed_run_reports_the_usage_of_all_runs() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            end_after_turns: 5,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    let (first, _) = run(&rt, out, llm_config(&mock.base_url()), 20);
+    let first = first.unwrap().manifest;
+    assert!(
+        first.report.usage_all_runs.is_none(),
+        "a first run has no earlier runs"
+    );
+    // Lose the last shard (the manifest stays): the next run generates it from the cache.
+    std::fs::remove_file(out.join("shards/part-00001.parquet")).unwrap();
+    let ledger = out.join("ledger.jsonl");
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("part-00001")).collect();
+    std::fs::write(&ledger, kept.join("\n") + "\n").unwrap();
+    let (second, _) = run(&rt, out, llm_config(&mock.base_url()), 20);
+    let second = second.unwrap().manifest;
+    let all = second.report.usage_all_runs.expect("usage of all runs");
+    for role in ["caller", "assistant"] {
+        let n = |m: &serde_json::Value, k: &str| m["roles"][role][k].as_u64().unwrap();
+        assert_eq!(
+            n(&all, "requests"),
+            n(&first.usage, "requests") + n(&second.usage, "requests")
+        );
+        assert_eq!(
+            n(&all, "cache_hits"),
+            n(&first.usage, "cache_hits") + n(&second.usage, "cache_hits")
+        );
+        assert!(
+            n(&second.usage, "cache_hits") > 0,
+            "the resume asked the cache"
+        );
+    }
+}
+
+/// The breaker's reasons: each misconfiguration the issue names maps to its fix.
+#[test]
+fn failure_kinds_name_the_likely_fix() {
+    use roleplay::generate::failure_kind;
+    let cases = [
+        (
+            "assistant agent: default: HTTP 404: {\"error\":{\"message\":\"The model `gpt-5-mini-x` does not exist\"}}",
+            "HTTP 404",
+            "--model",
+        ),
+        (
+            "caller agent: default: HTTP 400: response_format json_schema is not supported",
+            "json_schema",
+            "json_object",
+        ),
+        (
+            "caller agent: reply cut short at max_tokens (finish_reason: length): EOF",
+            "cut short",
+            "max_tokens",
+        ),
+        (
+            "caller agent: no valid reply after 3 tries: the reply holds no JSON object",
+            "unreadable",
+            "larger model",
+        ),
+        (
+            "caller agent: default: gave up after 7 attempts: timeout",
+            "keeps failing",
+            "--concurrency",
+        ),
+    ];
+    for (message, kind, fix) in cases {
+        let (k, hint) = failure_kind(message);
+        assert!(k.contains(kind), "{message} → {k}");
+        assert!(hint.contains(fix), "{message} → {hint}");
+    }
+    // Two failures of one kind share it (the breaker counts them together).
+    assert_eq!(
+        failure_kind("caller agent: x: HTTP 404: a").0,
+        failure_kind("assistant agent: y: HTTP 404: b").0
+    );
+}
+
+/// Every decision the reply schema offers is described in the assistant's prompt, including a
+/// word added to the vocabulary later (`hold_preset`), and none that it does not offer.
+#[test]
+fn the_assistant_prompt_describes_every_decision_the_schema_offers() {
+    let lib = library();
+    let mut vars = phrasebook::Prompts::sample_context();
+    let words: Vec<&str> = callbench_model::Action::ALL
+        .iter()
+        .map(|a| a.as_str())
+        .collect();
+    vars["actions"] = serde_json::json!(words);
+    let text = lib
+        .prompts
+        .render(phrasebook::PromptKind::Assistant, "takeout", &vars)
+        .unwrap();
+    for w in &words {
+        assert!(text.contains(w), "the prompt lacks {w}");
+    }
+    if !words.contains(&"hold_preset") {
+        assert!(!text.contains("hold_preset"));
+    }
+    // Once the vocabulary has it, the prompt describes it.
+    vars["actions"] = serde_json::json!(["respond", "hold_preset"]);
+    let text = lib
+        .prompts
+        .render(phrasebook::PromptKind::Assistant, "takeout", &vars)
+        .unwrap();
+    assert!(text.contains("hold_preset（"), "{text}");
+}

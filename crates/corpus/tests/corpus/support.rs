@@ -92,6 +92,7 @@ pub fn full(id: &str) -> Dialogue {
                 ("tool".into(), "0.1.0".into()),
                 ("library".into(), "abc123".into()),
             ]),
+            repairs: BTreeMap::from([("001.preset_id".into(), "\"p9\" → null".into())]),
         }),
         judge: Some(judge_scores()),
     }

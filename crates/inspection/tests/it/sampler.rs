@@ -222,6 +222,7 @@ fn a_manifest_names_the_shards() {
         config: Default::default(),
         usage: Default::default(),
         library_digest: String::new(),
+        report: Default::default(),
     };
     corpus::write_manifest(dir.path(), &manifest).unwrap();
     let s = draw_sample(dir.path(), &cfg(1)).unwrap();

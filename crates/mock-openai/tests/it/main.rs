@@ -2,6 +2,7 @@
 
 mod binary;
 mod faults;
+mod modes;
 mod replies;
 mod server;
 mod support;
