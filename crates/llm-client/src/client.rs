@@ -6,6 +6,7 @@ use crate::cache::{Cache, CachedReply};
 use crate::config::{EndpointConfig, LlmConfig, ResponseFormatMode, Role};
 use crate::error::LlmError;
 use crate::usage::{Usage, UsageMeter, estimate_tokens};
+use crate::redact::Redactor;
 use async_openai::Client;
 use async_openai::config::OpenAIConfig;
 use async_openai::error::OpenAIError;
@@ -115,6 +116,8 @@ struct Endpoint {
     rpm: Option<Limiter>,
     tpm: Option<(Limiter, u32)>,
     health: Mutex<Health>,
+    /// Keeps this endpoint's key out of everything taken from its responses.
+    redactor: Redactor,
 }
 
 /// The OpenAI-compatible client.
@@ -229,6 +232,28 @@ fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
         .map(|s| Duration::from_secs_f64(s.min(3600.0)))
 }
 
+/// Characters of an error body kept (before redaction; messages keep fewer still).
+const MAX_ERROR_BODY: usize = 4096;
+
+impl Failure {
+    /// The same failure with the endpoint's key taken out of its message.
+    fn redacted(self, r: &Redactor) -> Failure {
+        match self {
+            Failure::Retry {
+                message,
+                retry_after,
+            } => Failure::Retry {
+                message: r.redact(&message).into_owned(),
+                retry_after,
+            },
+            Failure::Fatal { status, message } => Failure::Fatal {
+                status,
+                message: r.redact(&message).into_owned(),
+            },
+        }
+    }
+}
+
 fn classify(e: OpenAIError) -> Failure {
     match e {
         OpenAIError::Boxed(b) => match b.downcast::<HttpStatus>() {
@@ -323,12 +348,15 @@ impl LlmClient {
                 )));
             }
             let key = std::env::var(&e.api_key_env).unwrap_or_default();
+            let redactor = Redactor::new(&key);
             let config = OpenAIConfig::new().with_api_base(url).with_api_key(key);
             // Our own service: one attempt per call, non-2xx turned into an error that keeps
             // the status and Retry-After, so the retry policy below is the only one.
             let http = http.clone();
+            let body_redactor = redactor.clone();
             let service = tower::service_fn(move |factory: HttpRequestFactory| {
                 let http = http.clone();
+                let redactor = body_redactor.clone();
                 async move {
                     let request = factory.build().await?;
                     let response = http.execute(request).await.map_err(OpenAIError::Reqwest)?;
@@ -338,6 +366,9 @@ impl LlmClient {
                     let status = response.status().as_u16();
                     let retry_after = parse_retry_after(response.headers());
                     let body = response.text().await.unwrap_or_default();
+                    // A provider may repeat the key in its error: it stops here.
+                    let body: String = body.chars().take(MAX_ERROR_BODY).collect();
+                    let body = redactor.redact(&body).into_owned();
                     Err(OpenAIError::Boxed(Box::new(HttpStatus {
                         status,
                         retry_after,
@@ -363,6 +394,7 @@ impl LlmClient {
                 rpm,
                 tpm,
                 health: Mutex::new(Health::default()),
+                redactor,
             });
         }
         let cache = if cfg.cache.as_os_str().is_empty() {
@@ -539,7 +571,12 @@ impl LlmClient {
                 .unwrap_or(NonZeroU32::MIN);
             let _ = l.until_n_ready(n).await;
         }
-        let reply: LenientResponse = e.client.chat().create_byot(body).await.map_err(classify)?;
+        let reply: LenientResponse = e
+            .client
+            .chat()
+            .create_byot(body)
+            .await
+            .map_err(|err| classify(err).redacted(&e.redactor))?;
         let content = reply
             .choices
             .into_iter()
@@ -548,6 +585,7 @@ impl LlmClient {
                 message: "reply without content".into(),
                 retry_after: None,
             })?;
+        let content = e.redactor.redact(&content).into_owned();
         let (prompt, completion) = match reply.usage {
             Some(LenientUsage {
                 prompt_tokens: Some(p),

@@ -325,15 +325,39 @@ fn the_judge_scores_every_assistant_turn_and_its_thresholds_decide() {
     );
     let accepted = shards(dir.path());
     let rejected = rejects(dir.path());
+    // By hand, from the stored scores: accepted exactly when no turn is unsafe (safety < 0.5)
+    // and every thresholded dimension's mean over the turns is at least 0.5.
+    let (mut judged, mut judged_pass, mut judged_fail) = (0, 0, 0);
     for d in accepted.iter().chain(rejected.iter()) {
         let Some(j) = &d.judge else { continue };
-        let expect_pass = roleplay::judge::findings(&strict, j).is_empty();
+        assert!(!j.turns.is_empty(), "{}", d.id);
+        let unsafe_turn = j.turns.iter().any(|t| t.safety < 0.5);
+        let low = callbench_model::JUDGE_DIMENSIONS
+            .iter()
+            .filter(|dim| **dim != "safety")
+            .any(|dim| {
+                let sum: f64 = j.turns.iter().map(|t| t.score(dim).unwrap()).sum();
+                sum / (j.turns.len() as f64) < 0.5
+            });
+        let expect_pass = !unsafe_turn && !low;
         let passed = d.qc.as_ref().unwrap().passed;
         assert_eq!(
             passed, expect_pass,
             "{}: stored scores and verdict disagree",
             d.id
         );
+        judged += 1;
+        if passed {
+            judged_pass += 1;
+        } else {
+            judged_fail += 1;
+        }
     }
+    // The loop above checked something, in both directions.
+    assert!(judged >= 10, "only {judged} judged dialogues");
+    assert!(
+        judged_pass > 0 && judged_fail > 0,
+        "both outcomes: {judged_pass} passed, {judged_fail} failed"
+    );
     assert!(mock.stats().ok > 0);
 }
