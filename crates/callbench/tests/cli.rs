@@ -247,10 +247,7 @@ fn resume_after_kill_9_gives_the_uninterrupted_corpus() {
         }
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        assert!(
-            !out.join("manifest.json").exists() || round > 9,
-            "killed before the end"
-        );
+        assert!(!out.join("manifest.json").exists(), "killed before the end");
         let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
             .args(args(&out))
             .current_dir(repo())
