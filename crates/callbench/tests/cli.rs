@@ -1032,7 +1032,7 @@ fn review_refuses_bad_input_instead_of_serving() {
         "--addr",
         "0.0.0.0:0",
     ]);
-    fails_with(&o, &["--allow-remote"]);
+    fails_with(&o, &["0.0.0.0", "allow remote access"]);
     // An address that is taken.
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
