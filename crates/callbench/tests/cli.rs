@@ -902,15 +902,18 @@ fn check_with_a_missing_input_file_names_it_and_writes_no_report() {
     ]);
     fails_with(&o, &["no-such-dialogues.jsonl"]);
     assert!(!report.exists(), "no report for an input that cannot be read");
-    // A report that cannot be written is named too.
+    // A report that cannot be written (its folder is a file) is named too.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
     let o = callbench(&[
         "check",
         "--input",
         data("dialogues.jsonl").to_str().unwrap(),
         "--report",
-        dir.path().join("missing-dir/r.jsonl").to_str().unwrap(),
+        file.join("r.jsonl").to_str().unwrap(),
     ]);
-    fails_with(&o, &["missing-dir"]);
+    fails_with(&o, &["a-file"]);
+    assert_eq!(o.status.code(), Some(2), "an error, not a report with findings");
 }
 
 #[test]
@@ -966,7 +969,8 @@ fn sample_refuses_bad_input() {
         ("--rate", "NaN"),
         ("--reject-rate", "2"),
     ] {
-        let o = callbench(&["sample", "--corpus", out.to_str().unwrap(), flag, bad]);
+        let arg = format!("{flag}={bad}");
+        let o = callbench(&["sample", "--corpus", out.to_str().unwrap(), &arg]);
         fails_with(&o, &["rate"]);
         assert!(
             !out.join("inspection/sample.json").exists(),
