@@ -694,7 +694,11 @@ fn sample_and_audit_from_the_command_line() {
         "{overall}"
     );
     let md = std::fs::read_to_string(out.join("inspection/audit.md")).unwrap();
-    assert_eq!(report.trim_end(), md.trim_end(), "printed and written reports agree");
+    assert_eq!(
+        report.trim_end(),
+        md.trim_end(),
+        "printed and written reports agree"
+    );
     assert!(out.join("inspection/audit.html").exists());
 }
 
@@ -753,8 +757,7 @@ fn a_key_echoed_in_a_401_is_redacted_everywhere() {
                 f.display()
             );
         }
-        if f.to_string_lossy().contains("rejects") && f.extension().is_some_and(|e| e == "jsonl")
-        {
+        if f.to_string_lossy().contains("rejects") && f.extension().is_some_and(|e| e == "jsonl") {
             for line in String::from_utf8_lossy(&bytes).lines() {
                 let d: serde_json::Value = serde_json::from_str(line).unwrap();
                 for v in d["qc"]["violations"].as_array().unwrap() {
@@ -841,8 +844,14 @@ fn dry_run_sends_no_request_and_its_totals_add_up() {
         .find_map(|l| l.strip_prefix("at the configured requests-per-minute limits: "))
         .and_then(|h| h.strip_suffix(" hours"))
         .expect("an hours line");
-    assert!((num(hours) - calls / 600.0 / 60.0).abs() <= 0.05 + 1e-9, "{hours}");
-    assert!(text.starts_with("5000 dialogues, estimated from 400 played offline"), "{text}");
+    assert!(
+        (num(hours) - calls / 600.0 / 60.0).abs() <= 0.05 + 1e-9,
+        "{hours}"
+    );
+    assert!(
+        text.starts_with("5000 dialogues, estimated from 400 played offline"),
+        "{text}"
+    );
 }
 
 /// Runs `args` to its end, failing (not hanging) if it has not exited within a minute: for
@@ -861,7 +870,10 @@ fn callbench_to_exit(args: &[&str]) -> Output {
         if start.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
             let o = child.wait_with_output().unwrap();
-            panic!("{args:?} did not exit: it accepted its input; {}", stdout(&o));
+            panic!(
+                "{args:?} did not exit: it accepted its input; {}",
+                stdout(&o)
+            );
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -901,7 +913,10 @@ fn check_with_a_missing_input_file_names_it_and_writes_no_report() {
         report.to_str().unwrap(),
     ]);
     fails_with(&o, &["no-such-dialogues.jsonl"]);
-    assert!(!report.exists(), "no report for an input that cannot be read");
+    assert!(
+        !report.exists(),
+        "no report for an input that cannot be read"
+    );
     // A report that cannot be written (its folder is a file) is named too.
     let file = dir.path().join("a-file");
     std::fs::write(&file, "not a directory").unwrap();
@@ -913,7 +928,11 @@ fn check_with_a_missing_input_file_names_it_and_writes_no_report() {
         file.join("r.jsonl").to_str().unwrap(),
     ]);
     fails_with(&o, &["a-file"]);
-    assert_eq!(o.status.code(), Some(2), "an error, not a report with findings");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "an error, not a report with findings"
+    );
 }
 
 #[test]
@@ -1043,6 +1062,12 @@ fn review_refuses_bad_input_instead_of_serving() {
     let o = callbench_to_exit(&["review", "--corpus", out.to_str().unwrap(), "--addr", &addr]);
     fails_with(&o, &[&addr]);
     // Clap rejects an address that is not one.
-    let o = callbench(&["review", "--corpus", out.to_str().unwrap(), "--addr", "here"]);
+    let o = callbench(&[
+        "review",
+        "--corpus",
+        out.to_str().unwrap(),
+        "--addr",
+        "here",
+    ]);
     fails_with(&o, &["--addr"]);
 }

@@ -54,11 +54,7 @@ fn run_to_end(out: &Path) {
         .env("RUST_LOG", "warn")
         .output()
         .unwrap();
-    assert!(
-        o.status.success(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 /// Every file under `dir`, by path relative to it.
@@ -168,7 +164,9 @@ const POINTS: &[Point] = &[
         ledger_lines(o) >= 13
     }),
     ("the manifest", false, |o| {
-        any_file(o, |n| n.starts_with("manifest") || n.starts_with(".manifest"))
+        any_file(o, |n| {
+            n.starts_with("manifest") || n.starts_with(".manifest")
+        })
     }),
     ("the inspection sample", false, |o| {
         o.join("inspection").exists()
@@ -188,7 +186,11 @@ fn kill_9_at_every_stage_then_resume_gives_the_uninterrupted_run() {
         expected.keys().filter(|k| k.starts_with("shards/")).count(),
         12
     );
-    assert!(expected.keys().any(|k| k.starts_with("rejects/")), "{:?}", expected.keys());
+    assert!(
+        expected.keys().any(|k| k.starts_with("rejects/")),
+        "{:?}",
+        expected.keys()
+    );
     assert!(expected.contains_key("inspection/sample.parquet"));
 
     let mut killed_late = 0;
@@ -238,7 +240,10 @@ fn kill_9_at_every_stage_then_resume_gives_the_uninterrupted_run() {
         );
         for (rel, bytes) in &expected {
             if got[rel] != *bytes {
-                let (a, b) = (String::from_utf8_lossy(bytes), String::from_utf8_lossy(&got[rel]));
+                let (a, b) = (
+                    String::from_utf8_lossy(bytes),
+                    String::from_utf8_lossy(&got[rel]),
+                );
                 let first = a.lines().zip(b.lines()).find(|(x, y)| x != y);
                 panic!("{what}: {rel} differs from the uninterrupted run's: {first:?}");
             }

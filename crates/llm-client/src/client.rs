@@ -5,8 +5,8 @@
 use crate::cache::{Cache, CachedReply};
 use crate::config::{EndpointConfig, LlmConfig, ResponseFormatMode, Role};
 use crate::error::LlmError;
-use crate::usage::{Usage, UsageMeter, estimate_tokens};
 use crate::redact::Redactor;
+use crate::usage::{Usage, UsageMeter, estimate_tokens};
 use async_openai::Client;
 use async_openai::config::OpenAIConfig;
 use async_openai::error::OpenAIError;

@@ -102,8 +102,14 @@ mod tests {
             r.redact("xsk-live-ABCDEFGH12345678sk-live-ABCDEFGH12345678y"),
             "x[redacted]y"
         );
-        assert!(matches!(r.redact("nothing here: sk-live"), Cow::Borrowed(_)));
-        assert_eq!(Redactor::new("").redact("sk-live-ABCDEFGH"), "sk-live-ABCDEFGH");
+        assert!(matches!(
+            r.redact("nothing here: sk-live"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            Redactor::new("").redact("sk-live-ABCDEFGH"),
+            "sk-live-ABCDEFGH"
+        );
         // A key shorter than the fragment length is redacted whole.
         assert_eq!(Redactor::new("abc12").redact("k=abc12;"), "k=[redacted];");
         // Non-ASCII text around it stays intact.

@@ -173,10 +173,7 @@ impl MockConfig {
         if ![0, 401, 403].contains(&self.echo_key_status) {
             return Err(MockError::InvalidConfig {
                 key: "echo_key_status",
-                message: format!(
-                    "0 (off), 401 or 403, got {}",
-                    self.echo_key_status
-                ),
+                message: format!("0 (off), 401 or 403, got {}", self.echo_key_status),
             });
         }
         if matches!(&self.required_api_key, Some(k) if k.is_empty()) {

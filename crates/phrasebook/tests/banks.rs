@@ -93,7 +93,9 @@ fn a_missing_or_empty_bank_is_a_load_error_naming_it() {
     let (caller, assistant) = (shipped("caller.toml"), shipped("assistant.toml"));
     for name in ASSISTANT_BANKS {
         for text in [without(&assistant, name), emptied(&assistant, name)] {
-            let e = build(&caller, &text).err().unwrap_or_else(|| panic!("{name}"));
+            let e = build(&caller, &text)
+                .err()
+                .unwrap_or_else(|| panic!("{name}"));
             assert!(
                 matches!(&e, PhraseError::MissingBank { file, bank }
                     if file == "templates/assistant.toml" && bank == name),

@@ -88,13 +88,34 @@ fn eval_on_a_hand_made_case() {
     let r = eval::evaluate(&checker, &items);
 
     let k = |name: &str| r.kinds[name];
-    assert_eq!(k("safety.privacy"), KindStats { tp: 1, fp: 2, fn_: 1 });
+    assert_eq!(
+        k("safety.privacy"),
+        KindStats {
+            tp: 1,
+            fp: 2,
+            fn_: 1
+        }
+    );
     close(k("safety.privacy").precision(), 1.0 / 3.0);
     close(k("safety.privacy").recall(), 1.0 / 2.0);
-    assert_eq!(k("safety.factuality"), KindStats { tp: 2, fp: 1, fn_: 0 });
+    assert_eq!(
+        k("safety.factuality"),
+        KindStats {
+            tp: 2,
+            fp: 1,
+            fn_: 0
+        }
+    );
     close(k("safety.factuality").precision(), 2.0 / 3.0);
     close(k("safety.factuality").recall(), 1.0);
-    assert_eq!(k("safety.decision"), KindStats { tp: 0, fp: 0, fn_: 1 });
+    assert_eq!(
+        k("safety.decision"),
+        KindStats {
+            tp: 0,
+            fp: 0,
+            fn_: 1
+        }
+    );
     close(k("safety.decision").precision(), 1.0);
     close(k("safety.decision").recall(), 0.0);
     // Every contract kind is listed, the untouched ones at zero.

@@ -81,7 +81,9 @@ fn by_hand(
     for &i in indices {
         let d = plan.get(i).unwrap();
         let setup = director.cast(plan.cell(&d), &d, d.seed).unwrap();
-        let played = rt.block_on(SimBackend.play(lib, &setup, max_turns)).unwrap();
+        let played = rt
+            .block_on(SimBackend.play(lib, &setup, max_turns))
+            .unwrap();
         let system = [
             estimate_tokens(
                 &lib.prompts
@@ -146,7 +148,10 @@ fn check(count: u64, sample: u64, indices: Vec<u64>) {
     assert_eq!(est.sampled, indices.len() as u64);
     let c = &est.roles["caller"];
     let a = &est.roles["assistant"];
-    assert_eq!((c.model.as_str(), a.model.as_str()), ("caller-model", "assistant-model"));
+    assert_eq!(
+        (c.model.as_str(), a.model.as_str()),
+        ("caller-model", "assistant-model")
+    );
     assert_eq!(
         (c.calls, c.prompt_tokens, c.completion_tokens),
         (scaled(hand[0].0), scaled(hand[0].1), scaled(hand[0].2))
@@ -157,7 +162,10 @@ fn check(count: u64, sample: u64, indices: Vec<u64>) {
     );
     // The caller's cap of 12 tokens binds on every caller turn (20 tokens of JSON alone).
     assert_eq!(hand[0].2, 12 * hand[0].0);
-    assert!(hand[1].2 > 20 * hand[1].0, "the assistant's 300 does not bind");
+    assert!(
+        hand[1].2 > 20 * hand[1].0,
+        "the assistant's 300 does not bind"
+    );
     let turns = hand[0].0 + hand[1].0;
     assert!((est.mean_turns - turns as f64 / indices.len() as f64).abs() < 1e-9);
     assert_eq!(est.calls, c.calls + a.calls);
@@ -167,7 +175,11 @@ fn check(count: u64, sample: u64, indices: Vec<u64>) {
     );
     let caller_cost = (c.prompt_tokens as f64 * 1.0 + c.completion_tokens as f64 * 3.0) / 1e6;
     let assistant_cost = (a.prompt_tokens as f64 * 2.0 + a.completion_tokens as f64 * 5.0) / 1e6;
-    assert!((c.cost - caller_cost).abs() < 1e-12, "{} {caller_cost}", c.cost);
+    assert!(
+        (c.cost - caller_cost).abs() < 1e-12,
+        "{} {caller_cost}",
+        c.cost
+    );
     assert!((a.cost - assistant_cost).abs() < 1e-12);
     assert!((est.cost - caller_cost - assistant_cost).abs() < 1e-12);
     assert_eq!(est.currency, "CNY");

@@ -281,7 +281,11 @@ fn audit_without_a_sample_says_what_to_run() {
 #[test]
 fn weighted_acceptance_weights_strata_by_population_at_unequal_rates() {
     let dir = tempfile::tempdir().unwrap();
-    write_corpus(dir.path(), &make(&[(TAKEOUT_CONFLICT, 40), (LIFE_NONE, 2)]), 3);
+    write_corpus(
+        dir.path(),
+        &make(&[(TAKEOUT_CONFLICT, 40), (LIFE_NONE, 2)]),
+        3,
+    );
     let s = draw_sample(
         dir.path(),
         &SampleConfig {
