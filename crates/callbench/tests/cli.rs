@@ -707,11 +707,20 @@ fn sample_and_audit_from_the_command_line() {
 /// reject reason, no manifest and no other file of the run; the reason says it was redacted.
 #[test]
 fn a_key_echoed_in_a_401_is_redacted_everywhere() {
+    key_echoed_with_status_is_redacted_everywhere(401);
+}
+
+#[test]
+fn a_key_echoed_in_a_403_is_redacted_everywhere() {
+    key_echoed_with_status_is_redacted_everywhere(403);
+}
+
+fn key_echoed_with_status_is_redacted_everywhere(status: u16) {
     let secret = "sk-callbench-echo-9f3b2c71d4e8a6";
     let prefix = &secret[..12];
     let mock = mock_openai::MockServer::start_blocking(
         mock_openai::MockConfig {
-            echo_key_status: 401,
+            echo_key_status: status,
             ..Default::default()
         },
         None,
@@ -773,7 +782,7 @@ fn a_key_echoed_in_a_401_is_redacted_everywhere() {
     assert_eq!(reasons.len(), 4, "{reasons:?}");
     for r in &reasons {
         assert!(
-            r.contains("401") && r.contains("Incorrect API key provided: [redacted]"),
+            r.contains(&status.to_string()) && r.contains("Incorrect API key provided: [redacted]"),
             "{r}"
         );
     }
