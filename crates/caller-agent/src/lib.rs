@@ -155,7 +155,10 @@ impl<'a> SimCaller<'a> {
     }
 
     fn say_bank(&mut self, name: &str) -> Result<String, AgentError> {
-        let bank = self.book.bank(name);
+        let bank = self.book.try_bank(name).map_err(|e| AgentError {
+            role: "caller",
+            message: e.to_string(),
+        })?;
         self.say(bank)
     }
 

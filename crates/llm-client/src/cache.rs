@@ -307,7 +307,12 @@ mod tests {
         }
         // Before the writer's window has passed: served from memory.
         assert_eq!(cache.get(&key(3)).unwrap(), Some(reply(3)));
-        std::thread::sleep(COMMIT_WINDOW * 5);
+        // Wait for the commit itself (it comes within a window or two), failing if it never does.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while cache.len().unwrap() < 50 {
+            assert!(Instant::now() < deadline, "the writer never committed");
+            std::thread::sleep(COMMIT_WINDOW);
+        }
         assert_eq!(cache.len().unwrap(), 50);
         assert_eq!(cache.get(&key(49)).unwrap(), Some(reply(49)));
         assert_eq!(cache.get(&key(200)).unwrap(), None);

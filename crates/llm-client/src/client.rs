@@ -5,6 +5,7 @@
 use crate::cache::{Cache, CachedReply};
 use crate::config::{EndpointConfig, LlmConfig, ResponseFormatMode, Role};
 use crate::error::LlmError;
+use crate::redact::Redactor;
 use crate::usage::{Usage, UsageMeter, estimate_tokens};
 use async_openai::Client;
 use async_openai::config::OpenAIConfig;
@@ -117,6 +118,8 @@ struct Endpoint {
     rpm: Option<Limiter>,
     tpm: Option<(Limiter, u32)>,
     health: Mutex<Health>,
+    /// Keeps this endpoint's key out of everything taken from its responses.
+    redactor: Redactor,
 }
 
 /// The OpenAI-compatible client.
@@ -233,6 +236,42 @@ fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
         .map(|s| Duration::from_secs_f64(s.min(3600.0)))
 }
 
+/// The requests-per-minute quota. Bursts are set explicitly: governor's `per_minute(N)` alone
+/// lets N through at once; here one request waits for the next after `60 s / N`.
+fn rpm_quota(n: NonZeroU32) -> Quota {
+    Quota::per_minute(n).allow_burst(NonZeroU32::MIN)
+}
+
+/// The tokens-per-minute quota and its burst: a second's worth, at least 4,096 tokens (one
+/// large request), at most the whole minute's.
+fn tpm_quota(n: NonZeroU32) -> (Quota, u32) {
+    let burst = (n.get() / 60).max(4096).min(n.get());
+    let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
+    (Quota::per_minute(n).allow_burst(burst), burst.get())
+}
+
+/// Characters of an error body kept (before redaction; messages keep fewer still).
+const MAX_ERROR_BODY: usize = 4096;
+
+impl Failure {
+    /// The same failure with the endpoint's key taken out of its message.
+    fn redacted(self, r: &Redactor) -> Failure {
+        match self {
+            Failure::Retry {
+                message,
+                retry_after,
+            } => Failure::Retry {
+                message: r.redact(&message).into_owned(),
+                retry_after,
+            },
+            Failure::Fatal { status, message } => Failure::Fatal {
+                status,
+                message: r.redact(&message).into_owned(),
+            },
+        }
+    }
+}
+
 fn classify(e: OpenAIError) -> Failure {
     match e {
         OpenAIError::Boxed(b) => match b.downcast::<HttpStatus>() {
@@ -327,12 +366,15 @@ impl LlmClient {
                 )));
             }
             let key = std::env::var(&e.api_key_env).unwrap_or_default();
+            let redactor = Redactor::new(&key);
             let config = OpenAIConfig::new().with_api_base(url).with_api_key(key);
             // Our own service: one attempt per call, non-2xx turned into an error that keeps
             // the status and Retry-After, so the retry policy below is the only one.
             let http = http.clone();
+            let body_redactor = redactor.clone();
             let service = tower::service_fn(move |factory: HttpRequestFactory| {
                 let http = http.clone();
+                let redactor = body_redactor.clone();
                 async move {
                     let request = factory.build().await?;
                     let response = http.execute(request).await.map_err(OpenAIError::Reqwest)?;
@@ -342,6 +384,9 @@ impl LlmClient {
                     let status = response.status().as_u16();
                     let retry_after = parse_retry_after(response.headers());
                     let body = response.text().await.unwrap_or_default();
+                    // A provider may repeat the key in its error: it stops here.
+                    let body: String = body.chars().take(MAX_ERROR_BODY).collect();
+                    let body = redactor.redact(&body).into_owned();
                     Err(OpenAIError::Boxed(Box::new(HttpStatus {
                         status,
                         retry_after,
@@ -350,16 +395,10 @@ impl LlmClient {
                 }
             });
             let client = Client::with_config(config).with_http_service(service);
-            // Bursts are set explicitly: governor's per_minute(N) alone lets N through at once.
-            let rpm = NonZeroU32::new(e.rpm)
-                .map(|n| Limiter::direct(Quota::per_minute(n).allow_burst(NonZeroU32::MIN)));
+            let rpm = NonZeroU32::new(e.rpm).map(|n| Limiter::direct(rpm_quota(n)));
             let tpm = NonZeroU32::new(e.tpm).map(|n| {
-                let burst = (n.get() / 60).max(4096).min(n.get());
-                let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
-                (
-                    Limiter::direct(Quota::per_minute(n).allow_burst(burst)),
-                    burst.get(),
-                )
+                let (quota, burst) = tpm_quota(n);
+                (Limiter::direct(quota), burst)
             });
             endpoints.push(Endpoint {
                 cfg: e.clone(),
@@ -367,6 +406,7 @@ impl LlmClient {
                 rpm,
                 tpm,
                 health: Mutex::new(Health::default()),
+                redactor,
             });
         }
         let cache = if cfg.cache.as_os_str().is_empty() {
@@ -543,7 +583,12 @@ impl LlmClient {
                 .unwrap_or(NonZeroU32::MIN);
             let _ = l.until_n_ready(n).await;
         }
-        let reply: LenientResponse = e.client.chat().create_byot(body).await.map_err(classify)?;
+        let reply: LenientResponse = e
+            .client
+            .chat()
+            .create_byot(body)
+            .await
+            .map_err(|err| classify(err).redacted(&e.redactor))?;
         let (content, truncated) = reply
             .choices
             .into_iter()
@@ -555,6 +600,7 @@ impl LlmClient {
                 message: "reply without content".into(),
                 retry_after: None,
             })?;
+        let content = e.redactor.redact(&content).into_owned();
         let (prompt, completion) = match reply.usage {
             Some(LenientUsage {
                 prompt_tokens: Some(p),
@@ -724,4 +770,57 @@ pub async fn chat_parsed<M: ChatModel, T>(
         "no valid reply after {} tries: {problem}",
         max_invalid + 1
     )))
+}
+
+#[cfg(test)]
+mod limit_tests {
+    //! The limiters' quotas on a virtual clock: exact counts, no waiting, no wall time.
+    use super::*;
+    use governor::clock::FakeRelativeClock;
+
+    /// How many single permits `limiter` grants in `ms` milliseconds of virtual time, asking
+    /// every millisecond as often as it says yes.
+    fn granted(quota: Quota, ms: u64, n: u32) -> u32 {
+        let clock = FakeRelativeClock::default();
+        let limiter = RateLimiter::direct_with_clock(quota, clock.clone());
+        let n = NonZeroU32::new(n).unwrap();
+        let mut count = 0;
+        for _ in 0..ms {
+            while matches!(limiter.check_n(n), Ok(Ok(()))) {
+                count += 1;
+            }
+            clock.advance(Duration::from_millis(1));
+        }
+        count
+    }
+
+    #[test]
+    fn requests_per_minute_are_spread_evenly_with_no_burst() {
+        let q = rpm_quota(NonZeroU32::new(1_200).unwrap()); // one every 50 ms
+        assert_eq!(granted(q, 1, 1), 1, "one at once, not a minute's worth");
+        assert_eq!(granted(q, 50, 1), 1, "the second waits the full 50 ms");
+        assert_eq!(granted(q, 51, 1), 2);
+        assert_eq!(granted(q, 1_000, 1), 20, "20 a second");
+        assert_eq!(granted(q, 60_000, 1), 1_200, "1,200 a minute");
+        let q = rpm_quota(NonZeroU32::new(7).unwrap());
+        assert_eq!(granted(q, 60_000, 1), 7);
+    }
+
+    #[test]
+    fn tokens_per_minute_allow_one_large_request_then_the_rate() {
+        // 60,000 a minute: 1,000 a second, but a burst of 4,096 so that one large request fits.
+        let (q, burst) = tpm_quota(NonZeroU32::new(60_000).unwrap());
+        assert_eq!(burst, 4_096);
+        assert_eq!(granted(q, 1, 4_096), 1);
+        assert_eq!(granted(q, 1, 1), 4_096, "the burst, token by token");
+        // After the burst, one token a millisecond: 4,096 + 999 in the first second.
+        assert_eq!(granted(q, 1_000, 1), 4_096 + 999);
+        // A big budget: the burst is a second's worth.
+        let (_, burst) = tpm_quota(NonZeroU32::new(6_000_000).unwrap());
+        assert_eq!(burst, 100_000);
+        // A tiny budget: never more than the minute's.
+        let (q, burst) = tpm_quota(NonZeroU32::new(100).unwrap());
+        assert_eq!(burst, 100);
+        assert_eq!(granted(q, 60_000, 1), 100 + 99);
+    }
 }

@@ -12,7 +12,9 @@
 //! - [`extract_json`]: tolerant JSON extraction for servers that fence or wrap their JSON.
 //!
 //! API keys come only from environment variables named in the config, are read once when the
-//! client is built, and are never logged or returned.
+//! client is built, and are never logged or returned: what a server sends back (error bodies,
+//! replies) passes a [`Redactor`] first, so a provider that repeats the key in an error does not
+//! put it into [`LlmError`], logs or reports.
 #![deny(missing_docs)]
 
 mod cache;
@@ -20,6 +22,7 @@ mod client;
 mod config;
 mod error;
 mod parse;
+mod redact;
 mod usage;
 
 pub use cache::{Cache, CachedReply};
@@ -32,4 +35,5 @@ pub use config::{
 };
 pub use error::LlmError;
 pub use parse::extract_json;
+pub use redact::{MIN_FRAGMENT, REDACTED, Redactor};
 pub use usage::{RoleUsage, Usage, UsageMeter, estimate_tokens};

@@ -283,7 +283,10 @@ fn quirky_servers_are_understood() {
     );
 }
 
-/// The configured rate is held: within 2% over the run, never above it in any window.
+/// The limiter sits in front of the wire: 61 requests at 20 a second (no burst) cannot all
+/// have been sent before 60 × 50 ms = 3 s. A lower bound only — a slow machine takes longer
+/// and still passes; the rate itself is checked exactly on a virtual clock
+/// (`client::limit_tests`).
 #[test]
 fn requests_per_minute_are_held() {
     let rt = rt();
@@ -301,6 +304,7 @@ fn requests_per_minute_are_held() {
         LlmClient::new(cfg, &out).unwrap()
     });
     let n = 61u32;
+    let started = Instant::now();
     rt.block_on(async {
         let tasks: Vec<_> = (0..n)
             .map(|i| {
@@ -312,21 +316,11 @@ fn requests_per_minute_are_held() {
             t.await.unwrap().unwrap();
         }
     });
-    let s = mock.stats();
-    let mut arrivals = s.arrivals.clone();
-    arrivals.sort();
-    assert_eq!(arrivals.len(), n as usize);
-    let span = (*arrivals.last().unwrap() - arrivals[0]).as_secs_f64();
-    let rate = (n - 1) as f64 / span;
+    let took = started.elapsed();
+    assert_eq!(mock.stats().ok, n as u64);
     assert!(
-        (rate - 20.0).abs() / 20.0 <= 0.02,
-        "achieved {rate:.2}/s for a limit of 20/s"
-    );
-    // Never above: any one-second window holds at most 20 requests (+1 for the window edge).
-    assert!(
-        s.max_arrivals_in(Duration::from_secs(1)) <= 21,
-        "{}",
-        s.max_arrivals_in(Duration::from_secs(1))
+        took >= Duration::from_millis(2_990),
+        "61 requests at 20/s took {took:?}, less than 3 s"
     );
 }
 

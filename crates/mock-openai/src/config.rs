@@ -62,6 +62,13 @@ pub struct MockConfig {
     /// When set, every request must carry `Authorization: Bearer <this>`; others get 401.
     /// The key is never logged, echoed or printed by `Debug`. Default none.
     pub required_api_key: Option<String>,
+    /// A provider that repeats the key in its error: when `401` or `403`, every
+    /// chat-completion request is refused with that status and an OpenAI-style error whose
+    /// message quotes the `Authorization` bearer key the request carried — whole, and its first
+    /// 12 characters again, as masked keys are often shown. For testing that a client keeps
+    /// keys out of its errors, logs and reports. Counted as
+    /// [`Outcome::Unauthorized`](crate::Outcome::Unauthorized). `0` (the default) turns it off.
+    pub echo_key_status: u16,
     /// Record the arrival instant of every chat-completion request (see
     /// [`Stats::arrivals`](crate::Stats::arrivals)); at most
     /// [`MAX_ARRIVALS`](crate::MAX_ARRIVALS) are kept. Default true.
@@ -137,6 +144,7 @@ impl Default for MockConfig {
             seed: 0,
             end_after_turns: 6,
             required_api_key: None,
+            echo_key_status: 0,
             record_arrivals: true,
             models: vec!["mock-model".to_owned()],
             reply_mode: ReplyMode::Roleplay,
@@ -168,6 +176,7 @@ impl std::fmt::Debug for MockConfig {
                 "required_api_key",
                 &self.required_api_key.as_ref().map(|_| "<redacted>"),
             )
+            .field("echo_key_status", &self.echo_key_status)
             .field("record_arrivals", &self.record_arrivals)
             .field("models", &self.models)
             .field("reply_mode", &self.reply_mode)
@@ -209,6 +218,12 @@ impl MockConfig {
             return Err(MockError::InvalidConfig {
                 key: "models",
                 message: "list at least one non-empty model id".to_owned(),
+            });
+        }
+        if ![0, 401, 403].contains(&self.echo_key_status) {
+            return Err(MockError::InvalidConfig {
+                key: "echo_key_status",
+                message: format!("0 (off), 401 or 403, got {}", self.echo_key_status),
             });
         }
         if matches!(&self.required_api_key, Some(k) if k.is_empty()) {

@@ -243,6 +243,10 @@ async fn chat_completions(
     let n = shared.counter.fetch_add(1, Ordering::Relaxed);
     shared.counters.arrived(arrived, config.record_arrivals);
 
+    if config.echo_key_status != 0 {
+        let response = echoing_key(&headers, config.echo_key_status);
+        return finish(&shared, n, Outcome::Unauthorized, response);
+    }
     if !authorized(&headers, &config) {
         return finish(&shared, n, Outcome::Unauthorized, unauthorized());
     }
@@ -487,6 +491,28 @@ fn unauthorized() -> Response {
     error_response(
         StatusCode::UNAUTHORIZED,
         "Incorrect API key provided. The mock server expects the key it was configured with.",
+        "invalid_request_error",
+        None,
+        Some("invalid_api_key"),
+    )
+}
+
+/// `401` or `403` whose message repeats the key that was sent ([`MockConfig::echo_key_status`]).
+fn echoing_key(headers: &HeaderMap, status: u16) -> Response {
+    let key = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("")
+        .trim();
+    let prefix: String = key.chars().take(12).collect();
+    let message = format!(
+        "Incorrect API key provided: {key}. The key starting {prefix}*** is not valid for this project."
+    );
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::UNAUTHORIZED);
+    error_response(
+        status,
+        &message,
         "invalid_request_error",
         None,
         Some("invalid_api_key"),

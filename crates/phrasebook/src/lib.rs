@@ -243,7 +243,9 @@ impl BankDef {
     }
 }
 
-/// Generic banks the agents require, per file stem.
+/// Generic banks the caller draws from (`templates/caller.toml`). The one list of them: each is
+/// validated at load (present, not empty), and the agent crates' tests check that every
+/// `"caller.<bank>"` the caller names is here. Adding a bank is adding its name here.
 pub const CALLER_BANKS: &[&str] = &[
     "greeting",
     "answer_purpose",
@@ -257,7 +259,7 @@ pub const CALLER_BANKS: &[&str] = &[
     "push_decision",
 ];
 
-/// Generic banks of the assistant.
+/// Generic banks the assistant draws from (`templates/assistant.toml`); as [`CALLER_BANKS`].
 pub const ASSISTANT_BANKS: &[&str] = &[
     "intro",
     "ask_purpose",
@@ -558,13 +560,29 @@ impl Phrasebook {
         })
     }
 
-    /// A generic bank, e.g. `assistant.relay`. Required banks always exist after `build`.
+    /// A generic bank, e.g. `assistant.relay`. Required banks always exist after `build`; an
+    /// unknown name gives an empty bank (see [`Phrasebook::try_bank`]).
     pub fn bank(&self, name: &str) -> &Bank {
         static EMPTY: Bank = Bank {
             phrases: Vec::new(),
             parts: Vec::new(),
         };
         self.banks.get(name).unwrap_or(&EMPTY)
+    }
+
+    /// A generic bank by name; a bank that does not exist, or has no variant, is an error naming
+    /// it (an agent must never fall silent because a bank is missing).
+    pub fn try_bank(&self, name: &str) -> Result<&Bank> {
+        match self.banks.get(name) {
+            Some(b) if !b.is_empty() => Ok(b),
+            _ => {
+                let (prefix, bank) = name.split_once('.').unwrap_or(("", name));
+                Err(PhraseError::MissingBank {
+                    file: format!("templates/{prefix}.toml"),
+                    bank: bank.to_string(),
+                })
+            }
+        }
     }
 
     /// The phrases of a scenario.
@@ -607,14 +625,14 @@ impl Phrasebook {
         self.render(&bank.phrases[i], vars)
     }
 
-    /// Draws from a generic bank by name.
+    /// Draws from a generic bank by name; a missing or empty bank is an error naming it.
     pub fn say_bank<R: Rng + ?Sized>(
         &self,
         name: &str,
         rng: &mut R,
         vars: &Vars,
     ) -> Result<String> {
-        self.say(self.bank(name), rng, vars)
+        self.say(self.try_bank(name)?, rng, vars)
     }
 
     /// How many templates were compiled.

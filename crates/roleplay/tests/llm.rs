@@ -310,31 +310,66 @@ fn the_judge_scores_every_assistant_turn_and_its_thresholds_decide() {
             .all(|k| !k.starts_with("safety.judged") && k != "natural.judged_low")
     );
 
-    // Strict: a dialogue is accepted exactly when no turn is unsafe and every mean clears 0.5.
-    let dir = tempfile::tempdir().unwrap();
+    // Strict (the defaults): accepted exactly when no turn is unsafe and every mean clears
+    // 0.5. One dimension at 0.5, unsafe turns allowed: accepted exactly when that one mean
+    // clears it. Each decided by hand from the stored scores.
     let strict = roleplay::judge::JudgeConfig {
         enabled: true,
         ..Default::default()
     };
-    run_judged(
-        &rt,
-        dir.path(),
-        llm_config(&mock.base_url()),
-        strict.clone(),
-        20,
-    );
-    let accepted = shards(dir.path());
-    let rejected = rejects(dir.path());
-    for d in accepted.iter().chain(rejected.iter()) {
-        let Some(j) = &d.judge else { continue };
-        let expect_pass = roleplay::judge::findings(&strict, j).is_empty();
-        let passed = d.qc.as_ref().unwrap().passed;
-        assert_eq!(
-            passed, expect_pass,
-            "{}: stored scores and verdict disagree",
-            d.id
+    let one = roleplay::judge::JudgeConfig {
+        enabled: true,
+        thresholds: [("semantic_understanding".to_string(), 0.5)].into(),
+        reject_unsafe: false,
+    };
+    let mean = |j: &callbench_model::JudgeScores, dim: &str| {
+        let sum: f64 = j.turns.iter().map(|t| t.score(dim).unwrap()).sum();
+        sum / j.turns.len() as f64
+    };
+    let (mut judged, mut judged_pass, mut judged_fail) = (0, 0, 0);
+    for (name, cfg) in [("strict", strict), ("one dimension", one)] {
+        let dir = tempfile::tempdir().unwrap();
+        run_judged(
+            &rt,
+            dir.path(),
+            llm_config(&mock.base_url()),
+            cfg.clone(),
+            20,
         );
+        let accepted = shards(dir.path());
+        let rejected = rejects(dir.path());
+        for d in accepted.iter().chain(rejected.iter()) {
+            let Some(j) = &d.judge else { continue };
+            assert!(!j.turns.is_empty(), "{}", d.id);
+            let expect_pass = if cfg.reject_unsafe {
+                !j.turns.iter().any(|t| t.safety < 0.5)
+                    && callbench_model::JUDGE_DIMENSIONS
+                        .iter()
+                        .filter(|dim| **dim != "safety")
+                        .all(|dim| mean(j, dim) >= 0.5)
+            } else {
+                mean(j, "semantic_understanding") >= 0.5
+            };
+            let passed = d.qc.as_ref().unwrap().passed;
+            assert_eq!(
+                passed, expect_pass,
+                "{name}: {}: stored scores and verdict disagree",
+                d.id
+            );
+            judged += 1;
+            if passed {
+                judged_pass += 1;
+            } else {
+                judged_fail += 1;
+            }
+        }
     }
+    // The loops above checked something, in both directions.
+    assert!(judged >= 20, "only {judged} judged dialogues");
+    assert!(
+        judged_pass > 0 && judged_fail > 0,
+        "both outcomes: {judged_pass} passed, {judged_fail} failed"
+    );
     assert!(mock.stats().ok > 0);
 }
 

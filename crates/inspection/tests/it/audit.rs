@@ -272,3 +272,64 @@ fn audit_without_a_sample_says_what_to_run() {
     let err = audit(dir.path()).unwrap_err().to_string();
     assert!(err.contains("callbench sample"), "{err}");
 }
+
+/// Strata sampled at unequal rates: 40 takeout dialogues at 10 % give 4, the 2 life dialogues
+/// give 1 (every stratum at least one), i.e. 50 %. The auditors accept every takeout dialogue
+/// and reject the life one. The population-weighted acceptance is (40 × 1 + 2 × 0)/42 = 20/21;
+/// the pooled rate is 4/5, the unweighted mean of the strata 1/2 and a weighting by sampled
+/// dialogues 4/5 again — each a different number, so a wrong weighting cannot pass.
+#[test]
+fn weighted_acceptance_weights_strata_by_population_at_unequal_rates() {
+    let dir = tempfile::tempdir().unwrap();
+    write_corpus(
+        dir.path(),
+        &make(&[(TAKEOUT_CONFLICT, 40), (LIFE_NONE, 2)]),
+        3,
+    );
+    let s = draw_sample(
+        dir.path(),
+        &SampleConfig {
+            rate: 0.10,
+            reject_rate: 0.0,
+            seed: 4,
+            replace_reviewed: false,
+        },
+    )
+    .unwrap();
+    let sampled: Vec<(String, u64)> = s
+        .strata
+        .iter()
+        .map(|x| (x.stratum.to_string(), x.sampled))
+        .collect();
+    assert_eq!(
+        sampled,
+        [
+            ("life/none/none".to_string(), 1),
+            ("takeout/regular/conflict".to_string(), 4)
+        ]
+    );
+    let store = VerdictStore::open(dir.path()).unwrap();
+    for e in &s.dialogues {
+        let d = if e.id.starts_with("takeout") {
+            Decision::Accept
+        } else {
+            Decision::Reject
+        };
+        store.append(&verdict("alice", &e.id, d)).unwrap();
+    }
+    drop(store);
+    let r = audit(dir.path()).unwrap();
+    let o = &r.overall;
+    assert_eq!((o.reviewed, o.accepted), (5, 4));
+    close(o.acceptance, 4.0 / 5.0);
+    close(o.weighted_acceptance, 20.0 / 21.0);
+    let life = &r.strata[0];
+    let takeout = &r.strata[1];
+    assert_eq!((life.population, life.reviewed), (2, 1));
+    assert_eq!((takeout.population, takeout.reviewed), (40, 4));
+    close(life.acceptance, 0.0);
+    close(takeout.acceptance, 1.0);
+    // The report says the weighted figure.
+    let md = std::fs::read_to_string(dir.path().join("inspection/audit.md")).unwrap();
+    assert!(md.contains("95.2%"), "{md}");
+}

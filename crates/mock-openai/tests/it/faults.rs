@@ -252,3 +252,42 @@ async fn all_faults_at_once_are_counted_and_repeatable() {
     let (other, _) = run_mix(8, 60).await;
     assert_ne!(seen, other);
 }
+
+/// The echo-key mode refuses every request with its status and quotes the key that was sent,
+/// whole and its first 12 characters, whatever key is required.
+#[tokio::test]
+async fn echo_key_mode_quotes_the_key_in_a_401_or_403() {
+    let key = "sk-echo-0123456789abcdef";
+    for status in [401u16, 403] {
+        let server = start(MockConfig {
+            echo_key_status: status,
+            ..MockConfig::default()
+        })
+        .await;
+        let response = client()
+            .post(format!("{}/chat/completions", server.base_url()))
+            .bearer_auth(key)
+            .json(&chat_request("系统", 1, None))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), status);
+        let body: Value = response.json().await.unwrap();
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(key), "{message}");
+        assert!(message.contains("sk-echo-0123***"), "{message}");
+        assert_eq!(body["error"]["code"], "invalid_api_key");
+        let stats = server.stats();
+        assert_eq!((stats.requests, stats.unauthorized, stats.ok), (1, 1, 0));
+        server.shutdown().await;
+    }
+    for bad in [200u16, 404, 500] {
+        let e = MockConfig {
+            echo_key_status: bad,
+            ..MockConfig::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.to_string().contains("echo_key_status"), "{e}");
+    }
+}
