@@ -82,7 +82,7 @@ fn by_hand(
         let d = plan.get(i).unwrap();
         let setup = director.cast(plan.cell(&d), &d, d.seed).unwrap();
         let played = rt
-            .block_on(SimBackend.play(lib, &setup, max_turns))
+            .block_on(SimBackend.play(lib, &setup, max_turns, 0))
             .unwrap();
         let system = [
             estimate_tokens(
