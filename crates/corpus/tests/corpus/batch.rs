@@ -124,7 +124,9 @@ fn columns_are_the_contracts() {
     assert_eq!(struct_names("qc"), ["passed", "violations"]);
     assert_eq!(
         struct_names("gen"),
-        ["backend", "models", "seed", "attempt", "versions", "repairs"]
+        [
+            "backend", "models", "seed", "attempt", "versions", "repairs"
+        ]
     );
     assert_eq!(
         struct_names("owner"),
