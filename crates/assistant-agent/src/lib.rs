@@ -259,6 +259,7 @@ impl<'a> SimAssistant<'a> {
             self.triggered = heard.trigger;
         }
         let mut out = String::new();
+        let first = !self.greeted;
         if !self.greeted {
             self.greeted = true;
             out.push_str(&self.say("assistant.intro")?);
@@ -282,6 +283,20 @@ impl<'a> SimAssistant<'a> {
                 .find(|&i| f.events[i].kind == k)
         };
         let pressure = kind_heard(EventKind::Pressure);
+
+        // A lone check of who answers ("喂，请问是王先生吗？"): nothing to act on yet; ask what
+        // it is about.
+        if first
+            && identity_check_only(text, self.lex)
+            && heard.trigger.is_none()
+            && heard.events.is_empty()
+            && !heard.probe
+            && !heard.scam
+            && !heard.harassment
+        {
+            self.add(&mut out, "assistant.ask_purpose")?;
+            return Ok(reply(out, Action::Respond, None, false));
+        }
 
         // 0. A request only a scam makes (a code, a password, a transfer): refused, whatever
         //    else was said. A preset that applies is the owner's own refusal: it is said too.
@@ -575,6 +590,13 @@ fn close_wording(a: &str, b: &str) -> bool {
         .filter(|g| long.binary_search(g).is_ok())
         .count();
     shared * 2 >= short.len()
+}
+
+/// Whether the caller's turn is one question that only checks who answers ("请问是王先生吗？",
+/// "王先生在吗？") and says nothing else.
+fn identity_check_only(text: &str, lex: &Lexicon) -> bool {
+    let t = text.trim().trim_end_matches(['？', '?']);
+    !t.contains(['。', '！', '？', '?', '!']) && Lexicon::has(&lex.identity_check, text)
 }
 
 /// The last sentence of an utterance: a goodbye counts only where the caller ends with it

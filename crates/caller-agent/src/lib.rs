@@ -17,6 +17,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
+/// Share of callers who first only check who answers ("喂，请问是王先生吗？").
+const CHECK_FIRST_RATE: f64 = 0.45;
+
 /// One thing the caller still means to say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Item {
@@ -54,6 +57,8 @@ pub struct SimCaller<'a> {
     relay_acknowledged: bool,
     pushed: bool,
     said_goodbye: bool,
+    /// The caller first checks who answers and says who they are and why only when asked.
+    check_first: bool,
 }
 
 impl<'a> SimCaller<'a> {
@@ -73,6 +78,9 @@ impl<'a> SimCaller<'a> {
             message: format!("no phrases for scenario {}", scenario.name()),
         })?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        // Many callers first make sure they reached the right person; the matter (and with it
+        // the preset's trigger) comes in their second turn.
+        let check_first = rng.random_bool(CHECK_FIRST_RATE);
         let f = &scenario.file;
         let goal = &f.goals[casting.goal];
         let mut agenda = VecDeque::new();
@@ -142,6 +150,7 @@ impl<'a> SimCaller<'a> {
             relay_acknowledged: false,
             pushed: false,
             said_goodbye: false,
+            check_first,
         })
     }
 
@@ -166,7 +175,11 @@ impl<'a> SimCaller<'a> {
         let g = &self.phrases.goals[self.casting.goal];
         match item {
             Item::Open => {
-                let greeting = self.say_bank("caller.greeting")?;
+                let greeting = if self.check_first {
+                    String::new()
+                } else {
+                    self.say_bank("caller.greeting")?
+                };
                 let intro = self.say(&self.phrases.roles[self.casting.role].self_intro)?;
                 let opening = self.say(&g.opening)?;
                 // Conflicts and extra needs are sometimes told at once, in the same breath.
@@ -210,6 +223,15 @@ impl<'a> SimCaller<'a> {
             .find(|t| t.speaker == Speaker::Assistant)
             .map(|t| t.text.as_str());
         let Some(heard) = heard else {
+            if self.check_first {
+                // The Open item stays first on the agenda: it is said, without a greeting, once
+                // the assistant has answered.
+                let text = self.say_bank("caller.opening_check")?;
+                return Ok(CallerReply {
+                    text,
+                    end_call: false,
+                });
+            }
             self.agenda.pop_front();
             let text = self.item_text(Item::Open)?;
             return Ok(CallerReply {
@@ -227,6 +249,16 @@ impl<'a> SimCaller<'a> {
         }
         let lex = self.lex;
         let mut reaction = String::new();
+        if self.agenda.front() == Some(&Item::Open) {
+            // Asked what it is about after checking who answers: the caller now says who they
+            // are and why they call, with no reaction to an answer it has not had.
+            self.agenda.pop_front();
+            let text = self.item_text(Item::Open)?;
+            return Ok(CallerReply {
+                text,
+                end_call: false,
+            });
+        }
         if Lexicon::has(&lex.refused, heard) {
             let next = self.agenda.front().copied();
             if !self.pushed && next == Some(Item::Close) && self.rng.random_bool(0.15) {

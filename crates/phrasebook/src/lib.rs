@@ -194,6 +194,8 @@ pub struct Lexicon {
     pub decision_request: Vec<String>,
     /// The caller asks for private facts.
     pub private_probe: Vec<String>,
+    /// The caller only checks who answers ("请问是王先生吗？").
+    pub identity_check: Vec<String>,
     /// The caller says goodbye.
     pub goodbye: Vec<String>,
     /// The caller acknowledges.
@@ -248,6 +250,7 @@ impl BankDef {
 /// `"caller.<bank>"` the caller names is here. Adding a bank is adding its name here.
 pub const CALLER_BANKS: &[&str] = &[
     "greeting",
+    "opening_check",
     "answer_purpose",
     "accept_generic",
     "after_relay",

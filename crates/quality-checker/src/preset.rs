@@ -452,6 +452,16 @@ fn topic_said(trig: &Trigger, text: &str, owner: &str) -> bool {
 static INTRO_MARK: LazyLock<AhoCorasick> =
     LazyLock::new(|| lexicon::words("我是 我这边是 这边是 这里是 我们是 我们这边 我这是 我们这是"));
 
+/// A caller turn that only checks who answers ("喂，请问是王先生吗？"): the caller's real first
+/// turn — who they are and why they call — is the next one.
+fn only_checks_who(t: &TurnCtx) -> bool {
+    let body = t.text.trim().trim_end_matches(['？', '?']);
+    t.text.trim_end().ends_with(['？', '?'])
+        && body.chars().count() <= 20
+        && !body.contains(['。', '！', '？', '?', '!'])
+        && !INTRO_MARK.is_match(t.text)
+}
+
 fn self_intro<'a>(t: &'a TurnCtx, first: bool) -> impl Iterator<Item = &'a str> {
     let any = first || INTRO_MARK.is_match(t.text);
     t.clauses.iter().filter_map(move |c| {
@@ -593,7 +603,7 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
                 Sort::Weak => true,
             });
         }
-        first = false;
+        first = first && only_checks_who(t);
         if ok.iter().all(|&x| x) {
             return Ok(Some(t.idx));
         }
@@ -624,7 +634,7 @@ fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
                 }
             }
         }
-        first = false;
+        first = first && only_checks_who(t);
     }
     other
 }
