@@ -72,6 +72,8 @@ pub struct SimAssistant<'a> {
     held: bool,
     /// A decision was refused once: a second refusal points back to it.
     refused: bool,
+    /// A further detail of the caller's matter was noted once.
+    said_more: bool,
     heard_events: Vec<usize>,
     harassed: u32,
     asked_anything_else: bool,
@@ -129,6 +131,7 @@ impl<'a> SimAssistant<'a> {
             deferred: false,
             held: false,
             refused: false,
+            said_more: false,
             heard_events: Vec::new(),
             harassed: 0,
             asked_anything_else: false,
@@ -548,6 +551,14 @@ impl<'a> SimAssistant<'a> {
             return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
+        // 11b. Something more about the matter ("房租想在两千五的基础上加两百"): noted for the owner
+        //      too — hanging up on it would leave the caller's matter open.
+        if !self.said_more && says_more(text, self.lex) {
+            self.said_more = true;
+            self.add(&mut out, "assistant.take_more")?;
+            return Ok(reply(out, Action::RelayToOwner, None, false));
+        }
+
         // 12. Nothing new: acknowledge and ask whether there is more, once; then close.
         if !self.asked_anything_else {
             self.asked_anything_else = true;
@@ -592,11 +603,53 @@ fn close_wording(a: &str, b: &str) -> bool {
     shared * 2 >= short.len()
 }
 
+/// Whether the caller's last sentence says something of substance rather than only
+/// acknowledging ("好的。", "行，没问题。"): a detail of the matter that the owner should hear.
+fn says_more(text: &str, lex: &Lexicon) -> bool {
+    let last = last_sentence(text).trim_start_matches(['。', '！', '？', '，', ' ']);
+    let bare: String = last
+        .chars()
+        .filter(|c| !"，。！？、 ~…".contains(*c))
+        .collect();
+    let mut rest = bare.as_str();
+    // Strip acknowledgement words and fillers from the front, as often as they come ("嗯嗯好的").
+    while let Some(n) = lex
+        .acknowledge
+        .iter()
+        .map(String::as_str)
+        .chain(["哦", "那", "吧", "啊", "呀"])
+        .find(|w| rest.starts_with(w))
+        .map(str::len)
+    {
+        rest = &rest[n..];
+    }
+    rest.chars().count() >= 8
+}
+
 /// Whether the caller's turn is one question that only checks who answers ("请问是王先生吗？",
 /// "王先生在吗？") and says nothing else.
 fn identity_check_only(text: &str, lex: &Lexicon) -> bool {
-    let t = text.trim().trim_end_matches(['？', '?']);
-    !t.contains(['。', '！', '？', '?', '!']) && Lexicon::has(&lex.identity_check, text)
+    let mut t = text.trim();
+    // Greetings in front ("喂？", "哎，你好，") are no matter of their own.
+    while let Some(rest) = [
+        "喂？",
+        "喂，",
+        "喂",
+        "哎，",
+        "您好，",
+        "你好，",
+        "您好",
+        "你好",
+    ]
+    .iter()
+    .find_map(|g| t.strip_prefix(g))
+    {
+        t = rest.trim_start();
+    }
+    let body = t.trim_end_matches(['？', '?']);
+    !body.is_empty()
+        && !body.contains(['。', '！', '？', '?', '!'])
+        && Lexicon::has(&lex.identity_check, text)
 }
 
 /// The last sentence of an utterance: a goodbye counts only where the caller ends with it

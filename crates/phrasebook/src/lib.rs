@@ -279,6 +279,7 @@ pub const ASSISTANT_BANKS: &[&str] = &[
     "relay",
     "relay_extra",
     "take_message",
+    "take_more",
     "refuse_decision",
     "refuse_again",
     "unknown_question",
