@@ -29,6 +29,22 @@ pub struct Distribution {
     pub relations: BTreeMap<Relation, f64>,
 }
 
+impl Distribution {
+    /// The loaded scenarios that a non-empty `scenarios` map does not name: they get no
+    /// dialogues, which is easy to do by accident when a team adds a scenario file and forgets
+    /// the config. Naming a scenario with weight 0 says it on purpose. Empty when the map is.
+    pub fn unnamed_scenarios<'a>(&self, set: &'a ScenarioSet) -> Vec<&'a str> {
+        if self.scenarios.is_empty() {
+            return Vec::new();
+        }
+        set.scenarios
+            .iter()
+            .map(|s| s.name())
+            .filter(|n| !self.scenarios.contains_key(*n))
+            .collect()
+    }
+}
+
 impl Default for Distribution {
     fn default() -> Self {
         Distribution {

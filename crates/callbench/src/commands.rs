@@ -223,7 +223,22 @@ fn review(
 }
 
 fn load_library(cfg: &FileConfig) -> Result<Library> {
-    Ok(cfg.library_paths().load()?)
+    let lib = cfg.library_paths().load()?;
+    let unnamed = cfg.distribution.unnamed_scenarios(&lib.set);
+    if !unnamed.is_empty() {
+        tracing::warn!(
+            "[distribution] scenarios names only {}; these loaded scenarios get no dialogues: {} \
+             (give each a weight, or 0 to leave it out on purpose)",
+            cfg.distribution
+                .scenarios
+                .keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", "),
+            unnamed.join(", ")
+        );
+    }
+    Ok(lib)
 }
 
 fn generate(cfg: FileConfig, kind: BackendKind, quiet: bool) -> Result<ExitCode> {

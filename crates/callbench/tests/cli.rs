@@ -1163,3 +1163,42 @@ fn dry_run_prices_the_judge_and_works_from_the_offline_backend() {
     let calls: u64 = judge.split_whitespace().nth(2).unwrap().parse().unwrap();
     assert!(calls > 300, "at least one judged turn per dialogue: {out}");
 }
+
+/// Naming only some scenarios in `[distribution] scenarios` leaves the rest out: the run says so,
+/// naming them, instead of dropping them silently; naming one with weight 0 is on purpose.
+#[test]
+fn a_distribution_naming_some_scenarios_warns_about_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("some.toml");
+    std::fs::write(
+        &cfg,
+        "[distribution.scenarios]\ntakeout = 1.0\ntaxi = 1.0\nwork = 0\n",
+    )
+    .unwrap();
+    let o = callbench(&["plan", "--config", cfg.to_str().unwrap(), "--count", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let warning = err
+        .lines()
+        .find(|l| l.contains("get no dialogues"))
+        .unwrap_or_else(|| panic!("no warning in\n{err}"));
+    let (_, left) = warning.split_once("get no dialogues:").unwrap();
+    for left_out in ["delivery", "harassment", "life"] {
+        assert!(left.contains(left_out), "{left_out} not named: {warning}");
+    }
+    for named in ["takeout", "taxi", "work"] {
+        assert!(
+            !left.contains(named),
+            "{named} was named (work with 0): {warning}"
+        );
+    }
+    // With every scenario named, nothing is said.
+    std::fs::write(
+        &cfg,
+        "[distribution.scenarios]\ntakeout = 1\ntaxi = 1\nwork = 1\ndelivery = 1\nharassment = 1\nlife = 1\n",
+    )
+    .unwrap();
+    let o = callbench(&["plan", "--config", cfg.to_str().unwrap(), "--count", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("get no dialogues"), "{}", stderr(&o));
+}
