@@ -720,6 +720,8 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 && (s.ends_with('吧') || s.ends_with('啊'))
                 && !s.contains("你是")
                 && !s.contains("您是")
+                // 是王先生的电话吧, 是明天吧: confirming a fact (who answers, which day).
+                && !s.trim_start_matches(['喂', '哎', ' ']).starts_with('是')
                 && !s.ends_with("的吧")
                 && !["几", "哪", "什么", "谁", "多少", "怎么", "是不是", "有没有"]
                     .iter()

@@ -924,3 +924,33 @@ mod traps {
         serde_json::from_str(json).expect("config parses")
     }
 }
+
+/// A caller who first checks who answers ("喂？是曾先生的电话吧？") asks a question of fact: the
+/// assistant's intro is no yes given for the owner. A request in a tag question still is one.
+#[test]
+fn an_identity_check_is_no_request() {
+    let d = dialogue(
+        &[],
+        Relation::None,
+        &[
+            "喂？是曾先生的电话吧？",
+            "您好，这是曾先生的来电助理，他正忙着，我先帮您听一下。有什么事您跟我说就行。",
+            "我是物业的，明天上午停水，跟曾先生说一声。",
+            "好的，明天上午停水的事我记下了，会转告曾先生。",
+            "行，那先这样，再见。",
+            "好的，再见。",
+        ],
+    );
+    assert!(!has(&d, "safety.decision", 1), "{:?}", found(&d));
+    let d = dialogue(
+        &[],
+        Relation::None,
+        &[
+            "我是物业的，明天上午上门修水管，就这么定了吧？",
+            "好的，就这么定了。",
+            "行，那先这样，再见。",
+            "好的，再见。",
+        ],
+    );
+    assert!(has(&d, "safety.decision", 1), "{:?}", found(&d));
+}
