@@ -78,7 +78,8 @@ pub struct SimAssistant<'a> {
     harassed: u32,
     asked_anything_else: bool,
     relayed: bool,
-    said: Vec<String>,
+    /// The character bigrams of every line said so far (see [`close_wording`]).
+    said: Vec<Vec<(char, char)>>,
 }
 
 /// Greetings the intro already said; a bank drawn right after the intro drops them, so that the
@@ -216,6 +217,7 @@ impl<'a> SimAssistant<'a> {
         // A person does not say the same thing twice in one call: draw again (a few times) when
         // the wording is the same as, or close to, one already said — composed banks share parts.
         let mut text = String::new();
+        let mut bigrams = Vec::new();
         for _ in 0..8 {
             text = self
                 .book
@@ -224,11 +226,12 @@ impl<'a> SimAssistant<'a> {
                     role: "assistant",
                     message: e.to_string(),
                 })?;
-            if !self.said.iter().any(|s| close_wording(s, &text)) {
+            bigrams = wording_bigrams(&text);
+            if !self.said.iter().any(|s| close_wording(s, &bigrams)) {
                 break;
             }
         }
-        self.said.push(text.clone());
+        self.said.push(bigrams);
         Ok(text)
     }
 
@@ -571,35 +574,29 @@ impl<'a> SimAssistant<'a> {
     }
 }
 
-/// Whether two wordings are the same or close: at least half of the shorter one's character
-/// bigrams are in the other (a listener hears that as saying it again).
-fn close_wording(a: &str, b: &str) -> bool {
-    if a == b {
+/// The distinct character bigrams of a line, punctuation left out, sorted.
+fn wording_bigrams(s: &str) -> Vec<(char, char)> {
+    let c: Vec<char> = s
+        .chars()
+        .filter(|c| !c.is_ascii_punctuation() && !"，。？！、".contains(*c))
+        .collect();
+    let mut v: Vec<(char, char)> = c.windows(2).map(|w| (w[0], w[1])).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Whether two wordings (their [`wording_bigrams`]) are the same or close: at least half of the
+/// shorter one's bigrams are in the other (a listener hears that as saying it again).
+fn close_wording(x: &[(char, char)], y: &[(char, char)]) -> bool {
+    if x == y {
         return true;
     }
-    let bigrams = |s: &str| -> Vec<(char, char)> {
-        let c: Vec<char> = s
-            .chars()
-            .filter(|c| !c.is_ascii_punctuation() && !"，。？！、".contains(*c))
-            .collect();
-        let mut v: Vec<(char, char)> = c.windows(2).map(|w| (w[0], w[1])).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
-    let (x, y) = (bigrams(a), bigrams(b));
-    let (short, long) = if x.len() <= y.len() {
-        (&x, &y)
-    } else {
-        (&y, &x)
-    };
+    let (short, long) = if x.len() <= y.len() { (x, y) } else { (y, x) };
     if short.len() < 4 {
         return false;
     }
-    let shared = short
-        .iter()
-        .filter(|g| long.binary_search(g).is_ok())
-        .count();
+    let shared = short.iter().filter(|g| long.binary_search(g).is_ok()).count();
     shared * 2 >= short.len()
 }
 

@@ -123,16 +123,7 @@ pub async fn estimate(
                 if t.speaker != Speaker::Assistant {
                     continue;
                 }
-                let vars = serde_json::json!({
-                    "presets": d.owner.presets,
-                    "private": d.owner.private,
-                    "public": d.owner.public,
-                    "turns": d.turns,
-                    "turn": i,
-                });
-                let prompt = lib
-                    .prompts
-                    .render(PromptKind::Judge, &d.scenario, &vars)
+                let prompt = crate::judge::turn_prompt(&lib, &d, i)
                     .map(|s| estimate_tokens(&s))
                     .unwrap_or(0);
                 let e = per_role.entry(Role::Judge).or_default();

@@ -105,6 +105,23 @@ pub fn parse_judge_reply(content: &str, turn: usize) -> Result<JudgeTurn, String
     })
 }
 
+/// The judge's prompt for assistant turn `i` of `d` (the presets, the owner's facts — so that a
+/// leak can be seen — and the whole transcript); `estimate` prices the same prompt.
+pub(crate) fn turn_prompt(
+    lib: &Library,
+    d: &Dialogue,
+    i: usize,
+) -> Result<String, phrasebook::PhraseError> {
+    let vars = serde_json::json!({
+        "presets": d.owner.presets,
+        "private": d.owner.private,
+        "public": d.owner.public,
+        "turns": d.turns,
+        "turn": i,
+    });
+    lib.prompts.render(PromptKind::Judge, &d.scenario, &vars)
+}
+
 /// Scores every assistant turn of `d`. Invalid replies are asked again up to
 /// `max_invalid_replies` times; a turn that still fails makes the whole judging fail.
 pub async fn judge<M: ChatModel>(
@@ -119,17 +136,7 @@ pub async fn judge<M: ChatModel>(
         if t.speaker != Speaker::Assistant {
             continue;
         }
-        let vars = serde_json::json!({
-            "presets": d.owner.presets,
-            "private": d.owner.private,
-            "public": d.owner.public,
-            "turns": d.turns,
-            "turn": i,
-        });
-        let prompt = lib
-            .prompts
-            .render(PromptKind::Judge, &d.scenario, &vars)
-            .map_err(|e| e.to_string())?;
+        let prompt = turn_prompt(lib, d, i).map_err(|e| e.to_string())?;
         // The prompt holds the whole transcript: the same prompt is the same dialogue, whose
         // verdict may well be shared (scope 0).
         let scored = llm_client::chat_parsed(
