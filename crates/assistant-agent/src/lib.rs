@@ -596,7 +596,10 @@ fn close_wording(x: &[(char, char)], y: &[(char, char)]) -> bool {
     if short.len() < 4 {
         return false;
     }
-    let shared = short.iter().filter(|g| long.binary_search(g).is_ok()).count();
+    let shared = short
+        .iter()
+        .filter(|g| long.binary_search(g).is_ok())
+        .count();
     shared * 2 >= short.len()
 }
 
