@@ -7,6 +7,7 @@
 //! - [`dialogue`]: [`Dialogue`] as the interchange format and the corpus hold it.
 //! - [`scenario`]: the schema of `scenarios/*.toml`, validation, feasible castings per cell.
 //! - [`owner`]: synthetic owner profiles drawn from the library's pools.
+//! - [`method`]: the seam between `evaluate` and the assistant methods it scores.
 //! - [`plan`]: `(seed, count, distribution)` → cells, ids and sub-seeds.
 //!
 //! ```
@@ -20,6 +21,7 @@ pub mod agent;
 pub mod concepts;
 pub mod dialogue;
 pub mod error;
+pub mod method;
 pub mod owner;
 pub mod plan;
 pub mod scenario;
@@ -31,6 +33,7 @@ pub use dialogue::{
     Turn, Violation,
 };
 pub use error::{ModelError, Result};
+pub use method::{CallView, Method, MethodReply, MethodUsage, TraceStep};
 pub use plan::{Allocation, Cell, Distribution, Plan, PlannedDialogue};
 pub use scenario::{Casting, PresetRef, Scenario, ScenarioSet};
 pub use vocab::{Action, PresetCase, PresetKind, Relation, Speaker, UnknownWord};
