@@ -11,8 +11,9 @@ L2-normalised — scikit-learn's `TfidfVectorizer`, replicated exactly by
 twice picks the FEATURES n-grams with the largest weights, and the shipped model is refitted on
 those alone, so a model file is a few thousand lines a person can read.
 
-Training data: every labelled set under crates/quality-checker/test_data except those whose
-README still waits for its one blind measurement (they are kept unseen). A turn is positive when
+Training data: every labelled set under crates/quality-checker/test_data except the frozen ones
+(test_data/FROZEN.sha256, test-only) and those whose README still waits for its one blind
+measurement (they are kept unseen). A turn is positive when
 its dialogue's `expected` names the kind at that turn; every other assistant turn is negative.
 Besides, SIMULATED distinct (assistant turn, caller turn) pairs of the offline backend's
 dialogues that pass the rules are negatives: without them the model, having seen no closing like
@@ -81,11 +82,21 @@ def caller_ngrams(text):
     return ngrams(text, CALLER_NGRAMS)
 
 
+def frozen():
+    """The frozen held-out sets (test_data/FROZEN.sha256): test-only, never trained on."""
+    names = set()
+    for line in open(os.path.join(ROOT, "FROZEN.sha256"), encoding="utf-8"):
+        if line.strip() and not line.startswith("#"):
+            names.add(line.split("  ", 1)[1].split("/", 1)[0])
+    return names
+
+
 def measured(folder):
     """A set still waiting for its one blind measurement is not looked at (its README says so),
-    nor one without a README yet (still being written)."""
+    nor one without a README yet (still being written), nor a frozen set."""
     readme = os.path.join(folder, "README.md")
-    return (os.path.exists(readme)
+    return (os.path.basename(folder) not in frozen()
+            and os.path.exists(readme)
             and "(to be filled in by the maintainer)" not in open(readme, encoding="utf-8").read())
 
 

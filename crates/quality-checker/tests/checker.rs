@@ -81,6 +81,36 @@ mod labelled {
     }
 }
 
+/// The frozen held-out sets (`test_data/FROZEN.sha256`) are test-only: their bytes are pinned, so
+/// a set cannot be quietly refined after the checker was measured on it.
+#[test]
+fn frozen_sets_are_unchanged() {
+    use sha2::{Digest, Sha256};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("test_data");
+    let list = std::fs::read_to_string(root.join("FROZEN.sha256")).expect("FROZEN.sha256");
+    let mut sets = std::collections::BTreeSet::new();
+    let mut pinned = 0;
+    for line in list.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let (hash, file) = line.split_once("  ").expect("`<sha256>  <set>/<file>` lines");
+        let bytes = std::fs::read(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let got: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(got, hash, "{file} changed: a frozen set is never edited");
+        sets.insert(file.split('/').next().unwrap().to_string());
+        pinned += 1;
+    }
+    assert!(sets.len() >= 2, "two sets are frozen: {sets:?}");
+    // Every data file of a frozen set is pinned, so a new file cannot slip in beside them.
+    for set in &sets {
+        let n = std::fs::read_dir(root.join(set))
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "jsonl"))
+            .count();
+        let listed = list.lines().filter(|l| l.contains(&format!("  {set}/"))).count();
+        assert_eq!(n, listed, "every .jsonl of {set} is pinned");
+    }
+    assert!(pinned > 0);
+}
+
 /// A dialogue (through the interchange format) with an owner 王先生, optional presets and the
 /// turns (caller first, alternating).
 fn dialogue(presets: &[(&str, &str)], relation: Relation, turns: &[&str]) -> Dialogue {
