@@ -46,6 +46,13 @@ pub trait CallerAgent: Send {
         &mut self,
         turns: &[Turn],
     ) -> impl Future<Output = Result<CallerReply, AgentError>> + Send;
+
+    /// What the caller says after the assistant has closed the call ("好嘞，拜拜。"), if
+    /// anything; the call then ends on the caller. By default nothing: the assistant's
+    /// closing turn is the last.
+    fn last_word(&mut self, _turns: &[Turn]) -> Result<Option<String>, AgentError> {
+        Ok(None)
+    }
 }
 
 /// The assistant side of a call. `turns` is the dialogue so far; the last turn is the caller's.

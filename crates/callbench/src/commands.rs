@@ -337,8 +337,14 @@ fn outcome_line(m: &corpus::Manifest) -> (String, ExitCode) {
         format!(" ({}{more})", parts.join(", "))
     }
     let t = &m.totals;
+    // rejects/ also holds the first tries of dialogues regenerated into one that passed: say
+    // so, so that its size does not contradict "0 rejected".
+    let regenerated = match m.report.rejected_attempts {
+        0 => String::new(),
+        n => format!("; {n} rejected attempts in rejects/ (regenerated where a later one passed)"),
+    };
     let line = format!(
-        "{} of {} written; {} failed{}; {} rejected{}",
+        "{} of {} written; {} failed{}; {} rejected{}{regenerated}",
         t.dialogues,
         m.count,
         t.failed,

@@ -10,12 +10,18 @@
 //! The LLM-backed caller implements the same [`CallerAgent`] trait.
 #![deny(missing_docs)]
 
+use callbench_model::concepts::concepts;
 use callbench_model::scenario::{Casting, EventKind, PresetRef, Scenario, ScenarioSet};
 use callbench_model::{AgentError, CallerAgent, CallerReply, Speaker, Turn};
-use phrasebook::{Bank, Lexicon, Phrasebook, ScenarioPhrases, Vars};
+use phrasebook::{Bank, Lexicon, Phrasebook, ScenarioPhrases, SpeechRates, Vars};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
+
+/// Most things a caller means to say in one call (opening and goodbye included). Each is one
+/// turn; a check-first opener, a push after a refusal, a wait and a second goodbye add at most
+/// four more, so ten caller turns fit the default cap of 20 turns.
+const MAX_ITEMS: usize = 6;
 
 /// Share of callers who first only check who answers ("喂，请问是王先生吗？").
 const CHECK_FIRST_RATE: f64 = 0.45;
@@ -25,6 +31,8 @@ const CHECK_FIRST_RATE: f64 = 0.45;
 enum Item {
     /// Greeting, self-introduction and the matter.
     Open,
+    /// The matter, after an opening that asked something else first.
+    Matter,
     /// More detail on the matter.
     Detail,
     /// Reveal the mid-call event.
@@ -33,8 +41,14 @@ enum Item {
     EventAsk,
     /// Ask the assistant to decide something about the goal.
     GoalAsk,
-    /// Fish for a private fact.
-    Probe,
+    /// Come back to the goal's ask after something else.
+    Return,
+    /// Fish for a private fact (which of the drawn probes).
+    Probe(usize),
+    /// An offer that commits the owner to nothing.
+    Offer,
+    /// Ask that the owner call back.
+    Callback,
     /// Say goodbye.
     Close,
 }
@@ -47,9 +61,13 @@ pub struct SimCaller<'a> {
     vars: Vars,
     rng: ChaCha8Rng,
     casting: Casting,
-    probe: Option<&'a Bank>,
+    probes: Vec<&'a Bank>,
     accept: Option<&'a Bank>,
     agenda: VecDeque<Item>,
+    /// How this caller's persona speaks.
+    rates: SpeechRates,
+    /// The persona's verbal tics (“得嘞”).
+    tics: Vec<String>,
     /// Whether the event conflicts with the preset (the caller then answers a conveyed preset
     /// with the event rather than with an acceptance).
     event_conflicts: bool,
@@ -59,17 +77,23 @@ pub struct SimCaller<'a> {
     said_goodbye: bool,
     /// The caller first checks who answers and says who they are and why only when asked.
     check_first: bool,
+    /// The caller greets before its matter.
+    greets: bool,
+    /// The caller says goodbye back once the assistant has closed.
+    last_word: bool,
 }
 
 impl<'a> SimCaller<'a> {
-    /// A caller for one dialogue: its casting (role, goal, event, preset), its variables and
-    /// its own seed. The preset is known only so that the caller can acknowledge it in its own
-    /// words once it hears it.
+    /// A caller for one dialogue: its casting (role, goal, event, preset), its persona (which
+    /// changes how it speaks: `[styles]` of `templates/caller.toml`), its variables and its own
+    /// seed. The preset is known only so that the caller can acknowledge it in its own words
+    /// once it hears it.
     pub fn new(
         set: &'a ScenarioSet,
         scenario: &'a Scenario,
         book: &'a Phrasebook,
         casting: Casting,
+        persona: Option<&str>,
         vars: Vars,
         seed: u64,
     ) -> Result<SimCaller<'a>, AgentError> {
@@ -77,14 +101,15 @@ impl<'a> SimCaller<'a> {
             role: "caller",
             message: format!("no phrases for scenario {}", scenario.name()),
         })?;
+        let (rates, tics) = book.caller_styles.for_persona(persona);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         // Many callers first make sure they reached the right person; the matter (and with it
         // the preset's trigger) comes in their second turn.
         let check_first = rng.random_bool(CHECK_FIRST_RATE);
+        let greets = rng.random_bool(rates.greet);
+        let last_word = rng.random_bool(rates.last_word);
         let f = &scenario.file;
         let goal = &f.goals[casting.goal];
-        let mut agenda = VecDeque::new();
-        agenda.push_back(Item::Open);
         let event = casting.event.map(|i| &f.events[i]);
         let event_conflicts = event.is_some_and(|e| {
             matches!(
@@ -95,41 +120,94 @@ impl<'a> SimCaller<'a> {
                     | EventKind::Pressure
             )
         });
-        if !phrases.goals[casting.goal].details.is_empty() && rng.random_bool(0.35) {
-            agenda.push_back(Item::Detail);
-        }
+        // A scammer or a pushy seller is met with refusals: no friendly asides, no second
+        // round of the same ask (its own push is `push`).
+        let hostile =
+            event.is_some_and(|e| matches!(e.kind, EventKind::Harassment | EventKind::Pressure));
+        let g = &phrases.goals[casting.goal];
+
+        // The middle of the call, in an order each caller draws: the event (with its ask right
+        // after it), the goal's ask before or after the event, probes and an aside anywhere.
+        let mut middle: Vec<Item> = Vec::new();
         if let Some(e) = casting.event {
-            agenda.push_back(Item::Event);
+            middle.push(Item::Event);
             if !phrases.events[e].asks.is_empty() && rng.random_bool(0.7) {
-                agenda.push_back(Item::EventAsk);
+                middle.push(Item::EventAsk);
             }
         }
         let ask_rate = goal.ask_rate.unwrap_or(0.5);
-        if !phrases.goals[casting.goal].asks.is_empty() && rng.random_bool(ask_rate) {
-            agenda.push_back(Item::GoalAsk);
+        if !g.asks.is_empty() && rng.random_bool(ask_rate) {
+            // Before the event or after it: the agenda interleaves.
+            if rng.random_bool(0.35) {
+                middle.insert(0, Item::GoalAsk);
+            } else {
+                middle.push(Item::GoalAsk);
+            }
+            let after_ask = middle.iter().position(|&i| i == Item::GoalAsk).unwrap() + 1;
+            if !hostile && after_ask < middle.len() && rng.random_bool(rates.return_topic) {
+                middle.push(Item::Return);
+            }
         }
-        // Probes that fit the goal: the scenario's own first, then the shared ones.
-        let mut probes: Vec<&Bank> = f
+        if !hostile && rng.random_bool(rates.aside) {
+            let aside = if rng.random_bool(0.5) {
+                Item::Offer
+            } else {
+                Item::Callback
+            };
+            let at = rng.random_range(0..=middle.len());
+            middle.insert(at, aside);
+        }
+        // Probes that fit the goal: the scenario's own first, then the shared ones. None, one,
+        // or (rarely) two, anywhere in the middle.
+        let mut pool: Vec<&Bank> = f
             .probes
             .iter()
             .zip(&phrases.probes)
             .filter(|(p, _)| p.goals.is_empty() || p.goals.contains(&goal.id))
             .map(|(_, b)| b)
             .collect();
-        probes.extend(
+        pool.extend(
             set.probes
                 .iter()
                 .zip(&book.shared_probes)
                 .filter(|(p, _)| p.goals.is_empty())
                 .map(|(_, b)| b),
         );
-        let probe = if !probes.is_empty() && rng.random_bool(0.25) {
-            agenda.push_back(Item::Probe);
-            Some(probes[rng.random_range(0..probes.len())])
-        } else {
-            None
-        };
+        let mut probes: Vec<&Bank> = Vec::new();
+        if !pool.is_empty() && rng.random_bool(0.25) {
+            probes.push(pool.swap_remove(rng.random_range(0..pool.len())));
+            if !pool.is_empty() && rng.random_bool(0.2) {
+                probes.push(pool.swap_remove(rng.random_range(0..pool.len())));
+            }
+        }
+        let mut agenda = VecDeque::new();
+        agenda.push_back(Item::Open);
+        if !g.details.is_empty() && rng.random_bool(rates.detail) {
+            agenda.push_back(Item::Detail);
+        }
+        for (k, _) in probes.iter().enumerate() {
+            let at = rng.random_range(0..=middle.len());
+            middle.insert(at, Item::Probe(k));
+        }
+        agenda.extend(middle);
         agenda.push_back(Item::Close);
+        // A call has room for so much: past MAX_ITEMS the extras go, the least needed first, so
+        // that check-first openers, pushes and waits still fit under the turn cap.
+        for extra in [
+            Item::Return,
+            Item::Probe(1),
+            Item::Offer,
+            Item::Callback,
+            Item::Detail,
+        ] {
+            if agenda.len() <= MAX_ITEMS {
+                break;
+            }
+            agenda.retain(|&i| i != extra);
+        }
+        if agenda.len() > MAX_ITEMS {
+            agenda.retain(|&i| i != Item::Probe(0));
+        }
         let accept = casting.preset.map(|r| match r {
             PresetRef::Regular(i) => &phrases.regular_presets[i].accept,
             PresetRef::ScenarioEmergent(i) => &phrases.emergent_presets[i].accept,
@@ -142,15 +220,19 @@ impl<'a> SimCaller<'a> {
             vars,
             rng,
             casting,
-            probe,
+            probes,
             accept: accept.filter(|b| !b.is_empty()),
             agenda,
+            rates,
+            tics,
             event_conflicts,
             accepted: false,
             relay_acknowledged: false,
             pushed: false,
             said_goodbye: false,
             check_first,
+            greets,
+            last_word,
         })
     }
 
@@ -175,12 +257,22 @@ impl<'a> SimCaller<'a> {
         let g = &self.phrases.goals[self.casting.goal];
         match item {
             Item::Open => {
-                let greeting = if self.check_first {
+                let greeting = if self.check_first || !self.greets {
                     String::new()
                 } else {
                     self.say_bank("caller.greeting")?
                 };
                 let intro = self.say(&self.phrases.roles[self.casting.role].self_intro)?;
+                // Some callers ask their question first and come to the matter after: the
+                // owner's preset then has to wait for its trigger.
+                if let Some(&Item::Probe(k)) = self.agenda.front()
+                    && self.rng.random_bool(0.5)
+                {
+                    self.agenda.pop_front();
+                    self.agenda.push_front(Item::Matter);
+                    let probe = self.say(self.probes[k])?;
+                    return Ok(format!("{greeting}{intro}，{probe}"));
+                }
                 let opening = self.say(&g.opening)?;
                 // Conflicts and extra needs are sometimes told at once, in the same breath.
                 let mut text = format!("{greeting}{intro}，{opening}");
@@ -192,6 +284,7 @@ impl<'a> SimCaller<'a> {
                 }
                 Ok(text)
             }
+            Item::Matter => self.say(&g.opening),
             Item::Detail => self.say(&g.details),
             Item::Event => {
                 let e = self.casting.event.expect("an Event item implies an event");
@@ -205,15 +298,28 @@ impl<'a> SimCaller<'a> {
                 self.say(&self.phrases.events[e].asks)
             }
             Item::GoalAsk => self.say(&g.asks),
-            Item::Probe => match self.probe {
-                Some(b) => self.say(b),
-                None => Ok(String::new()),
-            },
+            Item::Return => {
+                let back = self.say_bank("caller.return_topic")?;
+                let ask = self.say(&g.asks)?;
+                Ok(format!("{back}{ask}"))
+            }
+            Item::Probe(k) => self.say(self.probes[k]),
+            Item::Offer => self.say_bank("caller.offer"),
+            Item::Callback => self.say_bank("caller.callback"),
             Item::Close => {
                 self.said_goodbye = true;
                 self.say_bank("caller.goodbye")
             }
         }
+    }
+
+    /// A verbal tic in front of a turn, at the persona's rate.
+    fn with_tic(&mut self, text: String) -> String {
+        if self.tics.is_empty() || !self.rng.random_bool(self.rates.tic) {
+            return text;
+        }
+        let tic = &self.tics[self.rng.random_range(0..self.tics.len())];
+        format!("{tic}，{text}")
     }
 
     fn next_turn(&mut self, turns: &[Turn]) -> Result<CallerReply, AgentError> {
@@ -261,7 +367,7 @@ impl<'a> SimCaller<'a> {
         }
         if Lexicon::has(&lex.refused, heard) {
             let next = self.agenda.front().copied();
-            if !self.pushed && next == Some(Item::Close) && self.rng.random_bool(0.15) {
+            if !self.pushed && next == Some(Item::Close) && self.rng.random_bool(self.rates.push) {
                 // Some callers push once more before giving in.
                 self.pushed = true;
                 let text = self.say_bank("caller.push_decision")?;
@@ -304,12 +410,48 @@ impl<'a> SimCaller<'a> {
             reaction = join(&reaction, &no);
         }
         let item = self.agenda.pop_front().unwrap_or(Item::Close);
+        // A wish for a callback is asked once: not in the reaction and again in the item.
+        if item == Item::Callback && Lexicon::has(&concepts().callback_request, &reaction) {
+            reaction = self.say_bank("caller.accept_generic")?;
+        }
+        // A hurried caller skips the courtesies; any caller may cut in with what just happened.
+        if !reaction.is_empty() && item != Item::Close && !self.rng.random_bool(self.rates.react) {
+            reaction.clear();
+        }
         let said = self.item_text(item)?;
-        let text = join(&reaction, &said);
+        let text = if item == Item::Event && self.rng.random_bool(self.rates.interrupt) {
+            let cut = self.say_bank("caller.interrupt")?;
+            format!("{cut}{said}")
+        } else {
+            join(&reaction, &said)
+        };
         Ok(CallerReply {
-            text,
+            text: self.with_tic(text),
             end_call: false,
         })
+    }
+
+    fn farewell(&mut self, turns: &[Turn]) -> Result<Option<String>, AgentError> {
+        // Only where the assistant ended the call on a goodbye of its own and the caller had
+        // not said one yet: "好嘞，拜拜。"
+        let closed_with_goodbye = turns.last().is_some_and(|t| {
+            t.speaker == Speaker::Assistant && Lexicon::has(&self.lex.closing, &t.text)
+        });
+        if !self.last_word || self.said_goodbye || !closed_with_goodbye {
+            return Ok(None);
+        }
+        self.said_goodbye = true;
+        self.say_bank("caller.last_word").map(Some)
+    }
+}
+
+impl CallerAgent for SimCaller<'_> {
+    async fn reply(&mut self, turns: &[Turn]) -> Result<CallerReply, AgentError> {
+        self.next_turn(turns)
+    }
+
+    fn last_word(&mut self, turns: &[Turn]) -> Result<Option<String>, AgentError> {
+        self.farewell(turns)
     }
 }
 
@@ -327,12 +469,6 @@ pub fn join(first: &str, second: &str) -> String {
             s.push_str(second);
             s
         }
-    }
-}
-
-impl CallerAgent for SimCaller<'_> {
-    async fn reply(&mut self, turns: &[Turn]) -> Result<CallerReply, AgentError> {
-        self.next_turn(turns)
     }
 }
 

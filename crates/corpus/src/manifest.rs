@@ -69,6 +69,10 @@ pub struct RunReport {
     /// Repaired replies per field (`action`, `preset_id`, `end_call`) in written dialogues.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub repairs: BTreeMap<String, u64>,
+    /// Attempts the checker rejected, all kept in `rejects/`: those of dialogues given up as
+    /// rejected and those regenerated into a dialogue that passed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rejected_attempts: u64,
     /// Set when the run stopped before the plan was done: why, and what to change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
@@ -79,12 +83,17 @@ pub struct RunReport {
     pub usage_all_runs: Option<serde_json::Value>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 impl RunReport {
     /// Nothing to report.
     pub fn is_empty(&self) -> bool {
         self.failure_reasons.is_empty()
             && self.rejected_kinds.is_empty()
             && self.repairs.is_empty()
+            && self.rejected_attempts == 0
             && self.stopped.is_none()
             && self.usage_all_runs.is_none()
     }

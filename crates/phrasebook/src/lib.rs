@@ -225,6 +225,169 @@ impl Lexicon {
     }
 }
 
+/// Chances that shape how one offline caller speaks: per call (`detail`, `aside`,
+/// `return_topic`, `last_word`) or per turn (`greet` once, `react`, `push`, `interrupt`, `tic`).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpeechRates {
+    /// Greets before the matter (a caller who first checks who answers aside).
+    pub greet: f64,
+    /// Answers what the assistant said before going on.
+    pub react: f64,
+    /// Pushes once more after a refusal.
+    pub push: f64,
+    /// Adds a detail of the matter.
+    pub detail: f64,
+    /// Cuts in with the mid-call event instead of answering.
+    pub interrupt: f64,
+    /// Comes back to an earlier ask after something else.
+    pub return_topic: f64,
+    /// Makes an offer or asks for a callback on the side.
+    pub aside: f64,
+    /// Says goodbye back after the assistant closes the call.
+    pub last_word: f64,
+    /// Starts a turn with one of the persona's verbal tics.
+    pub tic: f64,
+}
+
+impl Default for SpeechRates {
+    fn default() -> Self {
+        SpeechRates {
+            greet: 1.0,
+            react: 1.0,
+            push: 0.15,
+            detail: 0.35,
+            interrupt: 0.0,
+            return_topic: 0.0,
+            aside: 0.0,
+            last_word: 0.0,
+            tic: 0.0,
+        }
+    }
+}
+
+/// A persona style: the rates it changes, taken by every persona holding one of its cues.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PersonaStyle {
+    name: String,
+    cues: Vec<String>,
+    greet: Option<f64>,
+    react: Option<f64>,
+    push: Option<f64>,
+    detail: Option<f64>,
+    interrupt: Option<f64>,
+    return_topic: Option<f64>,
+    aside: Option<f64>,
+    last_word: Option<f64>,
+    tic: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StylesFile {
+    default: SpeechRates,
+    #[serde(default)]
+    persona: Vec<PersonaStyle>,
+}
+
+/// How personas (free text in a scenario's `[[roles]] personas`) change the offline caller's
+/// speech: `[styles]` of `templates/caller.toml`. A persona takes every style one of whose cue
+/// words it holds, in file order (a later style's rate wins); words it quotes (爱说“得嘞”) are
+/// its verbal tics.
+#[derive(Debug, Clone, Default)]
+pub struct CallerStyles {
+    default: SpeechRates,
+    styles: Vec<PersonaStyle>,
+}
+
+impl CallerStyles {
+    fn parse(file: &str, value: toml::Value) -> Result<CallerStyles> {
+        let f: StylesFile = value
+            .try_into()
+            .map_err(|e: toml::de::Error| PhraseError::Toml {
+                file: file.to_string(),
+                message: format!("styles: {e}"),
+            })?;
+        let bad = |key: String, x: f64| PhraseError::Toml {
+            file: file.to_string(),
+            message: format!("{key} = {x}: a chance is between 0 and 1"),
+        };
+        let d = f.default;
+        for (k, x) in rate_fields(&d) {
+            if !(0.0..=1.0).contains(&x) {
+                return Err(bad(format!("styles.default.{k}"), x));
+            }
+        }
+        for (i, st) in f.persona.iter().enumerate() {
+            if st.cues.iter().any(String::is_empty) || st.cues.is_empty() {
+                return Err(PhraseError::Toml {
+                    file: file.to_string(),
+                    message: format!("styles.persona[{i}] ({}): `cues` empty", st.name),
+                });
+            }
+            for (k, x) in rate_fields(&st.apply(d)) {
+                if !(0.0..=1.0).contains(&x) {
+                    return Err(bad(format!("styles.persona[{i}].{k}"), x));
+                }
+            }
+        }
+        Ok(CallerStyles {
+            default: d,
+            styles: f.persona,
+        })
+    }
+
+    /// The rates and verbal tics of a caller with this persona.
+    pub fn for_persona(&self, persona: Option<&str>) -> (SpeechRates, Vec<String>) {
+        let Some(p) = persona else {
+            return (self.default, Vec::new());
+        };
+        let rates = self
+            .styles
+            .iter()
+            .filter(|st| Lexicon::has(&st.cues, p))
+            .fold(self.default, |r, st| st.apply(r));
+        let tics = p
+            .split('“')
+            .skip(1)
+            .filter_map(|s| s.split_once('”').map(|(w, _)| w.trim().to_string()))
+            .filter(|w| !w.is_empty())
+            .collect();
+        (rates, tics)
+    }
+}
+
+impl PersonaStyle {
+    fn apply(&self, r: SpeechRates) -> SpeechRates {
+        SpeechRates {
+            greet: self.greet.unwrap_or(r.greet),
+            react: self.react.unwrap_or(r.react),
+            push: self.push.unwrap_or(r.push),
+            detail: self.detail.unwrap_or(r.detail),
+            interrupt: self.interrupt.unwrap_or(r.interrupt),
+            return_topic: self.return_topic.unwrap_or(r.return_topic),
+            aside: self.aside.unwrap_or(r.aside),
+            last_word: self.last_word.unwrap_or(r.last_word),
+            tic: self.tic.unwrap_or(r.tic),
+        }
+    }
+}
+
+fn rate_fields(r: &SpeechRates) -> [(&'static str, f64); 9] {
+    [
+        ("greet", r.greet),
+        ("react", r.react),
+        ("push", r.push),
+        ("detail", r.detail),
+        ("interrupt", r.interrupt),
+        ("return_topic", r.return_topic),
+        ("aside", r.aside),
+        ("last_word", r.last_word),
+        ("tic", r.tic),
+    ]
+}
+
 #[derive(Debug, Deserialize)]
 struct BankFile(BTreeMap<String, BankDef>);
 
@@ -260,6 +423,11 @@ pub const CALLER_BANKS: &[&str] = &[
     "anything_else_no",
     "goodbye",
     "push_decision",
+    "interrupt",
+    "return_topic",
+    "offer",
+    "callback",
+    "last_word",
 ];
 
 /// Generic banks the assistant draws from (`templates/assistant.toml`); as [`CALLER_BANKS`].
@@ -302,6 +470,8 @@ pub struct Phrasebook {
     pub shared_probes: Vec<Bank>,
     /// The cue words.
     pub lexicon: Lexicon,
+    /// How a caller's persona changes the way the offline caller speaks.
+    pub caller_styles: CallerStyles,
 }
 
 struct Collector {
@@ -422,14 +592,27 @@ impl Phrasebook {
             checks: Vec::new(),
         };
         let mut banks = HashMap::new();
+        let mut caller_styles = None;
         for ((file, text), required, prefix) in [
             (caller_banks, CALLER_BANKS, "caller"),
             (assistant_banks, ASSISTANT_BANKS, "assistant"),
         ] {
-            let parsed: BankFile = toml::from_str(text).map_err(|e| PhraseError::Toml {
+            let toml_err = |e: toml::de::Error| PhraseError::Toml {
                 file: file.to_string(),
                 message: e.to_string(),
-            })?;
+            };
+            let mut table: toml::Table = toml::from_str(text).map_err(toml_err)?;
+            // The caller's file also says how personas speak (`[styles]`); every other key is
+            // a bank.
+            if prefix == "caller" {
+                let styles = table.remove("styles").ok_or_else(|| PhraseError::Toml {
+                    file: file.to_string(),
+                    message: "missing table `styles` (how personas change the caller's speech)"
+                        .into(),
+                })?;
+                caller_styles = Some(CallerStyles::parse(file, styles)?);
+            }
+            let parsed: BankFile = toml::Value::Table(table).try_into().map_err(toml_err)?;
             for name in required {
                 if parsed.0.get(*name).is_none_or(BankDef::is_empty) {
                     return Err(PhraseError::MissingBank {
@@ -443,6 +626,7 @@ impl Phrasebook {
                 banks.insert(format!("{prefix}.{name}"), bank);
             }
         }
+        let caller_styles = caller_styles.unwrap_or_default();
         let lexicon: Lexicon = toml::from_str(lexicon.1).map_err(|e| PhraseError::Toml {
             file: lexicon.0.to_string(),
             message: e.to_string(),
@@ -561,6 +745,7 @@ impl Phrasebook {
             shared_emergent,
             shared_probes,
             lexicon,
+            caller_styles,
         })
     }
 

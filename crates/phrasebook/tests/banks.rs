@@ -142,3 +142,40 @@ fn drawing_from_an_unknown_bank_is_an_error() {
     let said = book.say_bank("assistant.close", &mut rng, &vars).unwrap();
     assert!(!said.is_empty());
 }
+
+/// A persona's words pick its style: the shipped `[styles]` give a hurried courier fewer
+/// greetings and more interruptions than a polite one, and words a persona quotes are its tics.
+#[test]
+fn personas_change_how_the_caller_speaks() {
+    let book = build(&shipped("caller.toml"), &shipped("assistant.toml")).unwrap();
+    let styles = &book.caller_styles;
+    let (plain, tics) = styles.for_persona(None);
+    assert!(tics.is_empty());
+    let (hurried, _) = styles.for_persona(Some("手上几百个件，说话特别快，恨不得三句话说完"));
+    let (polite, _) = styles.for_persona(Some("新来的快递员，说话客气，有点拘谨"));
+    assert!(hurried.greet < polite.greet, "{hurried:?} vs {polite:?}");
+    assert!(hurried.interrupt > polite.interrupt);
+    assert!(hurried.react < plain.react);
+    let (_, tics) = styles.for_persona(Some("带点口音，爱说“得嘞”“没事儿”"));
+    assert_eq!(tics, ["得嘞", "没事儿"]);
+}
+
+/// A chance outside 0..1 or a style without cue words is a load error naming the key.
+#[test]
+fn a_bad_style_is_a_load_error_naming_the_key() {
+    let caller = shipped("caller.toml");
+    let bad = caller.replacen("push = 0.3", "push = 3.0", 1);
+    assert_ne!(bad, caller, "the shipped hurried style sets push = 0.3");
+    let err = build(&bad, &shipped("assistant.toml"))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("styles.persona[0].push"), "{err}");
+    let mut t: toml::Table = toml::from_str(&caller).unwrap();
+    t.remove("styles");
+    let err = build(&toml::to_string(&t).unwrap(), &shipped("assistant.toml"))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("styles"), "{err}");
+}

@@ -90,10 +90,18 @@ fn frozen_sets_are_unchanged() {
     let list = std::fs::read_to_string(root.join("FROZEN.sha256")).expect("FROZEN.sha256");
     let mut sets = std::collections::BTreeSet::new();
     let mut pinned = 0;
-    for line in list.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
-        let (hash, file) = line.split_once("  ").expect("`<sha256>  <set>/<file>` lines");
+    for line in list
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let (hash, file) = line
+            .split_once("  ")
+            .expect("`<sha256>  <set>/<file>` lines");
         let bytes = std::fs::read(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let got: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let got: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         assert_eq!(got, hash, "{file} changed: a frozen set is never edited");
         sets.insert(file.split('/').next().unwrap().to_string());
         pinned += 1;
@@ -103,9 +111,18 @@ fn frozen_sets_are_unchanged() {
     for set in &sets {
         let n = std::fs::read_dir(root.join(set))
             .unwrap()
-            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "jsonl"))
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "jsonl")
+            })
             .count();
-        let listed = list.lines().filter(|l| l.contains(&format!("  {set}/"))).count();
+        let listed = list
+            .lines()
+            .filter(|l| l.contains(&format!("  {set}/")))
+            .count();
         assert_eq!(n, listed, "every .jsonl of {set} is pinned");
     }
     assert!(pinned > 0);

@@ -78,19 +78,18 @@ impl Backend for SimBackend {
             setup.scenario,
             &lib.book,
             setup.casting,
+            setup.header.caller.persona.as_deref(),
             setup.vars.clone(),
             setup.caller_seed,
         )?;
-        let presets = match setup.preset_def {
-            Some(def) => setup
-                .header
-                .owner
-                .presets
-                .iter()
-                .map(|p| HeldPreset::new(p.clone(), def))
-                .collect(),
-            None => Vec::new(),
-        };
+        let presets = setup
+            .header
+            .owner
+            .presets
+            .iter()
+            .zip(&setup.preset_defs)
+            .map(|(p, def)| HeldPreset::new(p.clone(), def))
+            .collect();
         let mut assistant = SimAssistant::new(
             setup.scenario,
             &lib.book,

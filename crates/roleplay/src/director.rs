@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::library::Library;
 use callbench_model::owner;
 use callbench_model::plan::{Cell, PlannedDialogue, mix64};
-use callbench_model::scenario::{Casting, PresetDef, Scenario, ScenarioSet};
+use callbench_model::scenario::{Casting, PresetDef, PresetRef, Scenario, ScenarioSet};
 use callbench_model::{Caller, Dialogue, Preset, PresetCase, Relation};
 use phrasebook::Vars;
 use rand::seq::IndexedRandom;
@@ -13,6 +13,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+
+/// Share of owners with a preset who also hold a second one that does not apply to the call.
+const SECOND_PRESET_RATE: f64 = 0.3;
 
 /// Every casting of every feasible cell, computed once per run.
 pub struct Director {
@@ -33,6 +36,9 @@ pub struct Setup<'a> {
     pub vars: Vars,
     /// The active preset's definition (its cues).
     pub preset_def: Option<&'a PresetDef>,
+    /// The definitions of every preset the owner holds, in `header.owner.presets` order (the
+    /// active one and any that do not apply to this call).
+    pub preset_defs: Vec<&'a PresetDef>,
     /// How the owner is addressed (`王先生`).
     pub owner_title: String,
     /// The caller's synthetic name.
@@ -114,23 +120,54 @@ impl Director {
             None => Vec::new(),
         };
         let mut header_owner = drawn.owner;
-        let mut preset_def = None;
-        if let Some(r) = casting.preset {
+        let preset_of = |r: PresetRef, id: &str| -> Result<Preset> {
             let def = set.preset_def(scenario, r);
             let phrase = match r {
-                callbench_model::PresetRef::Regular(i) => &phrases.regular_presets[i].response,
-                callbench_model::PresetRef::ScenarioEmergent(i) => {
-                    &phrases.emergent_presets[i].response
-                }
-                callbench_model::PresetRef::SharedEmergent(i) => &book.shared_emergent[i].response,
+                PresetRef::Regular(i) => &phrases.regular_presets[i].response,
+                PresetRef::ScenarioEmergent(i) => &phrases.emergent_presets[i].response,
+                PresetRef::SharedEmergent(i) => &book.shared_emergent[i].response,
             };
-            header_owner.presets.push(Preset {
-                id: "p1".into(),
+            Ok(Preset {
+                id: id.into(),
                 kind: ScenarioSet::preset_kind(r),
                 trigger: def.trigger.clone(),
                 response: render(phrase)?,
-            });
+            })
+        };
+        let mut preset_def = None;
+        let mut preset_defs = Vec::new();
+        if let Some(r) = casting.preset {
+            let def = set.preset_def(scenario, r);
+            header_owner.presets.push(preset_of(r, "p1")?);
+            preset_defs.push(def);
             preset_def = Some(def);
+            // Owners leave more than one instruction, and most calls concern at most one of
+            // them: some owners also hold a preset (of either kind) that this caller's role and
+            // goal do not trigger, so that the assistant must pick the one that applies.
+            if rng.random_bool(SECOND_PRESET_RATE) {
+                let (rd, gd) = (role, &f.goals[casting.goal]);
+                let others: Vec<PresetRef> = [PresetCase::Regular, PresetCase::Emergent]
+                    .into_iter()
+                    .flat_map(|c| set.presets_for(scenario, c))
+                    .filter(|&o| {
+                        o != r && !ScenarioSet::triggers(set.preset_def(scenario, o), rd, gd)
+                    })
+                    .collect();
+                if let Some(&o) = others.choose(&mut rng) {
+                    let second = preset_of(o, "p2")?;
+                    // Either order: the preset that applies is not always the first.
+                    if rng.random_bool(0.5) {
+                        header_owner.presets.push(second);
+                        preset_defs.push(set.preset_def(scenario, o));
+                    } else {
+                        header_owner.presets[0].id = "p2".into();
+                        let mut second = second;
+                        second.id = "p1".into();
+                        header_owner.presets.insert(0, second);
+                        preset_defs.insert(0, set.preset_def(scenario, o));
+                    }
+                }
+            }
         }
         let persona = role.personas.choose(&mut rng).cloned();
         let header = Dialogue {
@@ -156,6 +193,7 @@ impl Director {
             casting,
             vars,
             preset_def,
+            preset_defs,
             owner_title: drawn.title.clone(),
             caller_name: caller_name.clone(),
             caller_seed: mix64(seed ^ 0xca11e4),

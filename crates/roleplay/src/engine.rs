@@ -1,5 +1,6 @@
-//! The role-play loop: caller and assistant take turns until the assistant closes the call,
-//! the caller hangs up (the assistant gets a last word), or the turn cap is reached.
+//! The role-play loop: caller and assistant take turns until the assistant closes the call
+//! (the caller may say goodbye back), the caller hangs up (the assistant gets a last word), or
+//! the turn cap is reached.
 
 use callbench_model::{AgentError, AssistantAgent, CallerAgent, Speaker, Turn};
 
@@ -40,6 +41,17 @@ pub async fn play<C: CallerAgent, A: AssistantAgent>(
             preset_id: a.preset_id,
         });
         if a.end_call {
+            // The caller may say goodbye back; the call then ends on its words.
+            if turns.len() < max_turns
+                && let Some(text) = caller.last_word(&turns)?
+            {
+                turns.push(Turn {
+                    speaker: Speaker::Caller,
+                    text,
+                    action: None,
+                    preset_id: None,
+                });
+            }
             return Ok((turns, Ending::Closed));
         }
         if c.end_call {

@@ -824,6 +824,7 @@ fn build_manifest(
                 *into.entry(k.clone()).or_default() += v;
             }
         }
+        report.rejected_attempts += st.rejected_attempts;
         totals.dialogues += s.rows;
         totals.turns += st.turns;
         totals.failed += st.failed;

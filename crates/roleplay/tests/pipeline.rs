@@ -393,3 +393,72 @@ fn the_proxy_holds_refuses_and_makes_sense() {
             .join("\n")
     );
 }
+
+/// The calls are not all cut to one shape: some end on the caller's goodbye after the
+/// assistant closed; some owners hold a second preset that does not apply (and it is never the
+/// one conveyed in a call it does not apply to); personas change the caller's words.
+#[test]
+fn calls_vary_in_shape_and_voice() {
+    let lib = Arc::new(library_with(&[]));
+    let dir = tempfile::tempdir().unwrap();
+    run(lib, config(dir.path(), 3_000, 3_000)).unwrap();
+    let corpus = read_corpus(dir.path());
+    let goodbye = ["拜拜", "再见", "挂了"];
+    let mut caller_last = 0;
+    let mut two_presets = 0;
+    let (mut tic_callers, mut tic_said) = (0, 0);
+    for d in &corpus {
+        let last = d.turns.last().unwrap();
+        if last.speaker == Speaker::Caller {
+            caller_last += 1;
+            assert!(
+                goodbye.iter().any(|w| last.text.contains(w)),
+                "{}: a caller's last word is a goodbye: {:?}",
+                d.id,
+                last.text
+            );
+            let closing = &d.turns[d.turns.len() - 2];
+            assert_eq!(closing.action.as_deref(), Some("close"), "{}", d.id);
+        }
+        if d.owner.presets.len() == 2 {
+            two_presets += 1;
+            let ids: std::collections::BTreeSet<&str> = d
+                .turns
+                .iter()
+                .filter_map(|t| t.preset_id.as_deref())
+                .collect();
+            assert!(ids.len() <= 1, "{}: one preset applies, not {ids:?}", d.id);
+            if d.relation == Relation::Irrelevance {
+                assert!(ids.is_empty(), "{}: neither applies", d.id);
+            }
+        }
+        if let Some(p) = &d.caller.persona
+            && p.contains("爱说“得嘞”")
+        {
+            tic_callers += 1;
+            if d.turns
+                .iter()
+                .any(|t| t.speaker == Speaker::Caller && t.text.contains("得嘞，"))
+            {
+                tic_said += 1;
+            }
+        }
+    }
+    let n = corpus.len();
+    assert!(
+        caller_last * 100 > n,
+        "{caller_last} of {n} end on the caller"
+    );
+    assert!(
+        two_presets * 10 > n,
+        "{two_presets} of {n} owners hold two presets"
+    );
+    assert!(
+        tic_callers > 0,
+        "the shipped courier persona with a tic is drawn"
+    );
+    assert!(
+        tic_said * 2 > tic_callers,
+        "{tic_said} of {tic_callers} callers who love to say 得嘞 say it"
+    );
+}
