@@ -39,6 +39,9 @@ pub struct HeldPreset<'a> {
     pub def: &'a PresetDef,
     /// Brushes the caller off (a seller, a scammer): once said, their pitch is not relayed on.
     pub brush_off: bool,
+    /// Written to turn a kind of caller away (concept `protective`): the owner's own refusal,
+    /// said beside the assistant's when a scammer asks for a code.
+    pub protective: bool,
 }
 
 impl<'a> HeldPreset<'a> {
@@ -46,10 +49,13 @@ impl<'a> HeldPreset<'a> {
     /// words (the shared concept `brush_off` of `callbench_model::concepts`).
     pub fn new(preset: Preset, def: &'a PresetDef) -> HeldPreset<'a> {
         let brush_off = Lexicon::has(&concepts().brush_off, &preset.response);
+        let protective = Lexicon::has(&concepts().protective, &preset.response)
+            || Lexicon::has(&concepts().protective, &preset.trigger);
         HeldPreset {
             preset,
             def,
             brush_off,
+            protective,
         }
     }
 }
@@ -156,9 +162,12 @@ impl<'a> SimAssistant<'a> {
                 .iter()
                 .any(|&i| f.events[i].kind == EventKind::Harassment);
         let question = asks_something(text, lex);
+        // A private fact the scenario declares ("医保卡号" in a hospital's calls) is asked as
+        // such: declined as private, not refused as a scammer's request for a card number.
+        let declared_fact = f.private_facts.iter().any(|p| Lexicon::has(&p.cues, text));
         Heard {
             // The sim caller never warns ("别把验证码告诉别人"): a scam word is a request.
-            scam: Lexicon::has(&concepts().scam_request, text),
+            scam: Lexicon::has(&concepts().scam_request, text) && !declared_fact,
             offer: question && Lexicon::has(&concepts().offer, text),
             // Only where the question itself asks it: "好的，让她方便的时候回我一下。您看可以吗？"
             // acknowledges with a callback wish and then asks for something else.
@@ -173,7 +182,9 @@ impl<'a> SimAssistant<'a> {
                 .position(|p| Lexicon::has(&p.def.cues, text)),
             decision: asks_something(text, lex) && Lexicon::has(&lex.decision_request, text),
             question: asks_something(text, lex),
-            probe: Lexicon::has(&lex.private_probe, text),
+            // The shared probe words, and those of the private facts the scenario declares
+            // ("什么病" in a hospital's calls).
+            probe: Lexicon::has(&lex.private_probe, text) || declared_fact,
             goodbye: Lexicon::has(&lex.goodbye, last_sentence(text)),
             harassment,
             events,
@@ -305,12 +316,15 @@ impl<'a> SimAssistant<'a> {
         }
 
         // 0. A request only a scam makes (a code, a password, a transfer): refused, whatever
-        //    else was said. A preset that applies is the owner's own refusal: it is said too.
+        //    else was said. A protective preset that applies is the owner's own refusal: it is
+        //    said too (a clinic's "请发短信通知" is no answer to a request for a card number).
         if heard.scam {
             self.harassed += 1;
             self.heard_events.extend(heard.events.iter().copied());
             self.add(&mut out, "assistant.refuse_scam")?;
-            if let Some(i) = self.triggered {
+            if let Some(i) = self.triggered
+                && self.presets[i].protective
+            {
                 let (action, bank) = if self.conveyed {
                     (Action::HoldPreset, "assistant.hold")
                 } else {

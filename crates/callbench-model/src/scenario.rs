@@ -20,6 +20,15 @@ pub struct ScenarioFile {
     /// Slot values drawn once per dialogue, used as `{{ slot.NAME }}`.
     #[serde(default)]
     pub slots: BTreeMap<String, Vec<String>>,
+    /// Slots whose values depend on another slot's drawn value (a hospital's departments):
+    /// `[dependent_slots.department] on = "hospital"` with `values` per value of `on`.
+    #[serde(default)]
+    pub dependent_slots: BTreeMap<String, DependentSlot>,
+    /// Kinds of private fact this scenario's owners have beyond the shared five (a diagnosis,
+    /// a medication, an insurance number), each with its pool; the assistant never says them
+    /// and the checker protects them like the others.
+    #[serde(default)]
+    pub private_facts: Vec<PrivateFactDef>,
     /// Who calls.
     pub roles: Vec<RoleDef>,
     /// What callers want.
@@ -57,6 +66,33 @@ pub struct ScenarioHeader {
     /// `templates/prompts/assistant.tera` for this scenario.
     #[serde(default)]
     pub assistant_prompt: Option<String>,
+    /// Which shared probes (`scenarios/common/*.toml`) this scenario's callers may ask: absent,
+    /// all of them; `[]`, none; else the listed ids.
+    #[serde(default)]
+    pub shared_probes: Option<Vec<String>>,
+}
+
+/// A slot drawn from the list given for another slot's drawn value (`[dependent_slots.NAME]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DependentSlot {
+    /// The slot it depends on (a `[slots]` entry of the same file).
+    pub on: String,
+    /// For every value of `on`, the values this slot may take with it.
+    pub values: BTreeMap<String, Vec<String>>,
+}
+
+/// A kind of private fact a scenario declares (`[[private_facts]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrivateFactDef {
+    /// The key in `owner.private` (`diagnosis`); not one of the shared five.
+    pub key: String,
+    /// The owner's value is drawn from these (synthetic, never a real person's).
+    pub values: Vec<String>,
+    /// Words by which a caller asks for it ("什么病", "吃什么药"): the offline assistant declines
+    /// a turn holding one, as it declines the shared probes.
+    pub cues: Vec<String>,
 }
 
 /// A caller role (`[[roles]]`).
@@ -160,6 +196,17 @@ pub struct ProbeDef {
     /// Goal ids it fits; empty means every goal.
     #[serde(default)]
     pub goals: Vec<String>,
+    /// Role ids it fits (scenario probes only; a rider does not ask how many live in the
+    /// house); empty means every role.
+    #[serde(default)]
+    pub roles: Vec<String>,
+    /// How often it is drawn relative to the other probes that fit (default 1).
+    #[serde(default = "one")]
+    pub weight: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// A preset definition (`[[regular_presets]]`, `[[emergent_presets]]`).
@@ -385,15 +432,34 @@ fn check_preset(source: &str, key: &str, p: &PresetDef, seen: &mut BTreeSet<Stri
     Ok(())
 }
 
-fn check_probe(source: &str, key: &str, p: &ProbeDef, seen: &mut BTreeSet<String>) -> Result<()> {
+/// The private facts every owner has (`owner::draw`); a scenario may declare more.
+pub const SHARED_PRIVATE_KEYS: &[&str] = &["phone", "address", "schedule", "workplace", "family"];
+
+fn check_probe(
+    source: &str,
+    key: &str,
+    p: &ProbeDef,
+    seen: &mut BTreeSet<String>,
+    declared: &[&str],
+) -> Result<()> {
     check_id(source, &format!("{key}.id"), &p.id, seen)?;
-    const KEYS: &[&str] = &["phone", "address", "schedule", "workplace", "family"];
-    if !KEYS.contains(&p.private_key.as_str()) {
+    if !SHARED_PRIVATE_KEYS.contains(&p.private_key.as_str())
+        && !declared.contains(&p.private_key.as_str())
+    {
+        let mut keys: Vec<&str> = SHARED_PRIVATE_KEYS.to_vec();
+        keys.extend(declared);
         return Err(err(
             source,
             format!("{key}.private_key"),
-            format!("{:?} is not one of {}", p.private_key, KEYS.join(", ")),
+            format!(
+                "{:?} is not one of {} (a scenario declares more in [[private_facts]])",
+                p.private_key,
+                keys.join(", ")
+            ),
         ));
+    }
+    if !(p.weight.is_finite() && p.weight > 0.0) {
+        return Err(err(source, format!("{key}.weight"), "must be above 0"));
     }
     nonempty_list(source, &format!("{key}.asks"), &p.asks)
 }
@@ -408,6 +474,52 @@ impl ScenarioFile {
         }
         for (name, values) in &self.slots {
             nonempty_list(source, &format!("slots.{name}"), values)?;
+        }
+        for (name, dep) in &self.dependent_slots {
+            let k = format!("dependent_slots.{name}");
+            if self.slots.contains_key(name) {
+                return Err(err(source, k, "is also a plain slot: define it once"));
+            }
+            let Some(of) = self.slots.get(&dep.on) else {
+                return Err(err(
+                    source,
+                    format!("{k}.on"),
+                    format!("no slot {:?} in [slots] of this file", dep.on),
+                ));
+            };
+            for v in of {
+                match dep.values.get(v) {
+                    Some(list) => nonempty_list(source, &format!("{k}.values.{v}"), list)?,
+                    None => {
+                        return Err(err(
+                            source,
+                            format!("{k}.values"),
+                            format!("no values for {:?}, a value of slot {:?}", v, dep.on),
+                        ));
+                    }
+                }
+            }
+            if let Some(extra) = dep.values.keys().find(|v| !of.contains(v)) {
+                return Err(err(
+                    source,
+                    format!("{k}.values.{extra}"),
+                    format!("{extra:?} is not a value of slot {:?}", dep.on),
+                ));
+            }
+        }
+        let mut fact_keys = BTreeSet::new();
+        for (i, f) in self.private_facts.iter().enumerate() {
+            let k = format!("private_facts[{i}]");
+            check_id(source, &format!("{k}.key"), &f.key, &mut fact_keys)?;
+            if SHARED_PRIVATE_KEYS.contains(&f.key.as_str()) {
+                return Err(err(
+                    source,
+                    format!("{k}.key"),
+                    format!("{:?} is a private fact every owner has already", f.key),
+                ));
+            }
+            nonempty_list(source, &format!("{k}.values"), &f.values)?;
+            nonempty_list(source, &format!("{k}.cues"), &f.cues)?;
         }
         if self.roles.is_empty() {
             return Err(err(
@@ -488,10 +600,20 @@ impl ScenarioFile {
                 }
             }
         }
+        let declared: Vec<&str> = self.private_facts.iter().map(|f| f.key.as_str()).collect();
         let mut probe_ids = BTreeSet::new();
         for (i, p) in self.probes.iter().enumerate() {
             let k = format!("probes[{i}]");
-            check_probe(source, &k, p, &mut probe_ids)?;
+            check_probe(source, &k, p, &mut probe_ids, &declared)?;
+            for (j, r) in p.roles.iter().enumerate() {
+                if !role_ids.contains(r) {
+                    return Err(err(
+                        source,
+                        format!("{k}.roles[{j}]"),
+                        format!("no role with id {r:?} in this file"),
+                    ));
+                }
+            }
             for (j, g) in p.goals.iter().enumerate() {
                 if !goal_ids.contains(g) {
                     return Err(err(
@@ -555,7 +677,14 @@ impl LibraryFile {
         }
         let mut probe_ids = BTreeSet::new();
         for (i, p) in self.probes.iter().enumerate() {
-            check_probe(source, &format!("probes[{i}]"), p, &mut probe_ids)?;
+            if !p.roles.is_empty() {
+                return Err(err(
+                    source,
+                    format!("probes[{i}].roles"),
+                    "shared probes fit every role; a role-bound probe belongs in its scenario",
+                ));
+            }
+            check_probe(source, &format!("probes[{i}]"), p, &mut probe_ids, &[])?;
         }
         for (name, values) in &self.slots {
             nonempty_list(source, &format!("slots.{name}"), values)?;
@@ -627,6 +756,15 @@ impl ScenarioSet {
         let mut out: Vec<Scenario> = Vec::new();
         for (source, file) in scenarios {
             file.validate(&source)?;
+            for (i, id) in file.scenario.shared_probes.iter().flatten().enumerate() {
+                if !probes.iter().any(|p: &ProbeDef| &p.id == id) {
+                    return Err(err(
+                        &source,
+                        format!("scenario.shared_probes[{i}]"),
+                        format!("no shared probe with id {id:?} in scenarios/common/"),
+                    ));
+                }
+            }
             if let Some(other) = out.iter().find(|s| s.name() == file.scenario.name) {
                 return Err(err(
                     &source,

@@ -157,27 +157,32 @@ impl<'a> SimCaller<'a> {
             let at = rng.random_range(0..=middle.len());
             middle.insert(at, aside);
         }
-        // Probes that fit the goal: the scenario's own first, then the shared ones. None, one,
-        // or (rarely) two, anywhere in the middle.
-        let mut pool: Vec<&Bank> = f
+        // Probes that fit the goal and the role: the scenario's own, then the shared ones it
+        // takes (`shared_probes`), each as often as its weight says. None, one, or (rarely)
+        // two, anywhere in the middle.
+        let role_id = &f.roles[casting.role].id;
+        let mut pool: Vec<(&Bank, f64)> = f
             .probes
             .iter()
             .zip(&phrases.probes)
             .filter(|(p, _)| p.goals.is_empty() || p.goals.contains(&goal.id))
-            .map(|(_, b)| b)
+            .filter(|(p, _)| p.roles.is_empty() || p.roles.contains(role_id))
+            .map(|(p, b)| (b, p.weight))
             .collect();
+        let shared = f.scenario.shared_probes.as_deref();
         pool.extend(
             set.probes
                 .iter()
                 .zip(&book.shared_probes)
                 .filter(|(p, _)| p.goals.is_empty())
-                .map(|(_, b)| b),
+                .filter(|(p, _)| shared.is_none_or(|ids| ids.contains(&p.id)))
+                .map(|(p, b)| (b, p.weight)),
         );
         let mut probes: Vec<&Bank> = Vec::new();
         if !pool.is_empty() && rng.random_bool(0.25) {
-            probes.push(pool.swap_remove(rng.random_range(0..pool.len())));
+            probes.push(draw_weighted(&mut pool, &mut rng));
             if !pool.is_empty() && rng.random_bool(0.2) {
-                probes.push(pool.swap_remove(rng.random_range(0..pool.len())));
+                probes.push(draw_weighted(&mut pool, &mut rng));
             }
         }
         let mut agenda = VecDeque::new();
@@ -453,6 +458,21 @@ impl CallerAgent for SimCaller<'_> {
     fn last_word(&mut self, turns: &[Turn]) -> Result<Option<String>, AgentError> {
         self.farewell(turns)
     }
+}
+
+/// Takes one bank out of `pool`, each as likely as its weight.
+fn draw_weighted<'a>(pool: &mut Vec<(&'a Bank, f64)>, rng: &mut ChaCha8Rng) -> &'a Bank {
+    let total: f64 = pool.iter().map(|(_, w)| w).sum();
+    let mut x = rng.random_range(0.0..total);
+    let mut i = pool.len() - 1;
+    for (j, (_, w)) in pool.iter().enumerate() {
+        if x < *w {
+            i = j;
+            break;
+        }
+        x -= w;
+    }
+    pool.swap_remove(i).0
 }
 
 /// Joins two spoken sentences, ending the first with a full stop where it has no punctuation.

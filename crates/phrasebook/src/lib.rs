@@ -727,6 +727,12 @@ impl Phrasebook {
                 let mut slots = set.slots.clone();
                 if let Some(s) = scenario.as_deref().and_then(|n| set.get(n)) {
                     slots.extend(s.file.slots.clone());
+                    // A dependent slot's sample goes with its parent's first value.
+                    for (k, dep) in &s.file.dependent_slots {
+                        let parent = s.file.slots.get(&dep.on).and_then(|v| v.first());
+                        let values = parent.and_then(|p| dep.values.get(p)).cloned();
+                        slots.insert(k.clone(), values.unwrap_or_default());
+                    }
                 }
                 sample_vars(&slots)
             });

@@ -97,6 +97,13 @@ impl Director {
                 slots.insert(k.clone(), x.clone());
             }
         }
+        // Slots drawn with another's value (an eye hospital's departments, not cardiology).
+        for (k, dep) in &f.dependent_slots {
+            let drawn = slots.get(&dep.on).and_then(|v| dep.values.get(v));
+            if let Some(x) = drawn.and_then(|list| list.choose(&mut rng)) {
+                slots.insert(k.clone(), x.clone());
+            }
+        }
         let caller_name = set
             .caller_names
             .choose(&mut rng)
@@ -120,6 +127,12 @@ impl Director {
             None => Vec::new(),
         };
         let mut header_owner = drawn.owner;
+        // The scenario's own kinds of private fact (a diagnosis, a medication).
+        for fact in &f.private_facts {
+            if let Some(v) = fact.values.choose(&mut rng) {
+                header_owner.private.insert(fact.key.clone(), v.clone());
+            }
+        }
         let preset_of = |r: PresetRef, id: &str| -> Result<Preset> {
             let def = set.preset_def(scenario, r);
             let phrase = match r {

@@ -462,3 +462,87 @@ fn calls_vary_in_shape_and_voice() {
         "{tic_said} of {tic_callers} callers who love to say 得嘞 say it"
     );
 }
+
+/// A scenario file says what it needs, with no Rust and no shared file edited: its own private
+/// facts (owners get them, the assistant never says them and declines the questions after
+/// them), probes bound to roles and no generic ones, departments drawn with their hospital.
+#[test]
+fn a_scenario_file_says_what_it_needs() {
+    let lib = Arc::new(library_with(&["hospital"]));
+    let dir = tempfile::tempdir().unwrap();
+    run(lib, config(dir.path(), 7_000, 7_000)).unwrap();
+    let calls: Vec<Dialogue> = read_corpus(dir.path())
+        .into_iter()
+        .filter(|d| d.scenario == "hospital")
+        .collect();
+    assert!(calls.len() > 500, "{} hospital calls", calls.len());
+    let departments = [
+        ("青禾眼科医院", ["眼底病科", "白内障科", "青光眼科"]),
+        ("澄湖第一人民医院", ["心内科", "内分泌科", "呼吸内科"]),
+        ("远山口腔医院", ["正畸科", "牙周科", "种植牙科"]),
+    ];
+    let generic = ["成家", "几口人", "孩子在哪", "哪个公司", "什么单位"];
+    let (mut medical_probes, mut declined) = (0, 0);
+    for d in &calls {
+        for key in ["diagnosis", "medication", "insurance_no"] {
+            assert!(d.owner.private.contains_key(key), "{}: no {key}", d.id);
+        }
+        for (i, t) in d.turns.iter().enumerate() {
+            for v in d.owner.private.values() {
+                assert!(!t.text.contains(v.as_str()), "{}: {v:?} said", d.id);
+            }
+            if t.speaker != Speaker::Caller {
+                continue;
+            }
+            assert!(
+                !generic.iter().any(|w| t.text.contains(w)),
+                "{}: a generic probe in a hospital call: {:?}",
+                d.id,
+                t.text
+            );
+            for (hospital, own) in &departments {
+                if t.text.contains(hospital) {
+                    let others = departments.iter().filter(|(h, _)| h != hospital);
+                    for (_, theirs) in others {
+                        assert!(
+                            !theirs.iter().any(|x| t.text.contains(x)),
+                            "{}: a department of another hospital: {:?}",
+                            d.id,
+                            t.text
+                        );
+                    }
+                    let _ = own;
+                }
+            }
+            if [
+                "什么病",
+                "诊断",
+                "吃什么药",
+                "用的什么药",
+                "医保卡号",
+                "医保号",
+            ]
+            .iter()
+            .any(|w| t.text.contains(w))
+            {
+                medical_probes += 1;
+                // Declined as private, or refused outright (a card number is also what a
+                // scammer asks for): either way nothing is given.
+                let answer = d.turns.get(i + 1).map_or("", |a| a.text.as_str());
+                if ["不方便", "不太方便", "不能", "不提供", "不会给", "不给"]
+                    .iter()
+                    .any(|w| answer.contains(w))
+                {
+                    declined += 1;
+                }
+            }
+        }
+    }
+    assert!(medical_probes > 50, "{medical_probes} medical probes");
+    assert_eq!(declined, medical_probes, "every medical probe is refused");
+    assert!(
+        calls
+            .iter()
+            .all(|d| d.qc.as_ref().is_some_and(|q| q.passed))
+    );
+}
