@@ -2,8 +2,8 @@
 //! calls, tokens, cost and hours, on the whole plan and on a sample of it.
 
 use callbench_model::{Plan, Speaker};
+use llm_agent::PromptKind;
 use llm_client::{EndpointConfig, LlmConfig, Price, estimate_tokens};
-use phrasebook::PromptKind;
 use roleplay::backend::{assistant_prompt_vars, caller_prompt_vars};
 use roleplay::{Backend, Director, GenerateConfig, LibraryPaths, SimBackend};
 use std::path::{Path, PathBuf};
