@@ -506,3 +506,22 @@ fn many_calls_run_concurrently() {
     }
     assert_eq!(server.stats().ok, 64);
 }
+
+/// What `--dry-run` needs of a method: its requests per reply and its prompt for a view.
+#[test]
+fn every_shipped_method_prices_its_prompt_for_a_dry_run() {
+    let methods = load_methods(&repo().join("methods")).unwrap();
+    let d = dialogue();
+    for name in methods.names() {
+        let m = methods.get(name).unwrap();
+        let prompt = m.system_prompt(&view(&d)).unwrap();
+        assert!(
+            prompt.contains("放在门口的外卖柜里"),
+            "{name} shows the preset"
+        );
+        let (lo, hi) = m.requests_per_reply();
+        assert!(lo >= 1 && hi >= lo, "{name}");
+    }
+    assert_eq!(methods.get("react").unwrap().requests_per_reply(), (1, 5));
+    assert_eq!(methods.get("chatsop").unwrap().requests_per_reply(), (2, 2));
+}

@@ -948,3 +948,66 @@ mod tests {
         assert_eq!(v["end_call"], true);
     }
 }
+
+#[cfg(test)]
+mod content_rule_tests {
+    use super::*;
+    use crate::config::ContentRule;
+
+    fn body(system: &str, last: &str) -> Vec<u8> {
+        serde_json::to_vec(&json!({
+            "model": "m",
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": last}],
+            "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {
+                "type": "object",
+                "properties": {"utterance": {"type": "string"}, "score": {"type": "number"}},
+                "required": ["utterance", "score"]
+            }}}
+        }))
+        .unwrap()
+    }
+
+    fn rule(scope: RuleScope, contains: &str, set: Value, garbage: bool) -> ContentRule {
+        ContentRule {
+            scope,
+            contains: contains.into(),
+            set: set.as_object().cloned().unwrap_or_default(),
+            garbage,
+        }
+    }
+
+    #[test]
+    fn rules_set_fields_by_content_in_order_and_where_they_look() {
+        let cfg = MockConfig {
+            content_rules: vec![
+                rule(RuleScope::Any, "评审", json!({"score": 1}), false),
+                rule(
+                    RuleScope::Last,
+                    "泄露",
+                    json!({"score": 0, "utterance": "x"}),
+                    false,
+                ),
+                rule(RuleScope::System, "坏提示", json!({}), true),
+            ],
+            ..MockConfig::default()
+        };
+        let reply = |s: &str, l: &str| complete(&body(s, l), &cfg).unwrap().content;
+        let v: Value = serde_json::from_str(&reply("评审", "好的")).unwrap();
+        assert_eq!(v["score"], 1);
+        let v: Value = serde_json::from_str(&reply("评审", "他泄露了")).unwrap();
+        assert_eq!(
+            (v["score"].clone(), v["utterance"].clone()),
+            (json!(0), json!("x"))
+        );
+        // `last` looks at the last message only.
+        let v: Value = serde_json::from_str(&reply("泄露", "好的")).unwrap();
+        assert_ne!(v["utterance"], "x");
+        assert!(serde_json::from_str::<Value>(&reply("坏提示", "好的")).is_err());
+        assert!(serde_json::from_str::<Value>(&reply("好的", "坏提示")).is_ok());
+        let bad = MockConfig {
+            content_rules: vec![rule(RuleScope::Any, "", json!({}), false)],
+            ..MockConfig::default()
+        };
+        assert!(bad.validate().is_err());
+    }
+}

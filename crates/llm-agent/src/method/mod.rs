@@ -463,6 +463,53 @@ impl MethodSpec {
         })
     }
 
+    /// Requests one reply takes, at least and at most (re-asks aside): for `--dry-run`.
+    pub fn requests_per_reply(&self) -> (u32, u32) {
+        match &self.spec {
+            KindSpec::Single | KindSpec::StateTracking { .. } | KindSpec::SchemaDriven { .. } => {
+                (1, 1)
+            }
+            KindSpec::ThinkThenSpeak { .. } | KindSpec::SopGraph { .. } => (2, 2),
+            KindSpec::React { max_steps, .. } => (1, max_steps + 1),
+        }
+    }
+
+    /// The method's `system` prompt for `view` as its first step would render it (without what
+    /// later steps add): for `--dry-run`'s token estimate.
+    pub fn system_prompt(&self, view: &callbench_model::CallView<'_>) -> Result<String> {
+        let mut vars = runner::view_vars(view);
+        // Kind-specific variables with empty values, so that every prompt renders.
+        for (k, v) in [
+            ("thought", serde_json::json!({})),
+            ("steps", serde_json::json!([])),
+            ("tools", serde_json::json!(["respond"])),
+            ("max_steps", serde_json::json!(0)),
+            ("fields", serde_json::json!([])),
+            ("slots", serde_json::json!([])),
+            ("candidates", serde_json::json!(0)),
+        ] {
+            vars[k] = v;
+        }
+        match &self.spec {
+            KindSpec::SchemaDriven { tasks } => {
+                let task = tasks.get(view.scenario).or_else(|| tasks.get("default"));
+                vars["task"] = serde_json::json!(task);
+            }
+            KindSpec::SopGraph { graphs } => {
+                let g = graphs.get(view.scenario).or_else(|| graphs.get("default"));
+                vars["graph"] = serde_json::json!(g.map(|g| &**g));
+                vars["node"] = serde_json::json!(g.and_then(|g| g.node(&g.start)));
+            }
+            KindSpec::StateTracking { slots, candidates } => {
+                vars["slots"] = serde_json::json!(slots);
+                vars["candidates"] = serde_json::json!(candidates);
+            }
+            KindSpec::ThinkThenSpeak { fields } => vars["fields"] = serde_json::json!(fields),
+            _ => {}
+        }
+        self.render("system", &vars)
+    }
+
     /// Renders prompt `key` with `vars`.
     pub(crate) fn render(&self, key: &str, vars: &serde_json::Value) -> Result<String> {
         let ctx = tera::Context::from_value(vars.clone()).map_err(|e| Error::Render {

@@ -87,15 +87,7 @@ impl<'a, M: ChatModel> LlmMethod<'a, M> {
 
     /// What every prompt of the method sees.
     fn base_vars(&self, view: &CallView<'_>) -> Value {
-        json!({
-            "scenario": view.scenario,
-            "owner_name": view.owner_name,
-            "public": view.public,
-            "presets": view.presets,
-            "rules": view.rules,
-            "actions": Action::ALL.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
-            "turns": view.turns,
-        })
+        view_vars(view)
     }
 
     fn system(&self, key: &str, vars: &Value) -> Result<String, AgentError> {
@@ -336,6 +328,19 @@ impl<'a, M: ChatModel> LlmMethod<'a, M> {
         vars["max_steps"] = json!(0);
         self.speak(view, &vars, usage, trace).await
     }
+}
+
+/// The variables every method prompt sees for `view`.
+pub(crate) fn view_vars(view: &CallView<'_>) -> Value {
+    json!({
+        "scenario": view.scenario,
+        "owner_name": view.owner_name,
+        "public": view.public,
+        "presets": view.presets,
+        "rules": view.rules,
+        "actions": Action::ALL.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
+        "turns": view.turns,
+    })
 }
 
 fn presets_text(view: &CallView<'_>) -> String {
