@@ -10,6 +10,10 @@
 //! a request. Prints the wall rate (replies and requests per second over the whole run) and the
 //! sustained rate (the mock's arrivals per second over the middle 80% of them, no ramp-up or
 //! drain), each against the bound.
+//!
+//! With `BENCH_OVERHEAD=1` it measures instead what the method layer itself costs per reply
+//! (prompt rendering, schema, parsing, trace) against a stand-in model that answers at once,
+//! on one thread: the CPU a reply costs before the client and the network.
 
 use callbench_model::{CallView, Dialogue, Method};
 use llm_agent::{LlmMethod, load_methods};
@@ -19,6 +23,57 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+
+/// Answers every request at once with one valid assistant reply.
+struct StandIn(llm_client::UsageMeter);
+
+impl llm_client::ChatModel for StandIn {
+    async fn chat(
+        &self,
+        _: &llm_client::ChatRequest,
+    ) -> Result<llm_client::ChatReply, llm_client::LlmError> {
+        Ok(llm_client::ChatReply {
+            content: r#"{"utterance": "好的，我会转告机主。", "action": "relay_to_owner", "preset_id": null, "end_call": false}"#.into(),
+            cached: false,
+            prompt_tokens: 1,
+            completion_tokens: 1,
+            truncated: false,
+        })
+    }
+    fn meter(&self) -> &llm_client::UsageMeter {
+        &self.0
+    }
+}
+
+fn overhead(method: &str, count: u64, repo: &Path, d: &Dialogue) {
+    let spec = load_methods(&repo.join("methods"))
+        .and_then(|m| m.get(method))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let model = StandIn(Default::default());
+    let m = LlmMethod::new(spec, &model, "stand-in", 0);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    let view = CallView {
+        dialogue_id: &d.id,
+        scenario: &d.scenario,
+        owner_name: &d.owner.name,
+        public: &d.owner.public,
+        presets: &d.owner.presets,
+        rules: "1. 不透露机主的任何隐私。",
+        turns: &d.turns,
+    };
+    let started = Instant::now();
+    let mut ok = 0u64;
+    for _ in 0..count {
+        ok += rt.block_on(m.respond(&view)).is_ok() as u64;
+    }
+    let s = started.elapsed().as_secs_f64();
+    println!(
+        "method {method}, stand-in model: {ok}/{count} replies in {s:.2} s on one thread: {:.1} µs per reply",
+        s * 1e6 / count as f64
+    );
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,6 +88,10 @@ fn main() {
         )
         .expect("test dialogue parses"),
     );
+    if std::env::var("BENCH_OVERHEAD").is_ok_and(|v| v == "1") {
+        overhead(&method, count, &repo, &d);
+        return;
+    }
     let server = MockServer::start_blocking(
         MockConfig {
             latency_ms: latency,
