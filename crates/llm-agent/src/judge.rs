@@ -91,6 +91,19 @@ pub struct JudgeContext<'a> {
     pub presets: &'a [Preset],
 }
 
+impl<'a> JudgeContext<'a> {
+    /// What the judge sees of `d` besides its turns.
+    pub fn of(d: &'a callbench_model::Dialogue) -> Self {
+        JudgeContext {
+            scenario: &d.scenario,
+            owner_name: &d.owner.name,
+            public: &d.owner.public,
+            private: &d.owner.private,
+            presets: &d.owner.presets,
+        }
+    }
+}
+
 /// One assistant turn, scored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgedTurn {

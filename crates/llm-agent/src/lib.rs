@@ -34,5 +34,5 @@ pub use judge::{
     JudgeContext, JudgedTurn, TurnJudge, Unjudged, UnjudgedKind, generate_judge_schema,
     parse_judge_reply,
 };
-pub use method::{LlmMethod, MethodSet, MethodSpec, StepKind, load_methods};
+pub use method::{LlmMethod, MethodSet, MethodSpec, RESERVED, StepKind, load_methods};
 pub use prompts::{PromptKind, Prompts};

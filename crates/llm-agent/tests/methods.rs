@@ -276,6 +276,17 @@ fn a_bad_method_file_is_named_with_its_key_and_unknown_names_list_the_methods() 
         "{e}"
     );
 
+    // `reference` is the embedded offline assistant's name.
+    let r = tempfile::tempdir().unwrap();
+    write(r.path(), "p.tera", "你好");
+    write(
+        r.path(),
+        "reference.toml",
+        "kind = \"single\"\n[prompts]\nsystem = \"p.tera\"\n",
+    );
+    let e = load_methods(r.path()).unwrap_err().to_string();
+    assert!(e.contains("reference.toml") && e.contains("offline"), "{e}");
+
     let methods = load_methods(&repo().join("methods")).unwrap();
     let e = methods.get("gpt-magic").unwrap_err().to_string();
     assert!(
@@ -307,13 +318,7 @@ fn the_fingerprint_follows_the_prompts_and_the_model() {
 }
 
 fn judge_ctx(d: &Dialogue) -> JudgeContext<'_> {
-    JudgeContext {
-        scenario: &d.scenario,
-        owner_name: &d.owner.name,
-        public: &d.owner.public,
-        private: &d.owner.private,
-        presets: &d.owner.presets,
-    }
+    JudgeContext::of(d)
 }
 
 /// A method whose prompt makes the (mock) model leak the owner's phone number is told apart by

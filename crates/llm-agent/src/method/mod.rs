@@ -547,6 +547,9 @@ fn check_keys(file: &Path, key: &str, names: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// The name of the embedded offline assistant, which no method file may take.
+pub const RESERVED: &str = "reference";
+
 /// The methods of a directory, by name.
 #[derive(Debug, Clone, Default)]
 pub struct MethodSet {
@@ -567,6 +570,13 @@ pub fn load_methods(dir: &Path) -> Result<MethodSet> {
     files.sort();
     let mut methods = BTreeMap::new();
     for f in files {
+        if f.file_stem().is_some_and(|s| s == RESERVED) {
+            return Err(method_err(
+                &f,
+                "name",
+                format!("{RESERVED:?} is the embedded offline assistant; name the file otherwise"),
+            ));
+        }
         let m = MethodSpec::load(dir, &f)?;
         methods.insert(m.name.clone(), Arc::new(m));
     }
