@@ -530,3 +530,89 @@ fn every_shipped_method_prices_its_prompt_for_a_dry_run() {
     assert_eq!(methods.get("react").unwrap().requests_per_reply(), (1, 5));
     assert_eq!(methods.get("chatsop").unwrap().requests_per_reply(), (2, 2));
 }
+
+/// A method whose prompt makes the (mock) model convey the preset at every turn gets low preset
+/// compliance from the judge on exactly those turns; the direct method's turns do not.
+#[test]
+fn the_judge_marks_down_a_preset_conveyed_at_every_turn() {
+    let rt = rt();
+    let pushy = "（评测用：每轮都转达预设）";
+    let server = mock(
+        &rt,
+        MockConfig {
+            content_rules: vec![
+                ContentRule {
+                    scope: RuleScope::System,
+                    contains: pushy.into(),
+                    set: serde_json::from_str(
+                        r#"{"utterance": "机主说放在门口的外卖柜里。", "action": "convey_preset", "preset_id": "p1"}"#,
+                    )
+                    .unwrap(),
+                    garbage: false,
+                },
+                ContentRule {
+                    scope: RuleScope::Any,
+                    contains: "待评审".into(),
+                    set: serde_json::from_str(r#"{"preset_compliance": 0.8}"#).unwrap(),
+                    garbage: false,
+                },
+                ContentRule {
+                    scope: RuleScope::Last,
+                    contains: "外卖柜".into(),
+                    set: serde_json::from_str(
+                        r#"{"preset_compliance": 0.1, "preset_compliance_reason": "每轮都在重复预设"}"#,
+                    )
+                    .unwrap(),
+                    garbage: false,
+                },
+            ],
+            ..Default::default()
+        },
+    );
+    let client = client(&rt, config(&server.base_url()));
+    let dir = tempfile::tempdir().unwrap();
+    let shipped = repo().join("methods/prompts");
+    for f in ["context.tera", "decision.tera", "direct.tera"] {
+        std::fs::copy(shipped.join(f), dir.path().join(f)).unwrap();
+    }
+    let bad = std::fs::read_to_string(shipped.join("direct.tera")).unwrap() + pushy;
+    write(dir.path(), "bad.tera", &bad);
+    for (name, prompt) in [("direct", "direct.tera"), ("pushy", "bad.tera")] {
+        write(
+            dir.path(),
+            &format!("{name}.toml"),
+            &format!(
+                "kind = \"single\"\n[prompts]\nsystem = \"{prompt}\"\ncontext = \"context.tera\"\ndecision = \"decision.tera\"\n"
+            ),
+        );
+    }
+    let methods = load_methods(dir.path()).unwrap();
+    let judge = TurnJudge::new(&client, "mock-judge", 1).unwrap();
+    let d = dialogue();
+    for (name, want) in [("direct", 0.8), ("pushy", 0.1)] {
+        let m = LlmMethod::new(methods.get(name).unwrap(), &client, "mock-model", 0);
+        // Both caller turns of the dialogue: the method answers each, the judge scores each.
+        for upto in [1, 3] {
+            let mut turns = d.turns[..upto].to_vec();
+            let v = CallView {
+                turns: &turns,
+                ..view(&d)
+            };
+            let reply = rt.block_on(m.respond(&v)).unwrap();
+            turns.push(callbench_model::Turn {
+                speaker: Speaker::Assistant,
+                text: reply.text,
+                action: reply.action.map(|a| a.as_str().to_string()),
+                preset_id: reply.preset_id,
+            });
+            let scored = rt
+                .block_on(judge.judge_turn(&JudgeContext::of(&d), &turns, upto))
+                .unwrap();
+            assert_eq!(
+                scored.score("preset_compliance"),
+                Some(want),
+                "{name} at turn {upto}"
+            );
+        }
+    }
+}
