@@ -218,3 +218,40 @@ fn an_unlimited_endpoint_gives_no_duration() {
     assert!(est.calls > 0);
     assert_eq!(est.hours_at_rpm_limit, 0.0);
 }
+
+/// A role on endpoints of its own is limited by their rate, the others by the shared one: the
+/// run lasts as long as the slower pool.
+#[test]
+fn each_pool_of_endpoints_takes_its_roles_calls_at_its_own_rate() {
+    let lib = library();
+    let cfg = GenerateConfig {
+        count: 5,
+        ..Default::default()
+    };
+    let mut llm = llm();
+    llm.caller.endpoints = vec![EndpointConfig {
+        name: "caller-own".into(),
+        rpm: 7,
+        ..Default::default()
+    }];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let est = rt
+        .block_on(roleplay::estimate::estimate(lib, &cfg, &llm, 400))
+        .unwrap();
+    let (c, a) = (&est.roles["caller"], &est.roles["assistant"]);
+    let want = (c.calls as f64 / 7.0).max(a.calls as f64 / 120.0) / 60.0;
+    assert!(c.calls > 0 && a.calls > 0);
+    assert!(
+        (est.hours_at_rpm_limit - want).abs() < 1e-12,
+        "{} {want}",
+        est.hours_at_rpm_limit
+    );
+    // The caller's own endpoint without a limit: no figure.
+    llm.caller.endpoints[0].rpm = 0;
+    let est = rt
+        .block_on(roleplay::estimate::estimate(library(), &cfg, &llm, 400))
+        .unwrap();
+    assert_eq!(est.hours_at_rpm_limit, 0.0);
+}
