@@ -85,11 +85,6 @@ impl<'a, M: ChatModel> LlmMethod<'a, M> {
             .price(self.price)
     }
 
-    /// What every prompt of the method sees.
-    fn base_vars(&self, view: &CallView<'_>) -> Value {
-        view_vars(view)
-    }
-
     fn system(&self, key: &str, vars: &Value) -> Result<String, AgentError> {
         self.spec.render(key, vars).map_err(agent_error)
     }
@@ -150,7 +145,7 @@ impl<'a, M: ChatModel> LlmMethod<'a, M> {
         usage: &mut MethodUsage,
         trace: &mut Vec<TraceStep>,
     ) -> Result<Spoken, AgentError> {
-        let mut vars = self.base_vars(view);
+        let mut vars = view_vars(view);
         match &self.spec.spec {
             KindSpec::Single => self.speak(view, &vars, usage, trace).await,
             KindSpec::ThinkThenSpeak { fields } => {
