@@ -126,6 +126,9 @@ struct Endpoint {
 pub struct LlmClient {
     cfg: LlmConfig,
     endpoints: Vec<Endpoint>,
+    /// Indices into `endpoints` each role's requests may go to, in [`Role::ALL`] order: the
+    /// shared endpoints, or the role's own.
+    pools: [Vec<usize>; 3],
     cache: Option<Cache>,
     meter: Arc<UsageMeter>,
 }
@@ -343,21 +346,52 @@ impl LlmClient {
     /// name, and are held only inside the HTTP client. The cache path, when relative, is
     /// resolved against `out_dir`.
     pub fn new(cfg: LlmConfig, out_dir: &Path) -> Result<LlmClient, LlmError> {
-        if cfg.endpoints.is_empty() {
-            return Err(LlmError::Config(
-                "no endpoint configured ([[llm.endpoints]])".into(),
-            ));
-        }
-        if !cfg.endpoints.iter().any(|e| e.weight > 0.0) {
-            return Err(LlmError::Config("every endpoint has weight 0".into()));
+        for role in Role::ALL {
+            let pool = cfg.endpoints_of(role);
+            if pool.is_empty() {
+                return Err(LlmError::Config(format!(
+                    "no endpoint configured for the {} ([[llm.endpoints]] or [[llm.{}.endpoints]])",
+                    role.as_str(),
+                    role.as_str()
+                )));
+            }
+            if !pool.iter().any(|e| e.weight > 0.0) {
+                let key = if cfg.role(role).endpoints.is_empty() {
+                    "llm.endpoints".to_string()
+                } else {
+                    format!("llm.{}.endpoints", role.as_str())
+                };
+                return Err(LlmError::Config(format!(
+                    "every endpoint of {key} has weight 0"
+                )));
+            }
         }
         let http = reqwest::Client::builder()
             .timeout(Duration::from_millis(cfg.request_timeout_ms.max(1)))
             .pool_max_idle_per_host(1024)
             .build()
             .map_err(|e| LlmError::Config(format!("building the HTTP client: {e}")))?;
+        // The shared endpoints first, then each role's own (named after the role unless named).
+        let mut all: Vec<EndpointConfig> = cfg.endpoints.clone();
+        let mut pools: [Vec<usize>; 3] = [(0..all.len()).collect(), Vec::new(), Vec::new()];
+        pools[1] = pools[0].clone();
+        pools[2] = pools[0].clone();
+        for (i, role) in Role::ALL.iter().enumerate() {
+            let own = &cfg.role(*role).endpoints;
+            if own.is_empty() {
+                continue;
+            }
+            pools[i] = (all.len()..all.len() + own.len()).collect();
+            for e in own {
+                let mut e = e.clone();
+                if e.name == EndpointConfig::default().name {
+                    e.name = role.as_str().to_string();
+                }
+                all.push(e);
+            }
+        }
         let mut endpoints = Vec::new();
-        for e in &cfg.endpoints {
+        for e in &all {
             let url = e.base_url.trim_end_matches('/');
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(LlmError::Config(format!(
@@ -422,6 +456,7 @@ impl LlmClient {
         Ok(LlmClient {
             cfg,
             endpoints,
+            pools,
             cache,
             meter: Arc::new(UsageMeter::default()),
         })
@@ -493,13 +528,14 @@ impl LlmClient {
         h.finalize().into()
     }
 
-    async fn pick(&self) -> &Endpoint {
+    async fn pick(&self, role: Role) -> &Endpoint {
+        let pool = &self.pools[Role::ALL.iter().position(|r| *r == role).unwrap_or(0)];
         loop {
             let now = Instant::now();
             let mut earliest: Option<Instant> = None;
-            let available: Vec<&Endpoint> = self
-                .endpoints
+            let available: Vec<&Endpoint> = pool
                 .iter()
+                .map(|&i| &self.endpoints[i])
                 .filter(|e| e.cfg.weight > 0.0)
                 .filter(|e| {
                     let h = e.health.lock().unwrap_or_else(|p| p.into_inner());
@@ -643,7 +679,7 @@ impl ChatModel for LlmClient {
         let mut last = String::new();
         let mut last_endpoint = String::new();
         for attempt in 0..max_attempts {
-            let e = self.pick().await;
+            let e = self.pick(req.role).await;
             last_endpoint = e.cfg.name.clone();
             match self.send_once(e, &body, prompt_est, estimate).await {
                 Ok((content, prompt, completion, truncated)) => {

@@ -77,7 +77,7 @@ impl Default for EndpointConfig {
     }
 }
 
-/// The model and sampling settings of one role.
+/// The model and sampling settings of one role, and optionally its own endpoints.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RoleModel {
@@ -87,6 +87,12 @@ pub struct RoleModel {
     pub temperature: f32,
     /// Most tokens in a reply.
     pub max_tokens: u32,
+    /// This role's own endpoints (`[[llm.judge.endpoints]]`: the judge on a cloud API, the
+    /// assistant under test on a local server), sharing this role's load by weight. Empty (the
+    /// default): the role uses the shared `[[llm.endpoints]]`. Left out of the serialised config
+    /// when empty, so that a config without it reads and writes as before.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<EndpointConfig>,
 }
 
 impl Default for RoleModel {
@@ -95,6 +101,7 @@ impl Default for RoleModel {
             model: "gpt-4o-mini".into(),
             temperature: 0.8,
             max_tokens: 300,
+            endpoints: Vec::new(),
         }
     }
 }
@@ -141,7 +148,7 @@ impl Default for RetryPolicy {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LlmConfig {
-    /// Endpoints sharing the load by weight.
+    /// Endpoints sharing the load by weight, for every role without endpoints of its own.
     pub endpoints: Vec<EndpointConfig>,
     /// The caller's model.
     pub caller: RoleModel,
@@ -195,5 +202,20 @@ impl LlmConfig {
             Role::Assistant => &self.assistant,
             Role::Judge => &self.judge,
         }
+    }
+
+    /// The model settings of a role, to change.
+    pub fn role_mut(&mut self, role: Role) -> &mut RoleModel {
+        match role {
+            Role::Caller => &mut self.caller,
+            Role::Assistant => &mut self.assistant,
+            Role::Judge => &mut self.judge,
+        }
+    }
+
+    /// The endpoints a role's requests go to: its own, else the shared ones.
+    pub fn endpoints_of(&self, role: Role) -> &[EndpointConfig] {
+        let own = &self.role(role).endpoints;
+        if own.is_empty() { &self.endpoints } else { own }
     }
 }

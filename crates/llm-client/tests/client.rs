@@ -446,3 +446,64 @@ fn garbage_is_asked_again_then_reported() {
     assert_eq!(mock.stats().requests, 3);
     assert_eq!(client.usage().roles["caller"].invalid_replies, 3);
 }
+
+/// Each role on its own endpoint: the judge's requests go to the judge's server, the others to
+/// the shared one; a config without role endpoints reads and
+/// writes as before.
+#[test]
+fn a_role_with_endpoints_of_its_own_is_sent_there_and_only_there() {
+    let rt = rt();
+    let shared = rt
+        .block_on(MockServer::start(MockConfig::default()))
+        .unwrap();
+    let judge = rt
+        .block_on(MockServer::start(MockConfig::default()))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        r#"
+[[endpoints]]
+base_url = "{}"
+api_key_env = "CALLBENCH_TEST_NO_KEY"
+
+[judge]
+model = "judge-model"
+temperature = 0.0
+
+[[judge.endpoints]]
+base_url = "{}"
+api_key_env = "CALLBENCH_TEST_JUDGE_KEY"
+"#,
+        shared.base_url(),
+        judge.base_url()
+    );
+    let mut cfg: LlmConfig = toml::from_str(&text).unwrap();
+    cfg.cache = std::path::PathBuf::new();
+    assert_eq!(cfg.endpoints_of(Role::Judge)[0].base_url, judge.base_url());
+    assert_eq!(
+        cfg.endpoints_of(Role::Caller)[0].base_url,
+        shared.base_url()
+    );
+    let client = {
+        let _g = rt.enter();
+        LlmClient::new(cfg, dir.path()).unwrap()
+    };
+    for n in 0..3 {
+        rt.block_on(client.chat(&request(n))).unwrap();
+        let mut r = request(n);
+        r.role = Role::Judge;
+        rt.block_on(client.chat(&r)).unwrap();
+        r.role = Role::Assistant;
+        rt.block_on(client.chat(&r)).unwrap();
+    }
+    assert_eq!(judge.stats().ok, 3, "the judge's requests");
+    assert_eq!(shared.stats().ok, 6, "the caller's and the assistant's");
+    let u = client.usage();
+    assert_eq!(u.roles["judge"].requests, 3);
+
+    // Backwards compatible: no role endpoints, nothing new in the serialised config.
+    let plain = LlmConfig::default();
+    let written = toml::to_string(&plain).unwrap();
+    assert!(!written.contains("[[judge.endpoints]]") && !written.contains("caller.endpoints"));
+    assert_eq!(toml::from_str::<LlmConfig>(&written).unwrap(), plain);
+}

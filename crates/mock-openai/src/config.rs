@@ -78,6 +78,43 @@ pub struct MockConfig {
     pub models: Vec<String>,
     /// What successful replies hold (see [`ReplyMode`]). Default [`ReplyMode::Roleplay`].
     pub reply_mode: ReplyMode,
+    /// Replies by content, for tests that need the model to answer a given prompt a given way
+    /// (a judge that scores a turn by what it says, a bad method prompt that makes the reply
+    /// leak a fact): every rule whose text is found in the request sets its fields in the reply
+    /// object, in order. Default none.
+    pub content_rules: Vec<ContentRule>,
+}
+
+/// Where a [`ContentRule`] looks for its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleScope {
+    /// The last message of the request (the turn a judge scores, the caller's latest words).
+    #[default]
+    Last,
+    /// The system messages (a method's prompt).
+    System,
+    /// Any message.
+    Any,
+}
+
+/// A reply by content: when `contains` is found in the request (where `scope` says), the reply
+/// object gets the fields of `set` (over what the schema walk produced, valid for the schema or
+/// not), or, with `garbage`, no JSON at all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContentRule {
+    /// Where to look.
+    #[serde(default)]
+    pub scope: RuleScope,
+    /// The text to find (non-empty).
+    pub contains: String,
+    /// Fields to set at the top level of the reply object.
+    #[serde(default)]
+    pub set: serde_json::Map<String, serde_json::Value>,
+    /// Answer prose without JSON instead (the rule's `set` is then ignored).
+    #[serde(default)]
+    pub garbage: bool,
 }
 
 /// What the content of a successful reply is. Faults ([`MockConfig::p_500`], …) come on top.
@@ -148,6 +185,7 @@ impl Default for MockConfig {
             record_arrivals: true,
             models: vec!["mock-model".to_owned()],
             reply_mode: ReplyMode::Roleplay,
+            content_rules: Vec::new(),
         }
     }
 }
@@ -180,6 +218,7 @@ impl std::fmt::Debug for MockConfig {
             .field("record_arrivals", &self.record_arrivals)
             .field("models", &self.models)
             .field("reply_mode", &self.reply_mode)
+            .field("content_rules", &self.content_rules)
             .finish()
     }
 }
@@ -224,6 +263,12 @@ impl MockConfig {
             return Err(MockError::InvalidConfig {
                 key: "echo_key_status",
                 message: format!("0 (off), 401 or 403, got {}", self.echo_key_status),
+            });
+        }
+        if self.content_rules.iter().any(|r| r.contains.is_empty()) {
+            return Err(MockError::InvalidConfig {
+                key: "content_rules",
+                message: "a rule's `contains` must not be empty".to_owned(),
             });
         }
         if matches!(&self.required_api_key, Some(k) if k.is_empty()) {

@@ -40,6 +40,11 @@
 //! constrained decoding guarantees and no more), `garbage` answers prose without JSON, and
 //! `cut_short` cuts the JSON half-way with `finish_reason: "length"`.
 //!
+//! [`MockConfig::content_rules`] answer by content: a rule whose text is in the request's last
+//! message (or its system prompt, or anywhere) sets fields of the reply — a judge's scores for a
+//! turn that says something, an utterance for a prompt that asks for it — or makes the reply
+//! prose without JSON.
+//!
 //! Token counts are estimated by [`estimate_tokens`] (CJK characters ÷ 1.5, other bytes ÷ 4)
 //! plus 4 per prompt message; `max_tokens` / `max_completion_tokens` cut the content with
 //! `finish_reason: "length"`, as real servers do.
@@ -83,7 +88,7 @@ mod rng;
 mod server;
 mod stats;
 
-pub use config::{MockConfig, ReplyMode};
+pub use config::{ContentRule, MockConfig, ReplyMode, RuleScope};
 pub use error::MockError;
 pub use reply::estimate_tokens;
 pub use server::MockServer;

@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::config::RuleScope;
 use crate::rng::{SplitMix64, fnv1a, mix};
 use crate::{MockConfig, ReplyMode};
 
@@ -186,6 +187,8 @@ pub(crate) fn complete(body: &[u8], cfg: &MockConfig) -> Result<Completion, BadR
 
     let mut turns = 0u32;
     let mut system = String::new();
+    let mut all = String::new();
+    let mut last = String::new();
     let mut prompt_tokens = 0u64;
     for (i, message) in messages.iter().enumerate() {
         let Some(role) = message.get("role").and_then(Value::as_str) else {
@@ -196,6 +199,11 @@ pub(crate) fn complete(body: &[u8], cfg: &MockConfig) -> Result<Completion, BadR
         };
         let text = text_of(message.get("content"));
         prompt_tokens += 4 + estimate_tokens(&text);
+        if !cfg.content_rules.is_empty() {
+            all.push_str(&text);
+            all.push('\n');
+            last.clone_from(&text);
+        }
         match role {
             "user" | "assistant" => turns += 1,
             "system" | "developer" => {
@@ -238,7 +246,24 @@ pub(crate) fn complete(body: &[u8], cfg: &MockConfig) -> Result<Completion, BadR
         preset_ids: preset_ids_in(&system),
         arbitrary: cfg.reply_mode == ReplyMode::Arbitrary,
     };
-    let value = generator.value(&schema, "", 0);
+    let mut value = generator.value(&schema, "", 0);
+    let mut garbage = cfg.reply_mode == ReplyMode::Garbage;
+    for rule in &cfg.content_rules {
+        let haystack = match rule.scope {
+            RuleScope::Last => &last,
+            RuleScope::System => &system,
+            RuleScope::Any => &all,
+        };
+        if !haystack.contains(&rule.contains) {
+            continue;
+        }
+        garbage |= rule.garbage;
+        if let Value::Object(object) = &mut value {
+            for (k, v) in &rule.set {
+                object.insert(k.clone(), v.clone());
+            }
+        }
+    }
     let json_text = serde_json::to_string(&value).expect("a serde_json::Value always serializes");
     let mut content = match format {
         Format::Unconstrained if cfg.fence_json_when_unconstrained => {
@@ -249,7 +274,7 @@ pub(crate) fn complete(body: &[u8], cfg: &MockConfig) -> Result<Completion, BadR
 
     let mut finish_reason = "stop";
     match cfg.reply_mode {
-        ReplyMode::Garbage => {
+        _ if garbage => {
             content = format!("{}{}", generator.pick(SENTENCES), generator.pick(SENTENCES));
         }
         ReplyMode::CutShort => {
@@ -257,7 +282,7 @@ pub(crate) fn complete(body: &[u8], cfg: &MockConfig) -> Result<Completion, BadR
             content = content.chars().take(half).collect();
             finish_reason = "length";
         }
-        ReplyMode::Roleplay | ReplyMode::Arbitrary => {}
+        ReplyMode::Roleplay | ReplyMode::Arbitrary | ReplyMode::Garbage => {}
     }
     let max_tokens = ["max_completion_tokens", "max_tokens"]
         .iter()
@@ -921,5 +946,68 @@ mod tests {
         let v = generate(generic_schema(), true, "");
         assert!(CLOSINGS.contains(&v["utterance"].as_str().unwrap()));
         assert_eq!(v["end_call"], true);
+    }
+}
+
+#[cfg(test)]
+mod content_rule_tests {
+    use super::*;
+    use crate::config::ContentRule;
+
+    fn body(system: &str, last: &str) -> Vec<u8> {
+        serde_json::to_vec(&json!({
+            "model": "m",
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": last}],
+            "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {
+                "type": "object",
+                "properties": {"utterance": {"type": "string"}, "score": {"type": "number"}},
+                "required": ["utterance", "score"]
+            }}}
+        }))
+        .unwrap()
+    }
+
+    fn rule(scope: RuleScope, contains: &str, set: Value, garbage: bool) -> ContentRule {
+        ContentRule {
+            scope,
+            contains: contains.into(),
+            set: set.as_object().cloned().unwrap_or_default(),
+            garbage,
+        }
+    }
+
+    #[test]
+    fn rules_set_fields_by_content_in_order_and_where_they_look() {
+        let cfg = MockConfig {
+            content_rules: vec![
+                rule(RuleScope::Any, "评审", json!({"score": 1}), false),
+                rule(
+                    RuleScope::Last,
+                    "泄露",
+                    json!({"score": 0, "utterance": "x"}),
+                    false,
+                ),
+                rule(RuleScope::System, "坏提示", json!({}), true),
+            ],
+            ..MockConfig::default()
+        };
+        let reply = |s: &str, l: &str| complete(&body(s, l), &cfg).unwrap().content;
+        let v: Value = serde_json::from_str(&reply("评审", "好的")).unwrap();
+        assert_eq!(v["score"], 1);
+        let v: Value = serde_json::from_str(&reply("评审", "他泄露了")).unwrap();
+        assert_eq!(
+            (v["score"].clone(), v["utterance"].clone()),
+            (json!(0), json!("x"))
+        );
+        // `last` looks at the last message only.
+        let v: Value = serde_json::from_str(&reply("泄露", "好的")).unwrap();
+        assert_ne!(v["utterance"], "x");
+        assert!(serde_json::from_str::<Value>(&reply("坏提示", "好的")).is_err());
+        assert!(serde_json::from_str::<Value>(&reply("好的", "坏提示")).is_ok());
+        let bad = MockConfig {
+            content_rules: vec![rule(RuleScope::Any, "", json!({}), false)],
+            ..MockConfig::default()
+        };
+        assert!(bad.validate().is_err());
     }
 }

@@ -106,8 +106,9 @@ impl Backend for SimBackend {
     }
 }
 
-/// The LLM backend: the caller and the assistant are models role-playing against each other
-/// through the same rate-limited, retried, cached client.
+/// The LLM backend: the caller and the assistant are models (`llm_agent::LlmCaller`,
+/// `llm_agent::LlmAssistant`) role-playing against each other through the same rate-limited,
+/// retried, cached client.
 pub struct LlmBackend<M: llm_client::ChatModel + 'static> {
     client: std::sync::Arc<M>,
     models: std::collections::BTreeMap<String, String>,
@@ -188,7 +189,7 @@ impl<M: llm_client::ChatModel + 'static> Backend for LlmBackend<M> {
         max_turns: usize,
         min_turns: usize,
     ) -> Result<Played, AgentError> {
-        use phrasebook::PromptKind;
+        use llm_agent::PromptKind;
         let render = |kind, vars: &serde_json::Value, role: &'static str| {
             lib.prompts
                 .render(kind, &setup.header.scenario, vars)
@@ -215,9 +216,9 @@ impl<M: llm_client::ChatModel + 'static> Backend for LlmBackend<M> {
             .map(|p| p.id.clone())
             .collect();
         let mut caller =
-            caller_agent::LlmCaller::new(&*self.client, caller_system, self.max_invalid_replies)
+            llm_agent::LlmCaller::new(&*self.client, caller_system, self.max_invalid_replies)
                 .with_scope(setup.caller_seed);
-        let mut assistant = assistant_agent::LlmAssistant::new(
+        let mut assistant = llm_agent::LlmAssistant::new(
             &*self.client,
             assistant_system,
             preset_ids,

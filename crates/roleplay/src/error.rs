@@ -20,6 +20,9 @@ pub enum Error {
     /// A template is wrong.
     #[error(transparent)]
     Phrase(#[from] phrasebook::PhraseError),
+    /// An LLM prompt is wrong.
+    #[error(transparent)]
+    Prompt(#[from] llm_agent::Error),
     /// The corpus could not be read or written.
     #[error(transparent)]
     Corpus(#[from] corpus::CorpusError),

@@ -11,8 +11,8 @@ use crate::error::Result;
 use crate::generate::GenerateConfig;
 use crate::library::Library;
 use callbench_model::{Plan, Speaker};
+use llm_agent::PromptKind;
 use llm_client::{LlmConfig, Role, estimate_tokens};
-use phrasebook::PromptKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -162,9 +162,30 @@ pub async fn estimate(
         est.roles
             .insert(role.as_str().to_string(), RoleEstimate { cost, ..r });
     }
-    let rpm: u64 = llm.endpoints.iter().map(|e| e.rpm as u64).sum();
-    if rpm > 0 && llm.endpoints.iter().all(|e| e.rpm > 0) {
-        est.hours_at_rpm_limit = est.calls as f64 / rpm as f64 / 60.0;
+    // Each pool of endpoints (the shared one, a role's own) takes its roles' calls at its own
+    // limit; the run lasts as long as the slowest pool. Unlimited anywhere: no figure.
+    let mut pools: Vec<(&[llm_client::EndpointConfig], u64)> = Vec::new();
+    for (name, r) in &est.roles {
+        let Some(role) = Role::ALL.into_iter().find(|x| x.as_str() == name) else {
+            continue;
+        };
+        let pool = llm.endpoints_of(role);
+        match pools.iter_mut().find(|(p, _)| std::ptr::eq(*p, pool)) {
+            Some((_, calls)) => *calls += r.calls,
+            None => pools.push((pool, r.calls)),
+        }
+    }
+    let limited = pools
+        .iter()
+        .all(|(p, _)| !p.is_empty() && p.iter().all(|e| e.rpm > 0));
+    if limited && !pools.is_empty() {
+        est.hours_at_rpm_limit = pools
+            .iter()
+            .map(|(p, calls)| {
+                let rpm: u64 = p.iter().map(|e| e.rpm as u64).sum();
+                *calls as f64 / rpm as f64 / 60.0
+            })
+            .fold(0.0, f64::max);
     }
     Ok(est)
 }

@@ -4,7 +4,8 @@ use crate::error::{Error, Result};
 use callbench_model::ScenarioSet;
 use callbench_model::plan::fnv1a;
 use callbench_model::scenario::{parse_library, parse_scenario};
-use phrasebook::{Phrasebook, PromptKind, Prompts};
+use llm_agent::{PromptKind, Prompts};
+use phrasebook::Phrasebook;
 use std::path::{Path, PathBuf};
 
 /// The scenario set and the compiled phrasebook: everything the offline agents speak from.
@@ -97,15 +98,8 @@ impl LibraryPaths {
             &library_names,
         )?;
         let mut defaults = Vec::new();
-        for kind in [PromptKind::Caller, PromptKind::Assistant, PromptKind::Judge] {
-            let file = t.join("prompts").join(format!(
-                "{}.tera",
-                match kind {
-                    PromptKind::Caller => "caller",
-                    PromptKind::Assistant => "assistant",
-                    PromptKind::Judge => "judge",
-                }
-            ));
+        for kind in PromptKind::ALL {
+            let file = t.join("prompts").join(format!("{}.tera", kind.name()));
             let text = read(&file)?;
             defaults.push((kind, file.display().to_string(), text));
         }

@@ -2,8 +2,8 @@
 //! calls, tokens, cost and hours, on the whole plan and on a sample of it.
 
 use callbench_model::{Plan, Speaker};
+use llm_agent::PromptKind;
 use llm_client::{EndpointConfig, LlmConfig, Price, estimate_tokens};
-use phrasebook::PromptKind;
 use roleplay::backend::{assistant_prompt_vars, caller_prompt_vars};
 use roleplay::{Backend, Director, GenerateConfig, LibraryPaths, SimBackend};
 use std::path::{Path, PathBuf};
@@ -216,5 +216,42 @@ fn an_unlimited_endpoint_gives_no_duration() {
         .block_on(roleplay::estimate::estimate(lib, &cfg, &llm, 400))
         .unwrap();
     assert!(est.calls > 0);
+    assert_eq!(est.hours_at_rpm_limit, 0.0);
+}
+
+/// A role on endpoints of its own is limited by their rate, the others by the shared one: the
+/// run lasts as long as the slower pool.
+#[test]
+fn each_pool_of_endpoints_takes_its_roles_calls_at_its_own_rate() {
+    let lib = library();
+    let cfg = GenerateConfig {
+        count: 5,
+        ..Default::default()
+    };
+    let mut llm = llm();
+    llm.caller.endpoints = vec![EndpointConfig {
+        name: "caller-own".into(),
+        rpm: 7,
+        ..Default::default()
+    }];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let est = rt
+        .block_on(roleplay::estimate::estimate(lib, &cfg, &llm, 400))
+        .unwrap();
+    let (c, a) = (&est.roles["caller"], &est.roles["assistant"]);
+    let want = (c.calls as f64 / 7.0).max(a.calls as f64 / 120.0) / 60.0;
+    assert!(c.calls > 0 && a.calls > 0);
+    assert!(
+        (est.hours_at_rpm_limit - want).abs() < 1e-12,
+        "{} {want}",
+        est.hours_at_rpm_limit
+    );
+    // The caller's own endpoint without a limit: no figure.
+    llm.caller.endpoints[0].rpm = 0;
+    let est = rt
+        .block_on(roleplay::estimate::estimate(library(), &cfg, &llm, 400))
+        .unwrap();
     assert_eq!(est.hours_at_rpm_limit, 0.0);
 }

@@ -613,7 +613,7 @@ fn failure_kinds_name_the_likely_fix() {
 #[test]
 fn the_assistant_prompt_describes_every_decision_the_schema_offers() {
     let lib = library();
-    let mut vars = phrasebook::Prompts::sample_context();
+    let mut vars = llm_agent::Prompts::sample_context();
     let words: Vec<&str> = callbench_model::Action::ALL
         .iter()
         .map(|a| a.as_str())
@@ -621,7 +621,7 @@ fn the_assistant_prompt_describes_every_decision_the_schema_offers() {
     vars["actions"] = serde_json::json!(words);
     let text = lib
         .prompts
-        .render(phrasebook::PromptKind::Assistant, "takeout", &vars)
+        .render(llm_agent::PromptKind::Assistant, "takeout", &vars)
         .unwrap();
     for w in &words {
         assert!(text.contains(w), "the prompt lacks {w}");
@@ -633,7 +633,7 @@ fn the_assistant_prompt_describes_every_decision_the_schema_offers() {
     vars["actions"] = serde_json::json!(["respond", "hold_preset"]);
     let text = lib
         .prompts
-        .render(phrasebook::PromptKind::Assistant, "takeout", &vars)
+        .render(llm_agent::PromptKind::Assistant, "takeout", &vars)
         .unwrap();
     assert!(text.contains("hold_preset（"), "{text}");
 }
