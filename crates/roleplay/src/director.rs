@@ -146,6 +146,7 @@ impl Director {
                 events,
             },
             turns: Vec::new(),
+            split: None,
             qc: None,
             r#gen: None,
             judge: None,
