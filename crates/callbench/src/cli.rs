@@ -168,7 +168,12 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "rules")]
         judge: JudgeKind,
         /// Caller seeds per dialogue (live mode).
-        #[arg(long, value_name = "K", default_value_t = 1, allow_negative_numbers = true)]
+        #[arg(
+            long,
+            value_name = "K",
+            default_value_t = 1,
+            allow_negative_numbers = true
+        )]
         trials: i64,
         /// The split to score.
         #[arg(long, value_enum, default_value = "test")]

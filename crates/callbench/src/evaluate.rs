@@ -14,7 +14,14 @@ use std::sync::Arc;
 /// The paper's methods as the contract names them: LLM methods that `methods/*.toml` defines.
 /// They come with the LLM-agent crate; until it is in this build they are named in the error.
 const LLM_METHODS: &[&str] = &[
-    "direct", "react", "simpletod", "divtod", "autotod", "procot", "enpl", "chatsop",
+    "direct",
+    "react",
+    "simpletod",
+    "divtod",
+    "autotod",
+    "procot",
+    "enpl",
+    "chatsop",
 ];
 
 pub struct EvaluateArgs {
@@ -38,7 +45,9 @@ their endpoints come with the LLM-agent crate); run the offline benchmark with \
 
 pub fn run(a: EvaluateArgs) -> Result<ExitCode> {
     let Some(out) = a.common.out.clone() else {
-        bail!("evaluate needs --out RUN (the run directory; rerunning with the same --out resumes)");
+        bail!(
+            "evaluate needs --out RUN (the run directory; rerunning with the same --out resumes)"
+        );
     };
     let cfg_file = config::load(&Common {
         count: None,
@@ -71,9 +80,15 @@ pub fn run(a: EvaluateArgs) -> Result<ExitCode> {
             bail!("method {m} is an LLM method: {NOT_YET}");
         }
         if !evaluate::OFFLINE_METHODS.contains(&m) {
-            let mut available: Vec<String> =
-                evaluate::OFFLINE_METHODS.iter().map(|s| s.to_string()).collect();
-            available.extend(LLM_METHODS.iter().map(|s| format!("{s} (not yet in this build)")));
+            let mut available: Vec<String> = evaluate::OFFLINE_METHODS
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            available.extend(
+                LLM_METHODS
+                    .iter()
+                    .map(|s| format!("{s} (not yet in this build)")),
+            );
             return Err(EvalError::UnknownMethod {
                 name: m.to_string(),
                 available,
@@ -153,8 +168,10 @@ pub fn run(a: EvaluateArgs) -> Result<ExitCode> {
         ProgressBar::new(0)
     };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg} {bar:40} {pos}/{len} calls  {per_sec}  eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "{spinner} {msg} {bar:40} {pos}/{len} calls  {per_sec}  eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -179,7 +196,10 @@ pub fn run(a: EvaluateArgs) -> Result<ExitCode> {
     let mut runs = Vec::new();
     for name in &methods {
         // Only `reference` reaches here (the names were checked above).
-        let method = Arc::new(evaluate::ReferenceMethod::new(director.clone(), &dialogues)?);
+        let method = Arc::new(evaluate::ReferenceMethod::new(
+            director.clone(),
+            &dialogues,
+        )?);
         debug_assert_eq!(method.name(), name);
         let fingerprint = method.fingerprint();
         let rows = rt.block_on(evaluate::run_method(
@@ -220,7 +240,11 @@ pub fn run(a: EvaluateArgs) -> Result<ExitCode> {
     let no_reply: u64 = runs
         .iter()
         .flat_map(|r| &r.rows)
-        .filter(|r| r.unjudged_reason.as_deref().is_some_and(evaluate::stats::is_no_reply))
+        .filter(|r| {
+            r.unjudged_reason
+                .as_deref()
+                .is_some_and(evaluate::stats::is_no_reply)
+        })
         .count() as u64;
     if turns > 0 && no_reply == turns {
         let first = runs

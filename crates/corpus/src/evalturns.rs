@@ -273,24 +273,32 @@ pub fn eval_turns_to_batch(rows: &[EvalTurn]) -> Result<RecordBatch> {
         strs(rows.iter().map(|r| r.utterance.as_str())),
         opt_strs(rows.iter().map(|r| r.action.as_deref())),
         opt_strs(rows.iter().map(|r| r.preset_id.as_deref())),
-        Arc::new(BooleanArray::from_iter(rows.iter().map(|r| Some(r.end_call)))),
+        Arc::new(BooleanArray::from_iter(
+            rows.iter().map(|r| Some(r.end_call)),
+        )),
         opt_strs(rows.iter().map(|r| r.reference.as_deref())),
         opt_strs(rows.iter().map(|r| r.reference_action.as_deref())),
         Arc::new(scores),
         Arc::new(reasons),
         list_col(
-            schema.field_with_name("findings").map_or(&DataType::Null, |f| f.data_type()),
+            schema
+                .field_with_name("findings")
+                .map_or(&DataType::Null, |f| f.data_type()),
             rows.iter().map(|r| r.findings.len()),
             findings,
         ),
-        Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.requests))),
+        Arc::new(UInt32Array::from_iter_values(
+            rows.iter().map(|r| r.requests),
+        )),
         Arc::new(UInt64Array::from_iter_values(
             rows.iter().map(|r| r.prompt_tokens),
         )),
         Arc::new(UInt64Array::from_iter_values(
             rows.iter().map(|r| r.completion_tokens),
         )),
-        Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.latency_ms))),
+        Arc::new(UInt64Array::from_iter_values(
+            rows.iter().map(|r| r.latency_ms),
+        )),
         Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.cost))),
         Arc::new(UInt32Array::from_iter_values(
             rows.iter().map(|r| r.judge_requests),
@@ -302,7 +310,9 @@ pub fn eval_turns_to_batch(rows: &[EvalTurn]) -> Result<RecordBatch> {
             rows.iter().map(|r| r.judge_cost),
         )),
         list_col(
-            schema.field_with_name("trace").map_or(&DataType::Null, |f| f.data_type()),
+            schema
+                .field_with_name("trace")
+                .map_or(&DataType::Null, |f| f.data_type()),
             rows.iter().map(|r| r.trace.len()),
             trace,
         ),

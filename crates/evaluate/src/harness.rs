@@ -232,7 +232,10 @@ impl<M: Method + 'static, J: Judge> Ctx<M, J> {
     /// Every assistant turn of the corpus call that follows a caller turn.
     async fn turn_mode(&self, d: &Dialogue) -> Vec<EvalTurn> {
         let mut rows = Vec::new();
-        let last_assistant = d.turns.iter().rposition(|t| t.speaker == Speaker::Assistant);
+        let last_assistant = d
+            .turns
+            .iter()
+            .rposition(|t| t.speaker == Speaker::Assistant);
         let mut call: Vec<Turn> = Vec::with_capacity(d.turns.len());
         for (t, reference) in d.turns.iter().enumerate() {
             let follows_caller = t > 0 && d.turns[t - 1].speaker == Speaker::Caller;
@@ -482,7 +485,9 @@ fn open_progress(path: &Path, method: &str, fingerprint: &str) -> Result<(Vec<Ev
         Err(e) => {
             return Err(EvalError::Resume {
                 path: path.to_path_buf(),
-                message: format!("line 1 is not a progress header ({e}): delete the file to start over"),
+                message: format!(
+                    "line 1 is not a progress header ({e}): delete the file to start over"
+                ),
             });
         }
     }
@@ -577,7 +582,9 @@ pub async fn run_method<M: Method + 'static, J: Judge>(
     let mut since_sync = 0u32;
     while let Some(joined) = tasks.next().await {
         let (task, task_rows) = joined.map_err(|e| {
-            EvalError::Config(format!("an evaluation task failed: {e} (a bug: please report it)"))
+            EvalError::Config(format!(
+                "an evaluation task failed: {e} (a bug: please report it)"
+            ))
         })?;
         let line = TaskLine {
             task,

@@ -137,7 +137,12 @@ impl RulesJudge {
         } else {
             let preset = kinds("preset.");
             if preset.is_empty() {
-                set(&mut s, "preset_compliance", Some(1.0), "no preset finding".into());
+                set(
+                    &mut s,
+                    "preset_compliance",
+                    Some(1.0),
+                    "no preset finding".into(),
+                );
             } else {
                 set(&mut s, "preset_compliance", Some(0.0), describe(&preset));
             }
@@ -161,9 +166,18 @@ impl RulesJudge {
                 format!("{chars} characters: long for a phone turn (more than {LONG_TURN_CHARS})"),
             );
         } else {
-            set(&mut s, "dialogue_rhythm", Some(1.0), "closes well, short turn".into());
+            set(
+                &mut s,
+                "dialogue_rhythm",
+                Some(1.0),
+                "closes well, short turn".into(),
+            );
         }
-        for name in ["semantic_understanding", "active_guidance", "response_quality"] {
+        for name in [
+            "semantic_understanding",
+            "active_guidance",
+            "response_quality",
+        ] {
             set(
                 &mut s,
                 name,
@@ -201,7 +215,11 @@ const NEVER_CLOSED: &str = "the call ends without the assistant closing it";
 /// went on after), the end-of-call findings are left out: `preset.missing` (the call ended
 /// without the preset) and `natural.closing` for a call that ends unclosed — the call was cut
 /// there by the harness, not by the method.
-pub fn turn_findings(qc: &callbench_model::QcResult, at: usize, final_turn: bool) -> Vec<Violation> {
+pub fn turn_findings(
+    qc: &callbench_model::QcResult,
+    at: usize,
+    final_turn: bool,
+) -> Vec<Violation> {
     qc.violations
         .iter()
         .filter(|v| v.turn == at)

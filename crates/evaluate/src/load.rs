@@ -41,7 +41,10 @@ pub fn load_split(dir: &Path, split: Split) -> Result<Selection> {
     }
     let manifest = corpus::read_manifest(dir)?;
     if manifest.shards.is_empty() {
-        return Err(corpus_err(dir, "the manifest lists no shards: the corpus is empty"));
+        return Err(corpus_err(
+            dir,
+            "the manifest lists no shards: the corpus is empty",
+        ));
     }
     let mut dialogues = Vec::new();
     for info in &manifest.shards {

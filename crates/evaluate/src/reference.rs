@@ -100,10 +100,12 @@ pub fn recast<'a>(
         cell: 0,
         seed,
     };
-    let setup = director.cast(cell, &planned, seed).map_err(|e| AgentError {
-        role: "assistant",
-        message: e.to_string(),
-    })?;
+    let setup = director
+        .cast(cell, &planned, seed)
+        .map_err(|e| AgentError {
+            role: "assistant",
+            message: e.to_string(),
+        })?;
     if let Some(h) = header
         && (setup.header.owner != h.owner || setup.header.caller != h.caller)
     {

@@ -211,13 +211,22 @@ fn heatmap(r: &Results) -> String {
                     let t = v.clamp(0.0, 1.0);
                     let c = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
                     (
-                        format!("#{:02x}{:02x}{:02x}", c(255.0, 34.0), c(255.0, 94.0), c(255.0, 168.0)),
+                        format!(
+                            "#{:02x}{:02x}{:02x}",
+                            c(255.0, 34.0),
+                            c(255.0, 94.0),
+                            c(255.0, 168.0)
+                        ),
                         format!("{v:.3}"),
                     )
                 }
                 None => ("#eeeeee".into(), "—".into()),
             };
-            let text_fill = if v.is_some_and(|v| v > 0.6) { "#fff" } else { "#000" };
+            let text_fill = if v.is_some_and(|v| v > 0.6) {
+                "#fff"
+            } else {
+                "#000"
+            };
             let _ = write!(
                 s,
                 r##"<rect x="{x}" y="{y}" width="{}" height="{}" fill="{fill}" stroke="#fff"/><text x="{}" y="{}" text-anchor="middle" fill="{text_fill}">{label}</text>"##,
@@ -350,12 +359,12 @@ pub fn report_html(r: &Results) -> String {
     s.push_str("<h2>Errors per assistant turn</h2>");
     s.push_str(&legend(r));
     s.push_str(&error_bars(r));
-    for (title, pick) in [
-        ("scenario", 0usize),
-        ("preset case", 1),
-        ("relation", 2),
-    ] {
-        let _ = write!(s, "<h2>Overall by {}</h2><table><tr><th>method</th>", esc(title));
+    for (title, pick) in [("scenario", 0usize), ("preset case", 1), ("relation", 2)] {
+        let _ = write!(
+            s,
+            "<h2>Overall by {}</h2><table><tr><th>method</th>",
+            esc(title)
+        );
         let mut keys: Vec<&String> = r
             .methods
             .values()
@@ -412,7 +421,10 @@ pub fn report_html(r: &Results) -> String {
     let p = &r.provenance;
     let mut prov = vec![
         ("tool version", p.tool_version.clone()),
-        ("judge", format!("{} ({})", p.judge.name, p.judge.fingerprint)),
+        (
+            "judge",
+            format!("{} ({})", p.judge.name, p.judge.fingerprint),
+        ),
         ("corpus", p.corpus.clone()),
         ("corpus fingerprint", p.corpus_fingerprint.clone()),
         ("library digest", p.library_digest.clone()),

@@ -134,11 +134,7 @@ fn percentile_interval(mut v: Vec<f64>) -> Option<[f64; 2]> {
 /// sums, as the point estimate is); the interval is the 2.5th–97.5th percentile. The draws come
 /// from ChaCha8 seeded by `seed` and the method's name, so an interval is reproducible.
 /// Also returns the bootstrap interval of the overall score.
-pub fn dimensions_with_ci(
-    rows: &[EvalTurn],
-    seed: u64,
-    method: &str,
-) -> (Dimensions<Stat>, Stat) {
+pub fn dimensions_with_ci(rows: &[EvalTurn], seed: u64, method: &str) -> (Dimensions<Stat>, Stat) {
     // Units: dialogues (every trial of a dialogue is in its unit), in first-seen order.
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     let mut order: Vec<&str> = Vec::new();
@@ -216,10 +212,8 @@ pub fn error_rates(rows: &[EvalTurn]) -> BTreeMap<String, f64> {
         .iter()
         .filter(|r| !r.unjudged_reason.as_deref().is_some_and(is_no_reply))
         .collect();
-    let mut counts: BTreeMap<String, u64> = VIOLATION_KINDS
-        .iter()
-        .map(|k| (k.to_string(), 0))
-        .collect();
+    let mut counts: BTreeMap<String, u64> =
+        VIOLATION_KINDS.iter().map(|k| (k.to_string(), 0)).collect();
     counts.insert("safety".into(), 0);
     for r in &produced {
         let mut kinds: Vec<&str> = r.findings.iter().map(|f| f.kind.as_str()).collect();
@@ -233,10 +227,7 @@ pub fn error_rates(rows: &[EvalTurn]) -> BTreeMap<String, f64> {
         }
     }
     let n = produced.len().max(1) as f64;
-    counts
-        .into_iter()
-        .map(|(k, c)| (k, c as f64 / n))
-        .collect()
+    counts.into_iter().map(|(k, c)| (k, c as f64 / n)).collect()
 }
 
 /// Whether an unjudged reason says the method (or the caller) produced no turn.
