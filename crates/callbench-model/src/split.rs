@@ -44,7 +44,10 @@ impl SplitRatios {
     /// key in the error.
     pub fn validate(&self, key: &str) -> Result<()> {
         let shares = [self.train, self.validation, self.test];
-        if shares.iter().any(|s| !s.is_finite() || *s < 0.0 || *s > 1.0) {
+        if shares
+            .iter()
+            .any(|s| !s.is_finite() || *s < 0.0 || *s > 1.0)
+        {
             return Err(ModelError::Plan(format!(
                 "{key}: split shares must each be in 0–1, got train {}, validation {}, test {}",
                 self.train, self.validation, self.test

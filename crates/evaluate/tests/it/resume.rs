@@ -78,3 +78,47 @@ fn a_torn_progress_file_resumes_to_the_same_results() {
     assert_eq!(a_json, b_json);
     assert_eq!(a_parquet, b_parquet);
 }
+
+#[test]
+fn generated_text_is_escaped_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), Mode::Turn);
+    let evil = "<script>alert(1)</script>|x";
+    let mut row = corpus::EvalTurn {
+        dialogue_id: "d1".into(),
+        method: evil.into(),
+        relation: "<img src=x onerror=alert(1)>".into(),
+        ..Default::default()
+    };
+    row.scores[evaluate::judge::dim("safety")] = Some(1.0);
+    let info = evaluate::RunInfo {
+        split: "test".into(),
+        split_dialogues: 1,
+        selected_dialogues: 1,
+        corpus: "<b>corpus</b>".into(),
+        corpus_fingerprint: "f".into(),
+        library_digest: "l".into(),
+        judge: evaluate::results::JudgeInfo {
+            name: "rules".into(),
+            fingerprint: "x".into(),
+            model: None,
+        },
+    };
+    let runs = vec![evaluate::MethodRun {
+        name: evil.into(),
+        fingerprint: "\"quoted\"".into(),
+        models: Default::default(),
+        rows: vec![row],
+    }];
+    let r = evaluate::results::results(&cfg, &info, &runs);
+    let html = evaluate::report::report_html(&r);
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains("<img"), "{html}");
+    assert!(!html.contains("<b>corpus"), "{html}");
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    let md = evaluate::report::leaderboard(&r);
+    assert!(
+        md.contains("\\|x"),
+        "a pipe in a name does not break the table: {md}"
+    );
+}
