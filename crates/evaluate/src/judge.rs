@@ -47,6 +47,9 @@ pub struct Scores {
 }
 
 /// A judge's answer for one turn.
+// One verdict lives per turn being judged, moved straight into its row: boxing the scores
+// would buy nothing but an allocation per turn.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
     /// Scored (some dimensions may be `None`: not judged).
