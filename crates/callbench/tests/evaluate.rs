@@ -40,6 +40,33 @@ fn corpus(dir: &Path, count: u32) -> PathBuf {
     out
 }
 
+/// scripts/read_eval.py: `turns.parquet` opens without options in pyarrow, DuckDB and polars and
+/// agrees with results.json. CI installs the three; elsewhere a missing one is said and skipped.
+fn opens_in_pyarrow_duckdb_and_polars(run: &Path) {
+    let probe = Command::new("python3")
+        .args(["-c", "import pyarrow, duckdb, polars"])
+        .output();
+    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v.is_empty()),
+            "CI is set but python3 with pyarrow, duckdb and polars is missing (see .ci/run)"
+        );
+        eprintln!("skipped: python3 with pyarrow, duckdb and polars is not installed here");
+        return;
+    }
+    let o = Command::new("python3")
+        .arg(repo().join("scripts/read_eval.py"))
+        .arg(run)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(&o)
+    );
+}
+
 fn results_without_time(run: &Path) -> serde_json::Value {
     let mut v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(run.join("results.json")).unwrap()).unwrap();
@@ -108,6 +135,7 @@ fn the_offline_benchmark_runs_end_to_end() {
             .contains("| 1 | reference |")
     );
     assert!(run.join("turns.parquet").is_file());
+    opens_in_pyarrow_duckdb_and_polars(&run);
     // The same command again: resumed from the progress file, the same results.
     let o = callbench(&args);
     assert!(o.status.success(), "{}", stderr(&o));
