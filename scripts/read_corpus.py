@@ -7,7 +7,8 @@
 Each library opens OUT/shards/*.parquet with no options. The sections marked
 `# --- pyarrow ---`, `# --- duckdb ---` and `# --- polars ---` are the README's "reading the
 output" examples; the rest checks that the three libraries and OUT/manifest.json agree:
-same row count (= manifest totals.dialogues), unique ids, the required columns with `turns` a
+same row count (= manifest totals.dialogues), unique ids, counts per split, the required columns
+with `turns` a
 list of struct {idx, speaker, text, action, preset_id}, and every dialogue opening with the
 caller. Exits 1 with a message naming the mismatch, 0 after printing a short summary.
 """
@@ -16,7 +17,8 @@ import json
 import sys
 from pathlib import Path
 
-REQUIRED = ["id", "scenario", "preset_case", "relation", "owner", "caller", "turns", "qc", "gen"]
+REQUIRED = ["id", "scenario", "preset_case", "relation", "split", "owner", "caller", "turns", "qc",
+            "gen"]
 TURN_FIELDS = ["idx", "speaker", "text", "action", "preset_id"]
 problems: list[str] = []
 
@@ -59,6 +61,8 @@ def main(out: Path) -> int:
         SELECT t.speaker, count(*) AS turns, round(avg(length(t.text)), 1) AS avg_chars
         FROM (SELECT unnest(turns) AS t FROM corpus) GROUP BY ALL ORDER BY ALL""").fetchall()
     db_columns = [row[0] for row in con.execute("DESCRIBE corpus").fetchall()]
+    db_splits = dict(con.execute(
+        "SELECT split, count(*) FROM corpus WHERE split IS NOT NULL GROUP BY ALL").fetchall())
 
     # --- polars ---
     import polars as pl
@@ -109,6 +113,10 @@ def main(out: Path) -> int:
     check(sum(n for _, n in pl_speakers) == manifest["totals"]["turns"],
           f"{sum(n for _, n in pl_speakers)} turns, manifest totals.turns "
           f"{manifest['totals']['turns']}")
+
+    manifest_splits = {k: v for k, v in manifest.get("splits", {}).items() if v}
+    check(db_splits == manifest_splits,
+          f"duckdb counts per split {db_splits} differ from manifest splits {manifest_splits}")
 
     if problems:
         for p in problems:

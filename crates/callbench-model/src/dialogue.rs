@@ -1,6 +1,6 @@
 //! The dialogue as the interchange format (CONTRACT.md) and the corpus store it.
 
-use crate::vocab::{PresetCase, PresetKind, Relation, Speaker};
+use crate::vocab::{PresetCase, PresetKind, Relation, Speaker, Split};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -21,6 +21,10 @@ pub struct Dialogue {
     pub caller: Caller,
     /// The call, caller first.
     pub turns: Vec<Turn>,
+    /// The corpus split (`train`, `validation`, `test`), present in a corpus written since
+    /// splits exist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
     /// Quality-check outcome, present in a corpus.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qc: Option<QcResult>,

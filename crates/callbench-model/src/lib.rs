@@ -8,6 +8,7 @@
 //! - [`scenario`]: the schema of `scenarios/*.toml`, validation, feasible castings per cell.
 //! - [`owner`]: synthetic owner profiles drawn from the library's pools.
 //! - [`method`]: the seam between `evaluate` and the assistant methods it scores.
+//! - [`split`]: the train / validation / test split, from the seed and the id.
 //! - [`plan`]: `(seed, count, distribution)` → cells, ids and sub-seeds.
 //!
 //! ```
@@ -25,6 +26,7 @@ pub mod method;
 pub mod owner;
 pub mod plan;
 pub mod scenario;
+pub mod split;
 pub mod vocab;
 
 pub use agent::{AgentError, AssistantAgent, AssistantReply, CallerAgent, CallerReply};
@@ -36,4 +38,5 @@ pub use error::{ModelError, Result};
 pub use method::{CallView, Method, MethodReply, MethodUsage, TraceStep};
 pub use plan::{Allocation, Cell, Distribution, Plan, PlannedDialogue};
 pub use scenario::{Casting, PresetRef, Scenario, ScenarioSet};
-pub use vocab::{Action, PresetCase, PresetKind, Relation, Speaker, UnknownWord};
+pub use split::SplitRatios;
+pub use vocab::{Action, PresetCase, PresetKind, Relation, Speaker, Split, UnknownWord};

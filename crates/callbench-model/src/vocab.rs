@@ -109,6 +109,18 @@ word_enum! {
 }
 
 word_enum! {
+    /// Which part of the corpus a dialogue belongs to (the names Hugging Face datasets uses).
+    Split {
+        /// For training.
+        Train = "train",
+        /// For choosing among trained models.
+        Validation = "validation",
+        /// For the benchmark: `evaluate` scores methods here.
+        Test = "test",
+    }
+}
+
+word_enum! {
     /// The kind of a preset, as stored in `owner.presets[].kind`.
     PresetKind {
         /// A service preset with a trigger and an owner response.

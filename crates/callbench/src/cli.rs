@@ -151,6 +151,61 @@ pub enum Command {
         #[arg(long)]
         allow_remote: bool,
     },
+    /// Benchmark assistant methods on the corpus's test split (resumes when --out holds the same run).
+    Evaluate {
+        #[command(flatten)]
+        common: Common,
+        /// The corpus directory.
+        #[arg(long, value_name = "DIR")]
+        corpus: PathBuf,
+        /// Methods, comma-separated (e.g. `reference`).
+        #[arg(long, value_name = "A,B", value_delimiter = ',', required = true)]
+        methods: Vec<String>,
+        /// Turn mode (default, reproducible) or live mode.
+        #[arg(long, value_enum, default_value = "turn")]
+        mode: EvalMode,
+        /// The judge.
+        #[arg(long, value_enum, default_value = "rules")]
+        judge: JudgeKind,
+        /// Caller seeds per dialogue (live mode).
+        #[arg(
+            long,
+            value_name = "K",
+            default_value_t = 1,
+            allow_negative_numbers = true
+        )]
+        trials: i64,
+        /// The split to score.
+        #[arg(long, value_enum, default_value = "test")]
+        split: SplitArg,
+        /// Base URL of the candidate assistant's endpoint.
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// The candidate assistant's model.
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
+        /// Base URL of the judge's endpoint.
+        #[arg(long, value_name = "URL")]
+        judge_base_url: Option<String>,
+        /// The judge's model.
+        #[arg(long, value_name = "NAME")]
+        judge_model: Option<String>,
+        /// Dialogues in flight at once.
+        #[arg(long, value_name = "N", allow_negative_numbers = true)]
+        concurrency: Option<i64>,
+        /// Requests per minute.
+        #[arg(long, value_name = "N")]
+        rpm: Option<u32>,
+        /// Tokens per minute.
+        #[arg(long, value_name = "N")]
+        tpm: Option<u32>,
+        /// Print the calls, tokens and cost of the run; spend nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Print the agreement report.
     Audit {
         #[command(flatten)]
@@ -159,6 +214,35 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         corpus: PathBuf,
     },
+}
+
+/// How `evaluate` meets the corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EvalMode {
+    /// At each assistant turn of a test dialogue, the method answers the call so far.
+    Turn,
+    /// The method plays whole calls against the caller agent.
+    Live,
+}
+
+/// Who scores the assistant turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum JudgeKind {
+    /// The paper's LLM judge.
+    Llm,
+    /// The offline judge on the quality checker.
+    Rules,
+}
+
+/// Which split `evaluate` scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SplitArg {
+    /// `train`.
+    Train,
+    /// `validation`.
+    Validation,
+    /// `test` (the benchmark's).
+    Test,
 }
 
 /// Logs go to stderr; RUST_LOG overrides the level.

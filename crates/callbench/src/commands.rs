@@ -151,6 +151,47 @@ pub fn run(args: Args) -> Result<ExitCode> {
             addr,
             allow_remote,
         } => review(&corpus, addr, allow_remote),
+        Command::Evaluate {
+            common,
+            corpus,
+            methods,
+            mode,
+            judge,
+            trials,
+            split,
+            base_url,
+            model,
+            judge_base_url,
+            judge_model,
+            concurrency,
+            rpm,
+            tpm,
+            dry_run,
+            quiet,
+        } => crate::evaluate::run(crate::evaluate::EvaluateArgs {
+            common,
+            corpus,
+            methods,
+            mode,
+            judge,
+            trials,
+            split,
+            llm_flags: [
+                ("--base-url", base_url.is_some()),
+                ("--model", model.is_some()),
+                ("--judge-base-url", judge_base_url.is_some()),
+                ("--judge-model", judge_model.is_some()),
+                ("--rpm", rpm.is_some()),
+                ("--tpm", tpm.is_some()),
+            ]
+            .into_iter()
+            .filter(|(_, given)| *given)
+            .map(|(flag, _)| flag)
+            .collect(),
+            concurrency,
+            dry_run,
+            quiet,
+        }),
         Command::Audit { common: _, corpus } => {
             let report = inspection::audit(&corpus)?;
             println!("{}", inspection::to_markdown(&report));

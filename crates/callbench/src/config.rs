@@ -49,6 +49,8 @@ pub struct FileConfig {
     pub judge: roleplay::judge::JudgeConfig,
     /// The manual-inspection sample drawn at the end of `generate` (and by `sample`).
     pub sample: SampleSection,
+    /// `[split]`: the shares of train, validation and test (default 0.8 / 0.1 / 0.1).
+    pub split: callbench_model::SplitRatios,
 }
 
 /// `[sample]`: the manual-inspection sample.
@@ -110,6 +112,7 @@ impl Default for FileConfig {
             llm: llm_client::LlmConfig::default(),
             judge: roleplay::judge::JudgeConfig::default(),
             sample: SampleSection::default(),
+            split: g.split,
         }
     }
 }
@@ -175,6 +178,7 @@ impl FileConfig {
             parquet: self.parquet.clone(),
             check: self.check.clone(),
             judge: self.judge.clone(),
+            split: self.split,
         }
     }
 }

@@ -3,6 +3,7 @@
 mod cli;
 mod commands;
 mod config;
+mod evaluate;
 
 use clap::Parser;
 

@@ -36,6 +36,7 @@ pub const COLUMNS: &[&str] = &[
     "scenario",
     "preset_case",
     "relation",
+    "split",
     "owner",
     "caller",
     "turns",
@@ -145,6 +146,9 @@ static LAYOUT: LazyLock<Layout> = LazyLock::new(|| {
         utf8("scenario"),
         utf8("preset_case"),
         utf8("relation"),
+        // Null for a dialogue that belongs to no split (an interchange file, a shard written
+        // before splits existed, which is then read back with `split: None`).
+        utf8_nullable("split"),
         Field::new("owner", DataType::Struct(owner.clone()), false),
         Field::new("caller", DataType::Struct(caller.clone()), false),
         list_of_structs("turns", &turn),
@@ -352,6 +356,7 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
     let mut scenario = Strs::new("scenario", n, n * 8);
     let mut preset_case = Strs::new("preset_case", n, n * 8);
     let mut relation = Strs::new("relation", n, n * 10);
+    let mut split = Strs::new("split", n, n * 5);
 
     let mut owner_name = Strs::new("owner.name", n, n * 9);
     let mut owner_public = KvList::new("owner.public", "owner.public.key", "owner.public.value", n);
@@ -412,6 +417,7 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
         scenario.push(&d.scenario);
         preset_case.push(d.preset_case.as_str());
         relation.push(d.relation.as_str());
+        split.push_opt(d.split.map(|s| s.as_str()));
 
         owner_name.push(&d.owner.name);
         owner_public.push(&d.owner.public);
@@ -625,6 +631,7 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
             scenario.finish()?,
             preset_case.finish()?,
             relation.finish()?,
+            split.finish()?,
             Arc::new(owner),
             Arc::new(caller),
             turns,
@@ -854,6 +861,10 @@ pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
     let scenario = strings(column(batch, "scenario")?, "scenario")?;
     let preset_case = strings(column(batch, "preset_case")?, "preset_case")?;
     let relation = strings(column(batch, "relation")?, "relation")?;
+    let split = match batch.column_by_name("split") {
+        Some(arr) => Some(strings(arr, "split")?),
+        None => None,
+    };
 
     let owner = as_struct(column(batch, "owner")?, "owner")?;
     let owner_name = strings(child(owner, "name", "owner")?, "owner.name")?;
@@ -1130,6 +1141,13 @@ pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
                 events,
             },
             turns,
+            split: match &split {
+                Some(col) => match col.get_opt(row) {
+                    Some(w) => Some(word(&w, "split", row)?),
+                    None => None,
+                },
+                None => None,
+            },
             qc,
             r#gen,
             judge,

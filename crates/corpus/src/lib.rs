@@ -14,7 +14,7 @@
 //!
 //! - [`dialogues_to_batch`] / [`batch_to_dialogues`]: [`Dialogue`]s to an Arrow
 //!   [`RecordBatch`](arrow::record_batch::RecordBatch) of the shard [`schema`] and back, exactly.
-//!   The columns are `id`, `scenario`, `preset_case`, `relation`, `owner`, `caller`, `turns`,
+//!   The columns are `id`, `scenario`, `preset_case`, `relation`, `split`, `owner`, `caller`, `turns`,
 //!   `n_turns`, `qc`, `gen` and `judge` (the LLM judge's turn-level scores, null when the judge
 //!   did not run), in plain Arrow types that pyarrow, DuckDB and polars read as is. Shards written
 //!   before a nullable column existed still read, with `None` for it.
@@ -31,6 +31,7 @@
 //!   done (and still intact), refuses a directory that holds another run, and survives a crash
 //!   mid-append.
 //! - [`Manifest`], [`write_manifest`], [`read_manifest`]: the corpus summary.
+//! - [`EvalTurn`] and [`write_eval_turns`]: `RUN/turns.parquet` of `callbench evaluate`.
 //! - [`CorpusError`]: every error names the file, and the line, row or column at fault.
 //!
 //! Every file is written atomically (temp file beside it, fsync, rename, fsync the folder), so
@@ -48,6 +49,7 @@
 //!     owner: Owner { name: "王小明".into(), ..Owner::default() },
 //!     caller: Caller { role: "邻居".into(), goal: "借梯子".into(), ..Caller::default() },
 //!     turns: vec![Turn { speaker: Speaker::Caller, text: "喂，你好".into(), action: None, preset_id: None }],
+//!     split: None,
 //!     qc: None,
 //!     r#gen: None,
 //!     judge: None,
@@ -62,6 +64,7 @@
 pub mod atomic;
 pub mod batch;
 pub mod error;
+pub mod evalturns;
 pub mod jsonl;
 pub mod ledger;
 pub mod manifest;
@@ -74,6 +77,9 @@ pub use batch::{
 };
 pub use callbench_model::Dialogue;
 pub use error::{CorpusError, Result};
+pub use evalturns::{
+    EvalFinding, EvalTrace, EvalTurn, eval_turns_schema, eval_turns_to_batch, write_eval_turns,
+};
 pub use jsonl::{JsonlReader, JsonlWriter, read_jsonl};
 pub use ledger::{LEDGER_FILE, Ledger, RunHeader};
 pub use manifest::{

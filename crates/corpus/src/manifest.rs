@@ -40,6 +40,10 @@ pub struct Manifest {
     pub rejects: Vec<String>,
     /// Corpus-wide counts.
     pub totals: Totals,
+    /// Dialogues in the shards per split (`train`, `validation`, `test`); empty for a corpus
+    /// written before splits existed.
+    #[serde(default)]
+    pub splits: BTreeMap<String, u64>,
     /// Violations found by the checker, per kind (rejected and accepted dialogues alike).
     #[serde(default)]
     pub findings: BTreeMap<String, u64>,

@@ -196,6 +196,7 @@ impl Director {
                 events,
             },
             turns: Vec::new(),
+            split: None,
             qc: None,
             r#gen: None,
             judge: None,

@@ -56,6 +56,9 @@ pub struct GenerateConfig {
     pub check: CheckConfig,
     /// The LLM judge stage.
     pub judge: crate::judge::JudgeConfig,
+    /// The shares of the train / validation / test splits (each dialogue's split is drawn from
+    /// the run seed and its id: see `callbench_model::split`).
+    pub split: callbench_model::SplitRatios,
 }
 
 impl Default for GenerateConfig {
@@ -74,6 +77,7 @@ impl Default for GenerateConfig {
             parquet: ShardWriterConfig::default(),
             check: CheckConfig::default(),
             judge: crate::judge::JudgeConfig::default(),
+            split: callbench_model::SplitRatios::default(),
         }
     }
 }
@@ -162,6 +166,9 @@ pub struct ShardStats {
     /// Repaired replies per field in the written dialogues.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub repairs: BTreeMap<String, u64>,
+    /// Accepted dialogues per split.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub splits: BTreeMap<String, u64>,
 }
 
 /// What a run did.
@@ -408,6 +415,7 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
                 let passed = qc.passed;
                 dialogue.qc = Some(qc);
                 if passed {
+                    dialogue.split = Some(cfg.split.assign(cfg.seed, &d.id));
                     return Outcome {
                         accepted: Some(dialogue),
                         rejects,
@@ -437,6 +445,7 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
                     owner: Default::default(),
                     caller: Default::default(),
                     turns: Vec::new(),
+                    split: None,
                     qc: None,
                     r#gen: None,
                     judge: None,
@@ -500,6 +509,9 @@ pub async fn generate_judged<B: Backend>(
         ));
     }
     cfg.validate()?;
+    cfg.split
+        .validate("split")
+        .map_err(|e| Error::Config(e.to_string()))?;
     let started = Instant::now();
     let plan = Arc::new(Plan::build(
         &lib.set,
@@ -511,7 +523,7 @@ pub async fn generate_judged<B: Backend>(
     // is refused instead of being mixed into this one's shards.
     let fingerprint = {
         let extra = format!(
-            "{}{}|{}|{}|{:?}|{}|{}",
+            "{}{}|{}|{}|{:?}|{}|{}|split {}/{}/{}",
             cfg.max_turns,
             // The minimum length changes LLM dialogues only; the offline corpus keeps its
             // fingerprint (and its resumable ledgers).
@@ -529,7 +541,12 @@ pub async fn generate_judged<B: Backend>(
                 serde_json::to_string(&cfg.judge).unwrap_or_default()
             } else {
                 String::new()
-            }
+            },
+            // The splits are written into the shards: a ledger of shards without them (or with
+            // other shares) is another run.
+            cfg.split.train,
+            cfg.split.validation,
+            cfg.split.test
         );
         format!(
             "{}-{:016x}",
@@ -677,6 +694,9 @@ pub async fn generate_judged<B: Backend>(
                     *job.stats.repairs.entry(field.to_string()).or_default() += 1;
                 }
                 *job.stats.written.entry(cell_key(&d)).or_default() += 1;
+                if let Some(split) = d.split {
+                    *job.stats.splits.entry(split.to_string()).or_default() += 1;
+                }
                 count_findings(&mut job.stats.findings, &d);
                 count_findings(
                     job.stats
@@ -813,12 +833,14 @@ fn build_manifest(
     let mut cell_findings: HashMap<String, BTreeMap<String, u64>> = HashMap::new();
     let mut totals = Totals::default();
     let mut report = corpus::RunReport::default();
+    let mut splits = BTreeMap::new();
     for s in &shards {
         let st = s.shard_stats();
         for (into, from) in [
             (&mut report.failure_reasons, &st.failure_reasons),
             (&mut report.rejected_kinds, &st.rejected_kinds),
             (&mut report.repairs, &st.repairs),
+            (&mut splits, &st.splits),
         ] {
             for (k, v) in from {
                 *into.entry(k.clone()).or_default() += v;
@@ -875,6 +897,7 @@ fn build_manifest(
         rejects: shards.iter().filter_map(|s| s.rejects.clone()).collect(),
         shards,
         totals,
+        splits,
         findings,
         config: effective_config,
         usage: serde_json::json!({}),

@@ -225,11 +225,29 @@ fn a_missing_column_is_named() {
 #[test]
 fn qc_and_gen_columns_may_be_absent_on_input() {
     let batch = dialogues_to_batch(&[full("x")]).unwrap();
-    let without = batch.project(&[0, 1, 2, 3, 4, 5, 6]).unwrap();
+    // id, scenario, preset_case, relation, split, owner, caller, turns.
+    let without = batch.project(&[0, 1, 2, 3, 4, 5, 6, 7]).unwrap();
     let back = batch_to_dialogues(&without).unwrap();
+    assert_eq!(back[0].split, full("x").split);
     assert_eq!(back[0].qc, None);
     assert_eq!(back[0].r#gen, None);
     assert_eq!(back[0].judge, None);
+}
+
+/// Shards written before the `split` column existed still read, with no split (and `evaluate`
+/// refuses them, saying to regenerate).
+#[test]
+fn a_batch_without_the_split_column_reads_as_none() {
+    let dialogues = mix(4);
+    assert!(dialogues.iter().any(|d| d.split.is_some()));
+    let batch = dialogues_to_batch(&dialogues).unwrap();
+    let split = batch.schema().index_of("split").unwrap();
+    let keep: Vec<usize> = (0..batch.num_columns()).filter(|&i| i != split).collect();
+    let back = batch_to_dialogues(&batch.project(&keep).unwrap()).unwrap();
+    for (b, d) in back.iter().zip(&dialogues) {
+        assert_eq!(b.split, None);
+        assert_eq!(b.turns, d.turns);
+    }
 }
 
 /// Shards written before the `judge` column existed still read, with no judge.

@@ -95,6 +95,7 @@ pub fn full(id: &str) -> Dialogue {
             repairs: BTreeMap::from([("001.preset_id".into(), "\"p9\" → null".into())]),
         }),
         judge: Some(judge_scores()),
+        split: Some(callbench_model::Split::Test),
     }
 }
 
@@ -147,6 +148,7 @@ pub fn minimal(id: &str) -> Dialogue {
             events: vec![],
         },
         turns: vec![],
+        split: None,
         qc: None,
         r#gen: None,
         judge: None,

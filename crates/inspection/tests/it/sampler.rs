@@ -218,6 +218,7 @@ fn a_manifest_names_the_shards() {
         shards: vec![info],
         rejects: vec![],
         totals: Default::default(),
+        splits: Default::default(),
         findings: Default::default(),
         config: Default::default(),
         usage: Default::default(),

@@ -69,6 +69,7 @@ pub fn dialogue(id: &str, cell: Cell, turns: usize) -> Dialogue {
             ..GenInfo::default()
         }),
         judge: None,
+        split: None,
     }
 }
 

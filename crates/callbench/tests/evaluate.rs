@@ -1,0 +1,299 @@
+//! `callbench evaluate` as a user runs it: the offline benchmark end to end, kill -9 and
+//! resume, bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn callbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args)
+        .current_dir(repo())
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn corpus(dir: &Path, count: u32) -> PathBuf {
+    let out = dir.join("corpus");
+    let cfg = dir.join("no-sample.toml");
+    std::fs::write(&cfg, "[sample]\nafter_generate = false\n").unwrap();
+    let o = callbench(&[
+        "generate",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--count",
+        &count.to_string(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
+
+/// scripts/read_eval.py: `turns.parquet` opens without options in pyarrow, DuckDB and polars and
+/// agrees with results.json. CI installs the three; elsewhere a missing one is said and skipped.
+fn opens_in_pyarrow_duckdb_and_polars(run: &Path) {
+    let probe = Command::new("python3")
+        .args(["-c", "import pyarrow, duckdb, polars"])
+        .output();
+    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v.is_empty()),
+            "CI is set but python3 with pyarrow, duckdb and polars is missing (see .ci/run)"
+        );
+        eprintln!("skipped: python3 with pyarrow, duckdb and polars is not installed here");
+        return;
+    }
+    let o = Command::new("python3")
+        .arg(repo().join("scripts/read_eval.py"))
+        .arg(run)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(&o)
+    );
+}
+
+fn results_without_time(run: &Path) -> serde_json::Value {
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("results.json")).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("created_at");
+    v
+}
+
+#[test]
+fn the_offline_benchmark_runs_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 600);
+    let run = dir.path().join("run");
+    let args = [
+        "evaluate",
+        "--corpus",
+        c.to_str().unwrap(),
+        "--methods",
+        "reference",
+        "--judge",
+        "rules",
+        "--out",
+        run.to_str().unwrap(),
+        "--quiet",
+    ];
+    let o = callbench(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let last = stderr(&o);
+    assert!(
+        last.trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .contains("results.json"),
+        "{last}"
+    );
+    let r = results_without_time(&run);
+    assert_eq!(r["mode"], "turn");
+    assert_eq!(r["judge"], "rules");
+    assert_eq!(r["split"], "test");
+    let m = &r["methods"]["reference"];
+    let dims: Vec<&str> = m["dimensions"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut want = callbench_model::JUDGE_DIMENSIONS.to_vec();
+    want.sort_unstable();
+    assert_eq!(dims, want, "the seven dimension keys");
+    assert!(
+        m["dimensions"]["semantic_understanding"]["mean"].is_null(),
+        "not judged is null"
+    );
+    assert!(m["dimensions"]["safety"]["ci95"].as_array().unwrap().len() == 2);
+    assert!(m["overall"].as_f64().unwrap() > 0.9);
+    assert!(m["dialogues"].as_u64().unwrap() > 20);
+    assert!(m["turns"].as_u64().unwrap() > m["dialogues"].as_u64().unwrap());
+    assert_eq!(m["unjudged"], 0);
+    assert!(m["errors"]["safety.privacy"].is_number());
+    assert!(m["usage"]["requests"] == 0);
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && !html.to_lowercase().contains("<script"));
+    assert!(
+        std::fs::read_to_string(run.join("leaderboard.md"))
+            .unwrap()
+            .contains("| 1 | reference |")
+    );
+    assert!(run.join("turns.parquet").is_file());
+    opens_in_pyarrow_duckdb_and_polars(&run);
+    // The same command again: resumed from the progress file, the same results.
+    let o = callbench(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(results_without_time(&run), r);
+    // --dry-run spends nothing and says so.
+    let o = callbench(&[
+        "evaluate",
+        "--corpus",
+        c.to_str().unwrap(),
+        "--methods",
+        "reference",
+        "--out",
+        dir.path().join("dry").to_str().unwrap(),
+        "--dry-run",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("model calls: 0") && out.contains("cost 0"),
+        "{out}"
+    );
+    assert!(!dir.path().join("dry").exists(), "a dry run writes nothing");
+}
+
+#[test]
+fn kill_9_and_rerun_gives_the_uninterrupted_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 20_000);
+    let args = |run: &Path| -> Vec<String> {
+        [
+            "evaluate",
+            "--corpus",
+            c.to_str().unwrap(),
+            "--methods",
+            "reference",
+            "--out",
+            run.to_str().unwrap(),
+            "--quiet",
+            "--concurrency",
+            "16",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let whole = dir.path().join("whole");
+    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args(&whole))
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let killed = dir.path().join("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args(&killed))
+        .current_dir(repo())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let progress = killed.join("progress/reference.jsonl");
+    let start = Instant::now();
+    loop {
+        let lines = std::fs::read_to_string(&progress)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if lines >= 300 || start.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+    assert!(
+        !killed.join("results.json").exists(),
+        "killed before the end"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args(&killed))
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("evaluated"), "{}", stderr(&o));
+    // The run directory is not recorded: the two results are equal but for `created_at`.
+    assert_eq!(results_without_time(&killed), results_without_time(&whole));
+    assert_eq!(
+        std::fs::read(killed.join("turns.parquet")).unwrap(),
+        std::fs::read(whole.join("turns.parquet")).unwrap()
+    );
+}
+
+fn fails_with(o: &Output, needles: &[&str]) {
+    assert!(!o.status.success(), "expected failure");
+    let e = stderr(o);
+    for n in needles {
+        assert!(e.contains(n), "stderr lacks {n:?}: {e}");
+    }
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn bad_input_says_what_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 100);
+    let run = dir.path().join("run");
+    let (cs, rs) = (c.to_str().unwrap(), run.to_str().unwrap());
+    let ev = |extra: &[&str]| {
+        let mut a = vec!["evaluate", "--corpus", cs, "--out", rs];
+        a.extend_from_slice(extra);
+        callbench(&a)
+    };
+    fails_with(
+        &ev(&["--methods", "nosuch"]),
+        &["unknown method \"nosuch\"", "available: reference"],
+    );
+    fails_with(
+        &ev(&["--methods", "react"]),
+        &["LLM method", "not available yet"],
+    );
+    fails_with(
+        &ev(&["--methods", "reference", "--judge", "llm"]),
+        &["--judge llm", "not available yet"],
+    );
+    fails_with(
+        &ev(&["--methods", "reference", "--base-url", "http://127.0.0.1:1"]),
+        &["--base-url", "not available yet"],
+    );
+    fails_with(
+        &ev(&["--methods", "reference", "--trials", "0"]),
+        &["--trials"],
+    );
+    fails_with(
+        &ev(&["--methods", "reference", "--trials", "2"]),
+        &["--mode live"],
+    );
+    fails_with(
+        &ev(&["--methods", "reference", "--count", "0"]),
+        &["--count"],
+    );
+    fails_with(
+        &callbench(&["evaluate", "--corpus", cs, "--methods", "reference"]),
+        &["--out"],
+    );
+    fails_with(
+        &callbench(&[
+            "evaluate",
+            "--corpus",
+            dir.path().to_str().unwrap(),
+            "--methods",
+            "reference",
+            "--out",
+            rs,
+        ]),
+        &["no manifest.json", "not a corpus"],
+    );
+    assert!(!run.exists(), "nothing written by a refused run");
+}

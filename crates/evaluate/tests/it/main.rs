@@ -1,0 +1,9 @@
+//! The harness's behaviour: arithmetic against hand computations, reproducible intervals, the
+//! rules judge telling bad methods apart, bad input, resume, the split.
+
+mod arithmetic;
+mod bad_methods;
+mod input;
+mod resume;
+mod split;
+mod support;
