@@ -306,6 +306,7 @@ impl<M: Method + 'static, J: Judge> Ctx<M, J> {
             setup.scenario,
             &lib.book,
             setup.casting,
+            setup.header.caller.persona.as_deref(),
             setup.vars.clone(),
             caller_seed,
         ) {

@@ -149,16 +149,14 @@ impl Method for ReferenceMethod {
             });
         }
         let lib = &self.director.lib;
-        let presets = match setup.preset_def {
-            Some(def) => setup
-                .header
-                .owner
-                .presets
-                .iter()
-                .map(|p| HeldPreset::new(p.clone(), def))
-                .collect(),
-            None => Vec::new(),
-        };
+        let presets = setup
+            .header
+            .owner
+            .presets
+            .iter()
+            .zip(&setup.preset_defs)
+            .map(|(p, def)| HeldPreset::new(p.clone(), def))
+            .collect();
         let mut assistant = SimAssistant::new(
             setup.scenario,
             &lib.book,
