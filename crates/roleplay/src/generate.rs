@@ -48,6 +48,11 @@ pub struct GenerateConfig {
     /// (0: never), naming the reason and the likely fix: a misconfigured run (wrong model
     /// name, a server without `json_schema`, replies cut short) must not spend its budget.
     pub stop_after_failures: u32,
+    /// LLM backends: a dialogue whose character 5-gram set has a Jaccard similarity of at
+    /// least this with one already accepted in its cell (MinHash estimate, [`crate::dedup`]) is
+    /// rejected as `natural.near_duplicate` and regenerated (0: off). The offline backend is
+    /// not checked: its corpus has no near-duplicates (BENCHMARKS.md, "Variety").
+    pub near_duplicate_threshold: f64,
     /// How the corpus spreads over cells.
     pub distribution: Distribution,
     /// Parquet settings.
@@ -70,6 +75,7 @@ impl Default for GenerateConfig {
             max_attempts: 3,
             min_turns: 4,
             stop_after_failures: 50,
+            near_duplicate_threshold: 0.9,
             distribution: Distribution::default(),
             parquet: ShardWriterConfig::default(),
             check: CheckConfig::default(),
@@ -97,6 +103,12 @@ impl GenerateConfig {
             return Err(Error::Config(format!(
                 "min_turns ({}) must not exceed max_turns ({})",
                 self.min_turns, self.max_turns
+            )));
+        }
+        let t = self.near_duplicate_threshold;
+        if !(t == 0.0 || (t > 0.0 && t <= 1.0)) {
+            return Err(Error::Config(format!(
+                "near_duplicate_threshold must be 0 (off) or in (0, 1], got {t}"
             )));
         }
         if self.max_attempts == 0 {
@@ -176,7 +188,11 @@ pub struct Summary {
 }
 
 struct Outcome {
+    /// The plan position.
+    position: u64,
     accepted: Option<Dialogue>,
+    /// The accepted dialogue's signature, when near-duplicates are removed.
+    signature: Option<crate::dedup::Signature>,
     rejects: Vec<Dialogue>,
     failure: Option<Dialogue>,
     cell_key: String,
@@ -266,6 +282,8 @@ struct Stages<B> {
     judge: Option<Arc<llm_client::LlmClient>>,
     /// Run the `plan.*` rules (LLM backends: the offline agents play their plan by design).
     plan_checks: bool,
+    /// Remove near-duplicates at this similarity (LLM backends with a threshold above 0).
+    dedup: Option<f64>,
     breaker: std::sync::Mutex<Breaker>,
     stop: std::sync::atomic::AtomicBool,
 }
@@ -302,9 +320,9 @@ impl<B> Stages<B> {
     }
 }
 
-/// Plays, checks (and judges) one planned dialogue, regenerating a rejected one with a new
-/// sub-seed up to the attempt budget.
-async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
+/// Plays, checks (and judges) one planned dialogue from attempt `first_attempt` on,
+/// regenerating a rejected one with a new sub-seed up to the attempt budget.
+async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64, first_attempt: u32) -> Outcome {
     let Stages {
         director,
         backend,
@@ -318,7 +336,9 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
     } = &*stages;
     let Some(d) = plan.get(index) else {
         return Outcome {
+            position: index,
             accepted: None,
+            signature: None,
             rejects: Vec::new(),
             failure: None,
             cell_key: String::new(),
@@ -329,10 +349,12 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
     let cell_key = format!("{}/{}/{}", cell.scenario, cell.preset_case, cell.relation);
     let mut rejects = Vec::new();
     let mut last_failure = None;
-    for attempt in 0..cfg.max_attempts {
+    for attempt in first_attempt..cfg.max_attempts {
         if stages.stopped() {
             return Outcome {
+                position: index,
                 accepted: None,
+                signature: None,
                 rejects: Vec::new(),
                 failure: None,
                 cell_key,
@@ -370,7 +392,9 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
                 let mut qc = checker.check(&dialogue);
                 if *plan_checks {
                     let found = crate::plan::check(&director.lib, &setup, &dialogue, cfg.min_turns);
-                    qc.passed &= found.is_empty();
+                    // Like the checker's own kinds, a `plan.*` finding rejects when
+                    // `reject_kinds` names it (by default every kind).
+                    qc.passed &= !found.iter().any(|v| checker.rejects(&v.kind));
                     qc.violations.extend(found);
                 }
                 // The judge scores only what the rules passed: its calls cost money.
@@ -409,6 +433,8 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
                 dialogue.qc = Some(qc);
                 if passed {
                     return Outcome {
+                        position: index,
+                        signature: stages.dedup.map(|_| crate::dedup::signature(&dialogue)),
                         accepted: Some(dialogue),
                         rejects,
                         failure: None,
@@ -457,12 +483,26 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
         dialogue
     });
     Outcome {
+        position: index,
         accepted: None,
+        signature: None,
         rejects,
         failure,
         cell_key,
         skipped: false,
     }
+}
+
+/// Spawns the production of one plan position; every task of a run has this one future type.
+fn launch<B: Backend>(
+    stages: &Arc<Stages<B>>,
+    seq: usize,
+    position: u64,
+    first_attempt: u32,
+) -> impl std::future::Future<Output = (usize, std::result::Result<Outcome, tokio::task::JoinError>)>
++ use<B> {
+    let handle = tokio::spawn(produce(stages.clone(), position, first_attempt));
+    async move { (seq, handle.await) }
 }
 
 struct ShardJob {
@@ -518,7 +558,8 @@ pub async fn generate_judged<B: Backend>(
             if backend.name() == "sim" {
                 String::new()
             } else {
-                format!("-{}", cfg.min_turns)
+                // So does near-duplicate removal.
+                format!("-{}-nd{}", cfg.min_turns, cfg.near_duplicate_threshold)
             },
             cfg.max_attempts,
             backend.name(),
@@ -578,6 +619,8 @@ pub async fn generate_judged<B: Backend>(
         versions: versions(&lib),
         judge,
         plan_checks: backend.name() != "sim",
+        dedup: (backend.name() != "sim" && cfg.near_duplicate_threshold > 0.0)
+            .then_some(cfg.near_duplicate_threshold),
         breaker: Default::default(),
         stop: Default::default(),
     });
@@ -627,6 +670,15 @@ pub async fn generate_judged<B: Backend>(
     };
     let mut in_shard = 0u64;
     let mut halted = false;
+    let mut dedup = stages.dedup.map(crate::dedup::NearDuplicates::new);
+    // Shards of earlier runs whose signatures are not read yet, in order.
+    let mut unread_done: Vec<u32> = if dedup.is_some() {
+        done_by_index.keys().copied().collect()
+    } else {
+        Vec::new()
+    };
+    // Rejected attempts of a dialogue being regenerated (a near-duplicate), by sequence number.
+    let mut carried: HashMap<usize, Vec<Dialogue>> = HashMap::new();
     'run: loop {
         while inflight.len() < cfg.concurrency
             && !stages.stopped()
@@ -635,29 +687,92 @@ pub async fn generate_judged<B: Backend>(
         {
             let seq = next_dispatch;
             let position = positions.next().expect("n_positions positions");
-            let handle = tokio::spawn(produce(stages.clone(), position));
-            inflight.push(async move { (seq, handle.await) });
+            inflight.push(launch(&stages, seq, position, 0));
             next_dispatch += 1;
         }
         let Some((seq, res)) = inflight.next().await else {
             break;
         };
-        let outcome = res.map_err(|e| Error::Config(format!("a generation task panicked: {e}")))?;
+        let mut outcome =
+            res.map_err(|e| Error::Config(format!("a generation task panicked: {e}")))?;
+        if let Some(mut earlier) = carried.remove(&seq) {
+            earlier.append(&mut outcome.rejects);
+            outcome.rejects = earlier;
+        }
         finished.insert(seq, outcome);
         // Once a dialogue was skipped (the run stopped), nothing after it is emitted: its
         // shard cannot be complete. The tasks still in flight are drained (they stop at their
         // next attempt), and the shards already complete are written.
         while !halted {
-            let Some(outcome) = finished.remove(&next_emit) else {
+            let Some(mut outcome) = finished.remove(&next_emit) else {
                 break;
             };
             if outcome.skipped {
                 halted = true;
                 break;
             }
+            let Some((k, len)) = current else { break 'run };
+            // Near-duplicates, in plan order: a dialogue is compared with the accepted ones
+            // before it in its cell — those of the shards already written (read in once the
+            // shard being collected is past them) and those emitted so far.
+            if let Some(store) = dedup.as_mut() {
+                while let Some(&i) = unread_done.first()
+                    && i < k
+                {
+                    store.ingest(&cfg.out.join(&done_by_index[&i].file))?;
+                    unread_done.remove(0);
+                }
+                if let Some(d) = &outcome.accepted {
+                    let sig = outcome
+                        .signature
+                        .take()
+                        .unwrap_or_else(|| crate::dedup::signature(d));
+                    match store.find(&outcome.cell_key, &sig) {
+                        None => store.insert(&outcome.cell_key, &d.id, sig),
+                        Some(m) => {
+                            let next_attempt =
+                                d.r#gen.as_ref().map_or(0, |g| g.attempt).saturating_add(1);
+                            let mut dup = outcome.accepted.take().expect("checked above");
+                            let qc = dup.qc.get_or_insert_with(Default::default);
+                            qc.passed = false;
+                            qc.violations.push(Violation {
+                                kind: "natural.near_duplicate".into(),
+                                turn: 0,
+                                evidence: m.id.clone(),
+                                message: format!(
+                                    "a near-duplicate of {}, accepted earlier in the cell \
+                                     (estimated Jaccard similarity of their character 5-grams \
+                                     {:.2} ≥ {})",
+                                    m.id, m.similarity, cfg.near_duplicate_threshold
+                                ),
+                            });
+                            tracing::debug!(id = %dup.id, of = %m.id, "near-duplicate");
+                            outcome.rejects.push(dup);
+                            if next_attempt < cfg.max_attempts {
+                                if stages.stopped() {
+                                    // Not regenerated now: the run is stopping before this
+                                    // dialogue, as if it had not been reached.
+                                    halted = true;
+                                    break;
+                                }
+                                // Regenerated with the next attempt's seed; this position
+                                // waits for it, the rejects so far travel with it.
+                                carried.insert(next_emit, std::mem::take(&mut outcome.rejects));
+                                inflight.push(launch(
+                                    &stages,
+                                    next_emit,
+                                    outcome.position,
+                                    next_attempt,
+                                ));
+                                break;
+                            }
+                            // The attempt budget is spent: given up as rejected, below.
+                        }
+                    }
+                }
+            }
             next_emit += 1;
             on_event(Event::Dialogue);
-            let Some((k, len)) = current else { break 'run };
             job.index = k;
             for r in &outcome.rejects {
                 job.stats.rejected_attempts += 1;

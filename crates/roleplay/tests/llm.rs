@@ -637,3 +637,169 @@ fn the_assistant_prompt_describes_every_decision_the_schema_offers() {
         .unwrap();
     assert!(text.contains("hold_preset（"), "{text}");
 }
+
+/// Every planned dialogue in one cell (`taxi/none/none`), so that near-duplicates can meet.
+fn one_cell() -> callbench_model::Distribution {
+    use callbench_model::PresetCase;
+    callbench_model::Distribution {
+        scenarios: ["delivery", "harassment", "life", "takeout", "taxi", "work"]
+            .iter()
+            .map(|s| (s.to_string(), if *s == "taxi" { 1.0 } else { 0.0 }))
+            .collect(),
+        preset_cases_with_regular: [
+            (PresetCase::Regular, 0.0),
+            (PresetCase::Emergent, 0.0),
+            (PresetCase::None, 1.0),
+        ]
+        .into_iter()
+        .collect(),
+        ..Default::default()
+    }
+}
+
+/// Issue #12 item 6: against a server that says the same lines in every call (few scripts), a
+/// near-duplicate of a dialogue accepted earlier in the cell is rejected as
+/// `natural.near_duplicate` and regenerated; what is written holds no two near-duplicates, and
+/// the manifest counts them.
+#[test]
+fn near_duplicates_are_rejected_and_regenerated() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::Repeat,
+            repeat_variants: 3,
+            end_after_turns: 6,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let count = 24;
+    let s = run_cfg(
+        &rt,
+        dir.path(),
+        llm_config(&mock.base_url()),
+        GenerateConfig {
+            count,
+            rows_per_shard: 8,
+            concurrency: 6,
+            seed: 5,
+            max_attempts: 6,
+            distribution: one_cell(),
+            // The mock's lines play no plan and break rules; only near-duplicates reject here.
+            check: quality_checker::CheckConfig {
+                reject_kinds: Vec::new(),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    );
+    let m = &s.manifest;
+    assert_eq!(m.totals.failed, 0, "{:?}", m.report.failure_reasons);
+    assert_eq!(m.totals.dialogues + m.totals.rejected, count);
+    let dups = m
+        .findings
+        .get("natural.near_duplicate")
+        .copied()
+        .unwrap_or(0);
+    assert!(dups > 0, "{:?}", m.findings);
+    let written = shards(dir.path());
+    assert_eq!(written.len() as u64, m.totals.dialogues);
+    // No two written dialogues of the cell are near-duplicates.
+    let sigs: Vec<_> = written.iter().map(roleplay::dedup::signature).collect();
+    for i in 0..sigs.len() {
+        for j in 0..i {
+            let sim = roleplay::dedup::similarity(&sigs[i], &sigs[j]);
+            assert!(sim < 0.9, "{} and {}: {sim}", written[i].id, written[j].id);
+        }
+    }
+    // Each rejected near-duplicate names a written dialogue planned before it, and some were
+    // regenerated into a dialogue that was written.
+    let ids: Vec<&str> = written.iter().map(|d| d.id.as_str()).collect();
+    let dup_rejects: Vec<Dialogue> = rejects(dir.path())
+        .into_iter()
+        .filter(|d| {
+            d.qc.as_ref().is_some_and(|q| {
+                q.violations
+                    .iter()
+                    .any(|v| v.kind == "natural.near_duplicate")
+            })
+        })
+        .collect();
+    assert_eq!(dup_rejects.len() as u64, dups);
+    for r in &dup_rejects {
+        let v = r.qc.as_ref().unwrap().violations.last().unwrap();
+        assert_eq!(v.kind, "natural.near_duplicate");
+        assert!(ids.contains(&v.evidence.as_str()), "{}", v.evidence);
+        assert_ne!(v.evidence, r.id);
+    }
+    assert!(
+        dup_rejects.iter().any(|r| ids.contains(&r.id.as_str())),
+        "a near-duplicate regenerated and written"
+    );
+    assert_eq!(
+        m.cells
+            .iter()
+            .map(|c| c
+                .findings
+                .get("natural.near_duplicate")
+                .copied()
+                .unwrap_or(0))
+            .sum::<u64>(),
+        dups
+    );
+}
+
+/// A run that lost a shard in the middle rebuilds the near-duplicate state from the shards it
+/// kept (those before it, not those after), so that it writes what an uninterrupted run writes.
+#[test]
+fn a_resumed_run_removes_the_same_near_duplicates() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::Repeat,
+            repeat_variants: 3,
+            ..Default::default()
+        }))
+        .unwrap();
+    let cfg = GenerateConfig {
+        count: 30,
+        rows_per_shard: 10,
+        concurrency: 4,
+        seed: 8,
+        max_attempts: 4,
+        distribution: one_cell(),
+        check: quality_checker::CheckConfig {
+            reject_kinds: Vec::new(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    let first = run_cfg(&rt, &whole, llm_config(&mock.base_url()), cfg.clone()).manifest;
+    assert!(
+        first
+            .findings
+            .get("natural.near_duplicate")
+            .is_some_and(|&n| n > 0)
+    );
+    // Shard 1 of 3 lost (its file and its ledger line); shards 0 and 2 kept.
+    let out = dir.path().join("resumed");
+    run_cfg(&rt, &out, llm_config(&mock.base_url()), cfg.clone());
+    std::fs::remove_file(out.join("shards/part-00001.parquet")).unwrap();
+    let ledger = out.join("ledger.jsonl");
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("part-00001")).collect();
+    std::fs::write(&ledger, kept.join("\n") + "\n").unwrap();
+    let second = run_cfg(&rt, &out, llm_config(&mock.base_url()), cfg);
+    assert_eq!(second.generated_now, 10);
+    let sha = |m: &corpus::Manifest| {
+        m.shards
+            .iter()
+            .map(|s| (s.file.clone(), s.sha256.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sha(&second.manifest), sha(&first));
+    assert_eq!(second.manifest.findings, first.findings);
+    assert_eq!(second.manifest.totals, first.totals);
+}
