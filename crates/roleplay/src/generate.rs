@@ -174,6 +174,10 @@ pub struct ShardStats {
     /// Repaired replies per field in the written dialogues.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub repairs: BTreeMap<String, u64>,
+    /// Written by a run that stopped before the shard was complete: it holds what was
+    /// finished, and a resumed run generates it again, whole.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// What a run did.
@@ -512,6 +516,91 @@ struct ShardJob {
     stats: ShardStats,
 }
 
+impl ShardJob {
+    fn new(index: u32) -> Self {
+        ShardJob {
+            index,
+            accepted: Vec::new(),
+            rejects: Vec::new(),
+            stats: ShardStats::default(),
+        }
+    }
+
+    /// Takes a finished dialogue into the shard and its counts. A skipped one (the run stopped
+    /// before it) brings only the attempts it had rejected.
+    fn add(&mut self, outcome: Outcome) {
+        for r in &outcome.rejects {
+            self.stats.rejected_attempts += 1;
+            count_findings(&mut self.stats.findings, r);
+            count_findings(
+                self.stats
+                    .cell_findings
+                    .entry(outcome.cell_key.clone())
+                    .or_default(),
+                r,
+            );
+        }
+        if let Some(d) = outcome.accepted {
+            self.stats.turns += d.turns.len() as u64;
+            for key in d.r#gen.iter().flat_map(|g| g.repairs.keys()) {
+                let field = key.split_once('.').map_or(key.as_str(), |(_, f)| f);
+                *self.stats.repairs.entry(field.to_string()).or_default() += 1;
+            }
+            *self.stats.written.entry(cell_key(&d)).or_default() += 1;
+            count_findings(&mut self.stats.findings, &d);
+            count_findings(
+                self.stats
+                    .cell_findings
+                    .entry(outcome.cell_key.clone())
+                    .or_default(),
+                &d,
+            );
+            self.accepted.push(d);
+        } else if let Some(f) = outcome.failure {
+            tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");
+            self.stats.failed += 1;
+            let reason =
+                f.qc.as_ref()
+                    .and_then(|q| q.violations.first())
+                    .map(|v| failure_kind(&v.message).0)
+                    .unwrap_or_default();
+            *self.stats.failure_reasons.entry(reason).or_default() += 1;
+            self.rejects.push(f);
+        } else if !outcome.skipped {
+            *self
+                .stats
+                .rejected
+                .entry(outcome.cell_key.clone())
+                .or_default() += 1;
+            let last = outcome.rejects.last().and_then(|r| r.qc.as_ref());
+            let kinds: std::collections::BTreeSet<&str> = last
+                .iter()
+                .flat_map(|q| q.violations.iter().map(|v| v.kind.as_str()))
+                .collect();
+            for k in kinds {
+                *self.stats.rejected_kinds.entry(k.to_string()).or_default() += 1;
+            }
+        }
+        self.rejects.extend(outcome.rejects);
+    }
+}
+
+/// Marks a dialogue rejected as a near-duplicate of `m`.
+fn near_duplicate(d: &mut Dialogue, m: &crate::dedup::Match, threshold: f64) {
+    let qc = d.qc.get_or_insert_with(Default::default);
+    qc.passed = false;
+    qc.violations.push(Violation {
+        kind: "natural.near_duplicate".into(),
+        turn: 0,
+        evidence: m.id.clone(),
+        message: format!(
+            "a near-duplicate of {}, accepted earlier in the cell (estimated Jaccard similarity \
+             of their character 5-grams {:.2} ≥ {threshold})",
+            m.id, m.similarity
+        ),
+    });
+}
+
 /// Runs `generate`: resumes what an earlier run of the same command left, generates the rest,
 /// and writes the manifest. `effective_config` (secrets removed) is stored in the manifest.
 pub async fn generate<B: Backend>(
@@ -595,7 +684,8 @@ pub async fn generate_judged<B: Backend>(
     let n_shards = cfg.count.div_ceil(cfg.rows_per_shard);
     let mut done_by_index: BTreeMap<u32, ShardInfo> =
         done.into_iter().map(|s| (s.index, s)).collect();
-    done_by_index.retain(|&i, _| (i as u64) < n_shards);
+    // A partial shard (a stopped run's) is generated again, whole.
+    done_by_index.retain(|&i, s| (i as u64) < n_shards && !s.shard_stats().partial);
     let done_rows: u64 = done_by_index
         .values()
         .map(|s| s.rows + s.stats_rejected_or_failed())
@@ -708,6 +798,8 @@ pub async fn generate_judged<B: Backend>(
                 break;
             };
             if outcome.skipped {
+                // Kept: its rejected attempts go into the partial shard written below.
+                finished.insert(next_emit, outcome);
                 halted = true;
                 break;
             }
@@ -733,25 +825,15 @@ pub async fn generate_judged<B: Backend>(
                             let next_attempt =
                                 d.r#gen.as_ref().map_or(0, |g| g.attempt).saturating_add(1);
                             let mut dup = outcome.accepted.take().expect("checked above");
-                            let qc = dup.qc.get_or_insert_with(Default::default);
-                            qc.passed = false;
-                            qc.violations.push(Violation {
-                                kind: "natural.near_duplicate".into(),
-                                turn: 0,
-                                evidence: m.id.clone(),
-                                message: format!(
-                                    "a near-duplicate of {}, accepted earlier in the cell \
-                                     (estimated Jaccard similarity of their character 5-grams \
-                                     {:.2} ≥ {})",
-                                    m.id, m.similarity, cfg.near_duplicate_threshold
-                                ),
-                            });
+                            near_duplicate(&mut dup, &m, cfg.near_duplicate_threshold);
                             tracing::debug!(id = %dup.id, of = %m.id, "near-duplicate");
                             outcome.rejects.push(dup);
                             if next_attempt < cfg.max_attempts {
                                 if stages.stopped() {
                                     // Not regenerated now: the run is stopping before this
                                     // dialogue, as if it had not been reached.
+                                    outcome.skipped = true;
+                                    finished.insert(next_emit, outcome);
                                     halted = true;
                                     break;
                                 }
@@ -774,58 +856,7 @@ pub async fn generate_judged<B: Backend>(
             next_emit += 1;
             on_event(Event::Dialogue);
             job.index = k;
-            for r in &outcome.rejects {
-                job.stats.rejected_attempts += 1;
-                count_findings(&mut job.stats.findings, r);
-                count_findings(
-                    job.stats
-                        .cell_findings
-                        .entry(outcome.cell_key.clone())
-                        .or_default(),
-                    r,
-                );
-            }
-            if let Some(d) = outcome.accepted {
-                job.stats.turns += d.turns.len() as u64;
-                for key in d.r#gen.iter().flat_map(|g| g.repairs.keys()) {
-                    let field = key.split_once('.').map_or(key.as_str(), |(_, f)| f);
-                    *job.stats.repairs.entry(field.to_string()).or_default() += 1;
-                }
-                *job.stats.written.entry(cell_key(&d)).or_default() += 1;
-                count_findings(&mut job.stats.findings, &d);
-                count_findings(
-                    job.stats
-                        .cell_findings
-                        .entry(outcome.cell_key.clone())
-                        .or_default(),
-                    &d,
-                );
-                job.accepted.push(d);
-            } else if let Some(f) = outcome.failure {
-                tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");
-                job.stats.failed += 1;
-                let reason =
-                    f.qc.as_ref()
-                        .and_then(|q| q.violations.first())
-                        .map(|v| failure_kind(&v.message).0)
-                        .unwrap_or_default();
-                *job.stats.failure_reasons.entry(reason).or_default() += 1;
-                job.rejects.push(f);
-            } else {
-                *job.stats
-                    .rejected
-                    .entry(outcome.cell_key.clone())
-                    .or_default() += 1;
-                let last = outcome.rejects.last().and_then(|r| r.qc.as_ref());
-                let kinds: std::collections::BTreeSet<&str> = last
-                    .iter()
-                    .flat_map(|q| q.violations.iter().map(|v| v.kind.as_str()))
-                    .collect();
-                for k in kinds {
-                    *job.stats.rejected_kinds.entry(k.to_string()).or_default() += 1;
-                }
-            }
-            job.rejects.extend(outcome.rejects);
+            job.add(outcome);
             in_shard += 1;
             if in_shard == len {
                 let full = std::mem::replace(
@@ -842,6 +873,56 @@ pub async fn generate_judged<B: Backend>(
                 }
                 in_shard = 0;
                 current = shard_iter.next().map(|k| (k, shard_len(k, &cfg)));
+            }
+        }
+    }
+    // A stopped run writes what it has: the shard being collected and every dialogue finished
+    // past the one it stopped before, as partial shards (`ShardStats::partial`). They are in
+    // the manifest like any shard; a resumed run regenerates them whole (the calls already
+    // made come from the response cache), so the finished corpus is an uninterrupted run's.
+    // (The breaker may trip on a dialogue's last attempt: then nothing was skipped, and the
+    // loop ends because nothing more was dispatched.)
+    if halted || stages.stopped() {
+        let mut partial: BTreeMap<u32, ShardJob> = BTreeMap::new();
+        if let Some((k, _)) = current {
+            job.index = k;
+            partial.insert(k, job);
+        }
+        for (_, mut outcome) in std::mem::take(&mut finished) {
+            let k = (outcome.position / cfg.rows_per_shard) as u32;
+            // Past the gap there is no regenerating: a near-duplicate is only rejected.
+            if let (Some(store), Some(d)) = (dedup.as_mut(), outcome.accepted.as_ref()) {
+                let sig = outcome
+                    .signature
+                    .take()
+                    .unwrap_or_else(|| crate::dedup::signature(d));
+                match store.find(&outcome.cell_key, &sig) {
+                    None => store.insert(&outcome.cell_key, &d.id, sig),
+                    Some(m) => {
+                        let mut dup = outcome.accepted.take().expect("checked above");
+                        near_duplicate(&mut dup, &m, cfg.near_duplicate_threshold);
+                        outcome.rejects.push(dup);
+                        outcome.skipped = true;
+                    }
+                }
+            }
+            partial
+                .entry(k)
+                .or_insert_with(|| ShardJob::new(k))
+                .add(outcome);
+        }
+        for (_, mut j) in partial {
+            if j.accepted.is_empty() && j.rejects.is_empty() {
+                continue;
+            }
+            j.stats.partial = true;
+            tracing::warn!(
+                shard = j.index,
+                dialogues = j.accepted.len(),
+                "writing a partial shard: the run stopped"
+            );
+            if tx.send(j).await.is_err() {
+                break;
             }
         }
     }

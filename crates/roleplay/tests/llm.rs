@@ -803,3 +803,126 @@ fn a_resumed_run_removes_the_same_near_duplicates() {
     assert_eq!(second.manifest.findings, first.findings);
     assert_eq!(second.manifest.totals, first.totals);
 }
+
+/// Issue #12 item 3: a run stopped by the circuit breaker writes what it has — the dialogues of
+/// the shard it was collecting go into a partial shard, counted in the manifest — and the same
+/// command later regenerates that shard whole, from the response cache, into the corpus of an
+/// uninterrupted run.
+#[test]
+fn a_stopped_run_writes_its_partial_shard_and_a_resume_completes_it() {
+    let rt = rt();
+    let roleplay = MockConfig {
+        end_after_turns: 5,
+        ..Default::default()
+    };
+    let mock = Arc::new(rt.block_on(MockServer::start(roleplay.clone())).unwrap());
+    let cfg = GenerateConfig {
+        count: 40,
+        rows_per_shard: 10,
+        // One dialogue at a time: the switch below lands right after the 15th, whatever the
+        // machine's load (no dialogue of the third shard is finished ahead of it).
+        concurrency: 1,
+        seed: 21,
+        stop_after_failures: 6,
+        check: quality_checker::CheckConfig {
+            reject_kinds: Vec::new(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    let expected = run_cfg(&rt, &whole, llm_config(&mock.base_url()), cfg.clone()).manifest;
+    assert_eq!(expected.totals.dialogues, 40);
+
+    // Mid-way through the second shard every reply starts to come back cut short.
+    let out = dir.path().join("stopped");
+    let emitted = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let on_event: Arc<dyn Fn(Event) + Send + Sync> = {
+        let (mock, emitted) = (mock.clone(), emitted.clone());
+        Arc::new(move |e| {
+            if let Event::Dialogue = e
+                && emitted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == 15
+            {
+                mock.set_config(MockConfig {
+                    reply_mode: mock_openai::ReplyMode::CutShort,
+                    end_after_turns: 5,
+                    ..Default::default()
+                })
+                .unwrap();
+            }
+        })
+    };
+    let client = Arc::new({
+        let _g = rt.enter();
+        LlmClient::new(llm_config(&mock.base_url()), &out).unwrap()
+    });
+    let stopped = rt
+        .block_on(roleplay::generate(
+            library(),
+            Arc::new(LlmBackend::new(client)),
+            GenerateConfig {
+                out: out.clone(),
+                ..cfg.clone()
+            },
+            serde_json::json!({}),
+            on_event,
+        ))
+        .unwrap()
+        .manifest;
+    assert!(stopped.report.stopped.is_some(), "the breaker tripped");
+    let partial: Vec<&corpus::ShardInfo> = stopped
+        .shards
+        .iter()
+        .filter(|s| s.stats.as_ref().is_some_and(|v| v["partial"] == true))
+        .collect();
+    assert!(
+        partial.iter().any(|s| s.index == 1 && s.rows >= 5),
+        "the shard being collected is written: {:?}",
+        stopped.shards
+    );
+    let written = shards(&out);
+    assert_eq!(written.len() as u64, stopped.totals.dialogues);
+    assert!(stopped.totals.dialogues >= 15, "{:?}", stopped.totals);
+    // Each written dialogue is the uninterrupted run's.
+    let whole_ids: BTreeSet<String> = shards(&whole).into_iter().map(|d| d.id).collect();
+    assert!(written.iter().all(|d| whole_ids.contains(&d.id)));
+
+    // The server is fixed; the same command completes the corpus.
+    mock.set_config(roleplay).unwrap();
+    let before = mock.stats().requests;
+    let resumed = run_cfg(&rt, &out, llm_config(&mock.base_url()), cfg).manifest;
+    let sha = |m: &corpus::Manifest| {
+        m.shards
+            .iter()
+            .map(|s| (s.file.clone(), s.sha256.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sha(&resumed), sha(&expected));
+    assert_eq!(resumed.totals, expected.totals);
+    assert!(
+        resumed
+            .shards
+            .iter()
+            .all(|s| s.stats.as_ref().is_none_or(|v| v.get("partial").is_none()))
+    );
+    // The dialogues of the partial shard came from the cache: fewer calls than a fresh run of
+    // the shards it generated.
+    let fresh: u64 = expected.usage["roles"]["caller"]["requests"]
+        .as_u64()
+        .unwrap()
+        + expected.usage["roles"]["assistant"]["requests"]
+            .as_u64()
+            .unwrap();
+    let again = mock.stats().requests - before;
+    assert!(
+        resumed.usage["roles"]["caller"]["cache_hits"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(
+        again < fresh,
+        "{again} calls to finish, {fresh} for the whole corpus"
+    );
+}
