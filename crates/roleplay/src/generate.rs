@@ -647,16 +647,19 @@ pub async fn generate_judged<B: Backend>(
             if backend.name() == "sim" {
                 String::new()
             } else {
-                // So does near-duplicate removal.
-                format!("-{}-nd{}", cfg.min_turns, cfg.near_duplicate_threshold)
+                // So do near-duplicate removal and the prompts.
+                format!(
+                    "-{}-nd{}-p{}",
+                    cfg.min_turns, cfg.near_duplicate_threshold, lib.prompts_digest
+                )
             },
             cfg.max_attempts,
             backend.name(),
             cfg.check,
             serde_json::to_string(&backend.models()).unwrap_or_default(),
-            // The judge changes which dialogues are accepted.
+            // The judge changes which dialogues are accepted (and its prompt, how).
             if cfg.judge.enabled {
-                serde_json::to_string(&cfg.judge).unwrap_or_default()
+                serde_json::to_string(&cfg.judge).unwrap_or_default() + &lib.prompts_digest
             } else {
                 String::new()
             }

@@ -926,3 +926,89 @@ fn a_stopped_run_writes_its_partial_shard_and_a_resume_completes_it() {
         "{again} calls to finish, {fresh} for the whole corpus"
     );
 }
+
+/// Issue #12: the prompts are part of an LLM run's fingerprint — a changed prompt template is
+/// refused on resume like any other change of the run, and nothing written is touched.
+#[test]
+fn a_changed_prompt_is_not_resumed_into_the_old_corpus() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            end_after_turns: 5,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let cfg = GenerateConfig {
+        out: out.clone(),
+        count: 10,
+        rows_per_shard: 5,
+        concurrency: 4,
+        seed: 2,
+        ..Default::default()
+    };
+    // Templates copied aside, so that a prompt can be edited.
+    let templates = dir.path().join("templates");
+    std::fs::create_dir_all(templates.join("prompts")).unwrap();
+    for rel in [
+        "caller.toml",
+        "assistant.toml",
+        "lexicon.toml",
+        "prompts/caller.tera",
+        "prompts/assistant.tera",
+        "prompts/judge.tera",
+    ] {
+        std::fs::copy(repo().join("templates").join(rel), templates.join(rel)).unwrap();
+    }
+    let load = || {
+        Arc::new(
+            LibraryPaths {
+                scenario_dirs: vec![repo().join("scenarios")],
+                templates_dir: templates.clone(),
+            }
+            .load()
+            .unwrap(),
+        )
+    };
+    let go = |lib: Arc<roleplay::Library>| {
+        let client = Arc::new({
+            let _g = rt.enter();
+            LlmClient::new(llm_config(&mock.base_url()), &out).unwrap()
+        });
+        let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
+        rt.block_on(roleplay::generate(
+            lib,
+            Arc::new(LlmBackend::new(client)),
+            cfg.clone(),
+            serde_json::json!({}),
+            quiet,
+        ))
+    };
+    let first = go(load()).unwrap().manifest;
+    // The same prompts resume (nothing to do).
+    assert_eq!(go(load()).unwrap().generated_now, 0);
+    let before: Vec<Vec<u8>> = first
+        .shards
+        .iter()
+        .map(|s| std::fs::read(out.join(&s.file)).unwrap())
+        .collect();
+    let ledger = std::fs::read(out.join("ledger.jsonl")).unwrap();
+
+    let caller = templates.join("prompts/caller.tera");
+    let mut text = std::fs::read_to_string(&caller).unwrap();
+    text.push_str("\n说话要简短。\n");
+    std::fs::write(&caller, text).unwrap();
+    let err = go(load()).expect_err("a changed prompt is another run");
+    assert!(
+        matches!(
+            err,
+            roleplay::Error::Corpus(corpus::CorpusError::DifferentRun { .. })
+        ),
+        "{err}"
+    );
+    for (s, bytes) in first.shards.iter().zip(&before) {
+        assert_eq!(&std::fs::read(out.join(&s.file)).unwrap(), bytes);
+    }
+    assert_eq!(std::fs::read(out.join("ledger.jsonl")).unwrap(), ledger);
+}
