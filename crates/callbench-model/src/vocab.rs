@@ -200,6 +200,10 @@ pub const VIOLATION_KINDS: &[&str] = &[
     "plan.stage_direction",
     "plan.no_goal",
     "plan.event_missing",
+    // An LLM-played dialogue whose text (character 5-grams, MinHash) is a near-duplicate
+    // (J >= 0.9) of one already accepted in its cell: rejected and regenerated (roleplay
+    // `dedup`). LLM backends only.
+    "natural.near_duplicate",
 ];
 
 /// The eleven kinds CONTRACT.md lists (the first entries of [`VIOLATION_KINDS`]): what an auditor

@@ -31,6 +31,9 @@ pub struct FileConfig {
     pub min_turns: usize,
     /// Stop when this many dialogue attempts in a row fail for one reason (0: never).
     pub stop_after_failures: u32,
+    /// LLM backends: reject a dialogue this similar (Jaccard of character 5-grams) to one
+    /// accepted earlier in its cell as `natural.near_duplicate`, and regenerate it (0: off).
+    pub near_duplicate_threshold: f64,
     /// Scenario directories.
     pub scenarios_dir: PathBuf,
     /// Phrase-bank directory.
@@ -103,6 +106,7 @@ impl Default for FileConfig {
             max_attempts: g.max_attempts,
             min_turns: g.min_turns,
             stop_after_failures: g.stop_after_failures,
+            near_duplicate_threshold: g.near_duplicate_threshold,
             scenarios_dir: PathBuf::from("scenarios"),
             templates_dir: PathBuf::from("templates"),
             backend: "sim".into(),
@@ -174,6 +178,7 @@ impl FileConfig {
             max_attempts: self.max_attempts,
             min_turns: self.min_turns,
             stop_after_failures: self.stop_after_failures,
+            near_duplicate_threshold: self.near_duplicate_threshold,
             distribution: self.distribution.clone(),
             parquet: self.parquet.clone(),
             check: self.check.clone(),

@@ -83,6 +83,10 @@ pub struct MockConfig {
     /// leak a fact): every rule whose text is found in the request sets its fields in the reply
     /// object, in order. Default none.
     pub content_rules: Vec<ContentRule>,
+    /// [`ReplyMode::Repeat`]: how many scripts each party repeats; a conversation's script is
+    /// its system prompt's hash modulo this. `1` (the default): every conversation of a party
+    /// says the same lines.
+    pub repeat_variants: u32,
 }
 
 /// Where a [`ContentRule`] looks for its text.
@@ -134,6 +138,11 @@ pub enum ReplyMode {
     /// The schema's JSON cut off half-way with `finish_reason: "length"`, as a server whose
     /// `max_tokens` is too small answers.
     CutShort,
+    /// Like [`ReplyMode::Roleplay`], but the reply depends only on the number of turns so far
+    /// and the conversation's script (see [`MockConfig::repeat_variants`]), not on what was
+    /// said: conversations repeat each other word for word, as a model at temperature 0 with
+    /// a fixed prompt does. For near-duplicate tests.
+    Repeat,
 }
 
 impl ReplyMode {
@@ -144,6 +153,7 @@ impl ReplyMode {
             ReplyMode::Arbitrary => "arbitrary",
             ReplyMode::Garbage => "garbage",
             ReplyMode::CutShort => "cut_short",
+            ReplyMode::Repeat => "repeat",
         }
     }
 }
@@ -156,8 +166,9 @@ impl std::str::FromStr for ReplyMode {
             "arbitrary" => Ok(ReplyMode::Arbitrary),
             "garbage" => Ok(ReplyMode::Garbage),
             "cut_short" => Ok(ReplyMode::CutShort),
+            "repeat" => Ok(ReplyMode::Repeat),
             _ => Err(format!(
-                "unknown reply mode {s:?} (expected roleplay, arbitrary, garbage or cut_short)"
+                "unknown reply mode {s:?} (expected roleplay, arbitrary, garbage, cut_short or repeat)"
             )),
         }
     }
@@ -186,6 +197,7 @@ impl Default for MockConfig {
             models: vec!["mock-model".to_owned()],
             reply_mode: ReplyMode::Roleplay,
             content_rules: Vec::new(),
+            repeat_variants: 1,
         }
     }
 }
@@ -219,6 +231,7 @@ impl std::fmt::Debug for MockConfig {
             .field("models", &self.models)
             .field("reply_mode", &self.reply_mode)
             .field("content_rules", &self.content_rules)
+            .field("repeat_variants", &self.repeat_variants)
             .finish()
     }
 }
@@ -257,6 +270,12 @@ impl MockConfig {
             return Err(MockError::InvalidConfig {
                 key: "models",
                 message: "list at least one non-empty model id".to_owned(),
+            });
+        }
+        if self.repeat_variants == 0 {
+            return Err(MockError::InvalidConfig {
+                key: "repeat_variants",
+                message: "at least 1 script to repeat".to_owned(),
             });
         }
         if ![0, 401, 403].contains(&self.echo_key_status) {

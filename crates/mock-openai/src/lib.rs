@@ -37,8 +37,10 @@
 //!
 //! [`MockConfig::reply_mode`] replaces this behaviour for robustness tests: `arbitrary` fills
 //! every field with arbitrary values of its type (enums honoured, nothing role-play aware — what
-//! constrained decoding guarantees and no more), `garbage` answers prose without JSON, and
-//! `cut_short` cuts the JSON half-way with `finish_reason: "length"`.
+//! constrained decoding guarantees and no more), `garbage` answers prose without JSON,
+//! `cut_short` cuts the JSON half-way with `finish_reason: "length"`, and `repeat` says the same
+//! lines at the same turn of every conversation (one of `repeat_variants` scripts per system
+//! prompt), for near-duplicate tests.
 //!
 //! [`MockConfig::content_rules`] answer by content: a rule whose text is in the request's last
 //! message (or its system prompt, or anywhere) sets fields of the reply — a judge's scores for a

@@ -79,9 +79,13 @@ struct Args {
     #[arg(long, value_name = "FILE", conflicts_with = "no_record_arrivals")]
     arrivals_out: Option<PathBuf>,
     /// What replies hold: roleplay (default), arbitrary (any value of the schema's types),
-    /// garbage (prose, no JSON) or cut_short (JSON cut half-way, finish_reason "length").
+    /// garbage (prose, no JSON), cut_short (JSON cut half-way, finish_reason "length") or
+    /// repeat (the same lines at the same turn of every conversation; see --repeat-variants).
     #[arg(long, value_name = "MODE")]
     reply_mode: Option<mock_openai::ReplyMode>,
+    /// `--reply-mode repeat`: how many scripts each party repeats (default 1).
+    #[arg(long, value_name = "N")]
+    repeat_variants: Option<u32>,
 }
 
 impl Args {
@@ -113,7 +117,8 @@ impl Args {
             p_reset,
             seed,
             end_after_turns,
-            reply_mode
+            reply_mode,
+            repeat_variants
         );
         config.omit_usage |= self.omit_usage;
         config.model_as_path |= self.model_as_path;

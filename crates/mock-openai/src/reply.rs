@@ -231,7 +231,14 @@ pub(crate) fn complete(body: &[u8], cfg: &MockConfig) -> Result<Completion, BadR
         },
     };
 
-    let content_seed = mix(cfg.seed, fnv1a(body));
+    let content_seed = match cfg.reply_mode {
+        // The same lines at the same turn of every conversation with the same script.
+        ReplyMode::Repeat => {
+            let script = fnv1a(system.as_bytes()) % u64::from(cfg.repeat_variants.max(1));
+            mix(cfg.seed, mix(u64::from(turns), script))
+        }
+        _ => mix(cfg.seed, fnv1a(body)),
+    };
     let ending = turns >= cfg.end_after_turns;
     let schema = match &format {
         Format::Schema(Some(schema)) => schema.clone(),
@@ -282,7 +289,7 @@ pub(crate) fn complete(body: &[u8], cfg: &MockConfig) -> Result<Completion, BadR
             content = content.chars().take(half).collect();
             finish_reason = "length";
         }
-        ReplyMode::Roleplay | ReplyMode::Arbitrary | ReplyMode::Garbage => {}
+        ReplyMode::Roleplay | ReplyMode::Arbitrary | ReplyMode::Garbage | ReplyMode::Repeat => {}
     }
     let max_tokens = ["max_completion_tokens", "max_tokens"]
         .iter()
@@ -946,6 +953,52 @@ mod tests {
         let v = generate(generic_schema(), true, "");
         assert!(CLOSINGS.contains(&v["utterance"].as_str().unwrap()));
         assert_eq!(v["end_call"], true);
+    }
+
+    #[test]
+    fn repeat_mode_says_the_same_lines_whatever_was_said() {
+        let body = |system: &str, said: &str| {
+            serde_json::to_vec(&json!({
+                "model": "m",
+                "messages": [
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": said},
+                ],
+            }))
+            .unwrap()
+        };
+        let reply = |cfg: &MockConfig, system: &str, said: &str| {
+            complete(&body(system, said), cfg).unwrap().content
+        };
+        let one = MockConfig {
+            reply_mode: ReplyMode::Repeat,
+            ..Default::default()
+        };
+        // One script: the same reply to different conversations at the same turn.
+        assert_eq!(
+            reply(&one, "甲", "喂？"),
+            reply(&one, "乙", "你好，请问是哪位？")
+        );
+        // Roleplay answers what was said.
+        let roleplay = MockConfig::default();
+        let differ = (0..8)
+            .filter(|i| reply(&roleplay, "甲", &format!("喂{i}")) != reply(&roleplay, "甲", "喂"))
+            .count();
+        assert!(differ > 0);
+        // Several scripts: conversations with other system prompts may say other lines, and a
+        // conversation keeps its script.
+        let three = MockConfig {
+            repeat_variants: 3,
+            ..one
+        };
+        let scripts: std::collections::BTreeSet<String> = (0..12)
+            .map(|i| reply(&three, &format!("系统{i}"), "喂？"))
+            .collect();
+        assert!((2..=3).contains(&scripts.len()), "{scripts:?}");
+        assert_eq!(
+            reply(&three, "系统1", "喂？"),
+            reply(&three, "系统1", "在吗？")
+        );
     }
 }
 

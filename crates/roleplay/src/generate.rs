@@ -48,6 +48,11 @@ pub struct GenerateConfig {
     /// (0: never), naming the reason and the likely fix: a misconfigured run (wrong model
     /// name, a server without `json_schema`, replies cut short) must not spend its budget.
     pub stop_after_failures: u32,
+    /// LLM backends: a dialogue whose character 5-gram set has a Jaccard similarity of at
+    /// least this with one already accepted in its cell (MinHash estimate, [`crate::dedup`]) is
+    /// rejected as `natural.near_duplicate` and regenerated (0: off). The offline backend is
+    /// not checked: its corpus has no near-duplicates (BENCHMARKS.md, "Variety").
+    pub near_duplicate_threshold: f64,
     /// How the corpus spreads over cells.
     pub distribution: Distribution,
     /// Parquet settings.
@@ -73,6 +78,7 @@ impl Default for GenerateConfig {
             max_attempts: 3,
             min_turns: 4,
             stop_after_failures: 50,
+            near_duplicate_threshold: 0.9,
             distribution: Distribution::default(),
             parquet: ShardWriterConfig::default(),
             check: CheckConfig::default(),
@@ -101,6 +107,12 @@ impl GenerateConfig {
             return Err(Error::Config(format!(
                 "min_turns ({}) must not exceed max_turns ({})",
                 self.min_turns, self.max_turns
+            )));
+        }
+        let t = self.near_duplicate_threshold;
+        if !(t == 0.0 || (t > 0.0 && t <= 1.0)) {
+            return Err(Error::Config(format!(
+                "near_duplicate_threshold must be 0 (off) or in (0, 1], got {t}"
             )));
         }
         if self.max_attempts == 0 {
@@ -169,6 +181,10 @@ pub struct ShardStats {
     /// Accepted dialogues per split.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub splits: BTreeMap<String, u64>,
+    /// Written by a run that stopped before the shard was complete: it holds what was
+    /// finished, and a resumed run generates it again, whole.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// What a run did.
@@ -183,7 +199,11 @@ pub struct Summary {
 }
 
 struct Outcome {
+    /// The plan position.
+    position: u64,
     accepted: Option<Dialogue>,
+    /// The accepted dialogue's signature, when near-duplicates are removed.
+    signature: Option<crate::dedup::Signature>,
     rejects: Vec<Dialogue>,
     failure: Option<Dialogue>,
     cell_key: String,
@@ -273,6 +293,8 @@ struct Stages<B> {
     judge: Option<Arc<llm_client::LlmClient>>,
     /// Run the `plan.*` rules (LLM backends: the offline agents play their plan by design).
     plan_checks: bool,
+    /// Remove near-duplicates at this similarity (LLM backends with a threshold above 0).
+    dedup: Option<f64>,
     breaker: std::sync::Mutex<Breaker>,
     stop: std::sync::atomic::AtomicBool,
 }
@@ -309,9 +331,9 @@ impl<B> Stages<B> {
     }
 }
 
-/// Plays, checks (and judges) one planned dialogue, regenerating a rejected one with a new
-/// sub-seed up to the attempt budget.
-async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
+/// Plays, checks (and judges) one planned dialogue from attempt `first_attempt` on,
+/// regenerating a rejected one with a new sub-seed up to the attempt budget.
+async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64, first_attempt: u32) -> Outcome {
     let Stages {
         director,
         backend,
@@ -325,7 +347,9 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
     } = &*stages;
     let Some(d) = plan.get(index) else {
         return Outcome {
+            position: index,
             accepted: None,
+            signature: None,
             rejects: Vec::new(),
             failure: None,
             cell_key: String::new(),
@@ -336,10 +360,12 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
     let cell_key = format!("{}/{}/{}", cell.scenario, cell.preset_case, cell.relation);
     let mut rejects = Vec::new();
     let mut last_failure = None;
-    for attempt in 0..cfg.max_attempts {
+    for attempt in first_attempt..cfg.max_attempts {
         if stages.stopped() {
             return Outcome {
+                position: index,
                 accepted: None,
+                signature: None,
                 rejects: Vec::new(),
                 failure: None,
                 cell_key,
@@ -377,7 +403,9 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
                 let mut qc = checker.check(&dialogue);
                 if *plan_checks {
                     let found = crate::plan::check(&director.lib, &setup, &dialogue, cfg.min_turns);
-                    qc.passed &= found.is_empty();
+                    // Like the checker's own kinds, a `plan.*` finding rejects when
+                    // `reject_kinds` names it (by default every kind).
+                    qc.passed &= !found.iter().any(|v| checker.rejects(&v.kind));
                     qc.violations.extend(found);
                 }
                 // The judge scores only what the rules passed: its calls cost money.
@@ -417,6 +445,8 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
                 if passed {
                     dialogue.split = Some(cfg.split.assign(cfg.seed, &d.id));
                     return Outcome {
+                        position: index,
+                        signature: stages.dedup.map(|_| crate::dedup::signature(&dialogue)),
                         accepted: Some(dialogue),
                         rejects,
                         failure: None,
@@ -466,7 +496,9 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
         dialogue
     });
     Outcome {
+        position: index,
         accepted: None,
+        signature: None,
         rejects,
         failure,
         cell_key,
@@ -474,11 +506,111 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
     }
 }
 
+/// Spawns the production of one plan position; every task of a run has this one future type.
+fn launch<B: Backend>(
+    stages: &Arc<Stages<B>>,
+    seq: usize,
+    position: u64,
+    first_attempt: u32,
+) -> impl std::future::Future<Output = (usize, std::result::Result<Outcome, tokio::task::JoinError>)>
++ use<B> {
+    let handle = tokio::spawn(produce(stages.clone(), position, first_attempt));
+    async move { (seq, handle.await) }
+}
+
 struct ShardJob {
     index: u32,
     accepted: Vec<Dialogue>,
     rejects: Vec<Dialogue>,
     stats: ShardStats,
+}
+
+impl ShardJob {
+    fn new(index: u32) -> Self {
+        ShardJob {
+            index,
+            accepted: Vec::new(),
+            rejects: Vec::new(),
+            stats: ShardStats::default(),
+        }
+    }
+
+    /// Takes a finished dialogue into the shard and its counts. A skipped one (the run stopped
+    /// before it) brings only the attempts it had rejected.
+    fn add(&mut self, outcome: Outcome) {
+        for r in &outcome.rejects {
+            self.stats.rejected_attempts += 1;
+            count_findings(&mut self.stats.findings, r);
+            count_findings(
+                self.stats
+                    .cell_findings
+                    .entry(outcome.cell_key.clone())
+                    .or_default(),
+                r,
+            );
+        }
+        if let Some(d) = outcome.accepted {
+            self.stats.turns += d.turns.len() as u64;
+            for key in d.r#gen.iter().flat_map(|g| g.repairs.keys()) {
+                let field = key.split_once('.').map_or(key.as_str(), |(_, f)| f);
+                *self.stats.repairs.entry(field.to_string()).or_default() += 1;
+            }
+            *self.stats.written.entry(cell_key(&d)).or_default() += 1;
+            if let Some(split) = d.split {
+                *self.stats.splits.entry(split.to_string()).or_default() += 1;
+            }
+            count_findings(&mut self.stats.findings, &d);
+            count_findings(
+                self.stats
+                    .cell_findings
+                    .entry(outcome.cell_key.clone())
+                    .or_default(),
+                &d,
+            );
+            self.accepted.push(d);
+        } else if let Some(f) = outcome.failure {
+            tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");
+            self.stats.failed += 1;
+            let reason =
+                f.qc.as_ref()
+                    .and_then(|q| q.violations.first())
+                    .map(|v| failure_kind(&v.message).0)
+                    .unwrap_or_default();
+            *self.stats.failure_reasons.entry(reason).or_default() += 1;
+            self.rejects.push(f);
+        } else if !outcome.skipped {
+            *self
+                .stats
+                .rejected
+                .entry(outcome.cell_key.clone())
+                .or_default() += 1;
+            let last = outcome.rejects.last().and_then(|r| r.qc.as_ref());
+            let kinds: std::collections::BTreeSet<&str> = last
+                .iter()
+                .flat_map(|q| q.violations.iter().map(|v| v.kind.as_str()))
+                .collect();
+            for k in kinds {
+                *self.stats.rejected_kinds.entry(k.to_string()).or_default() += 1;
+            }
+        }
+        self.rejects.extend(outcome.rejects);
+    }
+}
+
+/// Marks a dialogue rejected as a near-duplicate of `m`.
+fn near_duplicate(d: &mut Dialogue, m: &crate::dedup::Match, threshold: f64) {
+    let qc = d.qc.get_or_insert_with(Default::default);
+    qc.passed = false;
+    qc.violations.push(Violation {
+        kind: "natural.near_duplicate".into(),
+        turn: 0,
+        evidence: m.id.clone(),
+        message: format!(
+            "a near-duplicate of {}, accepted earlier in the cell (estimated Jaccard similarity \
+             of their character 5-grams {:.2} ≥ {threshold})",
+            m.id, m.similarity
+        ),
+    });
 }
 
 /// Runs `generate`: resumes what an earlier run of the same command left, generates the rest,
@@ -530,15 +662,19 @@ pub async fn generate_judged<B: Backend>(
             if backend.name() == "sim" {
                 String::new()
             } else {
-                format!("-{}", cfg.min_turns)
+                // So do near-duplicate removal and the prompts.
+                format!(
+                    "-{}-nd{}-p{}",
+                    cfg.min_turns, cfg.near_duplicate_threshold, lib.prompts_digest
+                )
             },
             cfg.max_attempts,
             backend.name(),
             cfg.check,
             serde_json::to_string(&backend.models()).unwrap_or_default(),
-            // The judge changes which dialogues are accepted.
+            // The judge changes which dialogues are accepted (and its prompt, how).
             if cfg.judge.enabled {
-                serde_json::to_string(&cfg.judge).unwrap_or_default()
+                serde_json::to_string(&cfg.judge).unwrap_or_default() + &lib.prompts_digest
             } else {
                 String::new()
             },
@@ -571,7 +707,8 @@ pub async fn generate_judged<B: Backend>(
     let n_shards = cfg.count.div_ceil(cfg.rows_per_shard);
     let mut done_by_index: BTreeMap<u32, ShardInfo> =
         done.into_iter().map(|s| (s.index, s)).collect();
-    done_by_index.retain(|&i, _| (i as u64) < n_shards);
+    // A partial shard (a stopped run's) is generated again, whole.
+    done_by_index.retain(|&i, s| (i as u64) < n_shards && !s.shard_stats().partial);
     let done_rows: u64 = done_by_index
         .values()
         .map(|s| s.rows + s.stats_rejected_or_failed())
@@ -595,6 +732,8 @@ pub async fn generate_judged<B: Backend>(
         versions: versions(&lib),
         judge,
         plan_checks: backend.name() != "sim",
+        dedup: (backend.name() != "sim" && cfg.near_duplicate_threshold > 0.0)
+            .then_some(cfg.near_duplicate_threshold),
         breaker: Default::default(),
         stop: Default::default(),
     });
@@ -644,6 +783,15 @@ pub async fn generate_judged<B: Backend>(
     };
     let mut in_shard = 0u64;
     let mut halted = false;
+    let mut dedup = stages.dedup.map(crate::dedup::NearDuplicates::new);
+    // Shards of earlier runs whose signatures are not read yet, in order.
+    let mut unread_done: Vec<u32> = if dedup.is_some() {
+        done_by_index.keys().copied().collect()
+    } else {
+        Vec::new()
+    };
+    // Rejected attempts of a dialogue being regenerated (a near-duplicate), by sequence number.
+    let mut carried: HashMap<usize, Vec<Dialogue>> = HashMap::new();
     'run: loop {
         while inflight.len() < cfg.concurrency
             && !stages.stopped()
@@ -652,85 +800,86 @@ pub async fn generate_judged<B: Backend>(
         {
             let seq = next_dispatch;
             let position = positions.next().expect("n_positions positions");
-            let handle = tokio::spawn(produce(stages.clone(), position));
-            inflight.push(async move { (seq, handle.await) });
+            inflight.push(launch(&stages, seq, position, 0));
             next_dispatch += 1;
         }
         let Some((seq, res)) = inflight.next().await else {
             break;
         };
-        let outcome = res.map_err(|e| Error::Config(format!("a generation task panicked: {e}")))?;
+        let mut outcome =
+            res.map_err(|e| Error::Config(format!("a generation task panicked: {e}")))?;
+        if let Some(mut earlier) = carried.remove(&seq) {
+            earlier.append(&mut outcome.rejects);
+            outcome.rejects = earlier;
+        }
         finished.insert(seq, outcome);
         // Once a dialogue was skipped (the run stopped), nothing after it is emitted: its
         // shard cannot be complete. The tasks still in flight are drained (they stop at their
         // next attempt), and the shards already complete are written.
         while !halted {
-            let Some(outcome) = finished.remove(&next_emit) else {
+            let Some(mut outcome) = finished.remove(&next_emit) else {
                 break;
             };
             if outcome.skipped {
+                // Kept: its rejected attempts go into the partial shard written below.
+                finished.insert(next_emit, outcome);
                 halted = true;
                 break;
             }
+            let Some((k, len)) = current else { break 'run };
+            // Near-duplicates, in plan order: a dialogue is compared with the accepted ones
+            // before it in its cell — those of the shards already written (read in once the
+            // shard being collected is past them) and those emitted so far.
+            if let Some(store) = dedup.as_mut() {
+                while let Some(&i) = unread_done.first()
+                    && i < k
+                {
+                    store.ingest(&cfg.out.join(&done_by_index[&i].file))?;
+                    unread_done.remove(0);
+                }
+                if let Some(d) = &outcome.accepted {
+                    let sig = outcome
+                        .signature
+                        .take()
+                        .unwrap_or_else(|| crate::dedup::signature(d));
+                    match store.find(&outcome.cell_key, &sig) {
+                        None => store.insert(&outcome.cell_key, &d.id, sig),
+                        Some(m) => {
+                            let next_attempt =
+                                d.r#gen.as_ref().map_or(0, |g| g.attempt).saturating_add(1);
+                            let mut dup = outcome.accepted.take().expect("checked above");
+                            near_duplicate(&mut dup, &m, cfg.near_duplicate_threshold);
+                            tracing::debug!(id = %dup.id, of = %m.id, "near-duplicate");
+                            outcome.rejects.push(dup);
+                            if next_attempt < cfg.max_attempts {
+                                if stages.stopped() {
+                                    // Not regenerated now: the run is stopping before this
+                                    // dialogue, as if it had not been reached.
+                                    outcome.skipped = true;
+                                    finished.insert(next_emit, outcome);
+                                    halted = true;
+                                    break;
+                                }
+                                // Regenerated with the next attempt's seed; this position
+                                // waits for it, the rejects so far travel with it.
+                                carried.insert(next_emit, std::mem::take(&mut outcome.rejects));
+                                inflight.push(launch(
+                                    &stages,
+                                    next_emit,
+                                    outcome.position,
+                                    next_attempt,
+                                ));
+                                break;
+                            }
+                            // The attempt budget is spent: given up as rejected, below.
+                        }
+                    }
+                }
+            }
             next_emit += 1;
             on_event(Event::Dialogue);
-            let Some((k, len)) = current else { break 'run };
             job.index = k;
-            for r in &outcome.rejects {
-                job.stats.rejected_attempts += 1;
-                count_findings(&mut job.stats.findings, r);
-                count_findings(
-                    job.stats
-                        .cell_findings
-                        .entry(outcome.cell_key.clone())
-                        .or_default(),
-                    r,
-                );
-            }
-            if let Some(d) = outcome.accepted {
-                job.stats.turns += d.turns.len() as u64;
-                for key in d.r#gen.iter().flat_map(|g| g.repairs.keys()) {
-                    let field = key.split_once('.').map_or(key.as_str(), |(_, f)| f);
-                    *job.stats.repairs.entry(field.to_string()).or_default() += 1;
-                }
-                *job.stats.written.entry(cell_key(&d)).or_default() += 1;
-                if let Some(split) = d.split {
-                    *job.stats.splits.entry(split.to_string()).or_default() += 1;
-                }
-                count_findings(&mut job.stats.findings, &d);
-                count_findings(
-                    job.stats
-                        .cell_findings
-                        .entry(outcome.cell_key.clone())
-                        .or_default(),
-                    &d,
-                );
-                job.accepted.push(d);
-            } else if let Some(f) = outcome.failure {
-                tracing::warn!(id = %f.id, reason = ?f.qc.as_ref().and_then(|q| q.violations.first()).map(|v| &v.message), "dialogue failed");
-                job.stats.failed += 1;
-                let reason =
-                    f.qc.as_ref()
-                        .and_then(|q| q.violations.first())
-                        .map(|v| failure_kind(&v.message).0)
-                        .unwrap_or_default();
-                *job.stats.failure_reasons.entry(reason).or_default() += 1;
-                job.rejects.push(f);
-            } else {
-                *job.stats
-                    .rejected
-                    .entry(outcome.cell_key.clone())
-                    .or_default() += 1;
-                let last = outcome.rejects.last().and_then(|r| r.qc.as_ref());
-                let kinds: std::collections::BTreeSet<&str> = last
-                    .iter()
-                    .flat_map(|q| q.violations.iter().map(|v| v.kind.as_str()))
-                    .collect();
-                for k in kinds {
-                    *job.stats.rejected_kinds.entry(k.to_string()).or_default() += 1;
-                }
-            }
-            job.rejects.extend(outcome.rejects);
+            job.add(outcome);
             in_shard += 1;
             if in_shard == len {
                 let full = std::mem::replace(
@@ -747,6 +896,56 @@ pub async fn generate_judged<B: Backend>(
                 }
                 in_shard = 0;
                 current = shard_iter.next().map(|k| (k, shard_len(k, &cfg)));
+            }
+        }
+    }
+    // A stopped run writes what it has: the shard being collected and every dialogue finished
+    // past the one it stopped before, as partial shards (`ShardStats::partial`). They are in
+    // the manifest like any shard; a resumed run regenerates them whole (the calls already
+    // made come from the response cache), so the finished corpus is an uninterrupted run's.
+    // (The breaker may trip on a dialogue's last attempt: then nothing was skipped, and the
+    // loop ends because nothing more was dispatched.)
+    if halted || stages.stopped() {
+        let mut partial: BTreeMap<u32, ShardJob> = BTreeMap::new();
+        if let Some((k, _)) = current {
+            job.index = k;
+            partial.insert(k, job);
+        }
+        for (_, mut outcome) in std::mem::take(&mut finished) {
+            let k = (outcome.position / cfg.rows_per_shard) as u32;
+            // Past the gap there is no regenerating: a near-duplicate is only rejected.
+            if let (Some(store), Some(d)) = (dedup.as_mut(), outcome.accepted.as_ref()) {
+                let sig = outcome
+                    .signature
+                    .take()
+                    .unwrap_or_else(|| crate::dedup::signature(d));
+                match store.find(&outcome.cell_key, &sig) {
+                    None => store.insert(&outcome.cell_key, &d.id, sig),
+                    Some(m) => {
+                        let mut dup = outcome.accepted.take().expect("checked above");
+                        near_duplicate(&mut dup, &m, cfg.near_duplicate_threshold);
+                        outcome.rejects.push(dup);
+                        outcome.skipped = true;
+                    }
+                }
+            }
+            partial
+                .entry(k)
+                .or_insert_with(|| ShardJob::new(k))
+                .add(outcome);
+        }
+        for (_, mut j) in partial {
+            if j.accepted.is_empty() && j.rejects.is_empty() {
+                continue;
+            }
+            j.stats.partial = true;
+            tracing::warn!(
+                shard = j.index,
+                dialogues = j.accepted.len(),
+                "writing a partial shard: the run stopped"
+            );
+            if tx.send(j).await.is_err() {
+                break;
             }
         }
     }

@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+pub mod dedup;
 pub mod director;
 pub mod engine;
 pub mod error;

@@ -16,6 +16,12 @@ pub struct Library {
     pub book: Phrasebook,
     /// The LLM prompts.
     pub prompts: Prompts,
+    /// Content digest of the prompt templates (`templates/prompts/*.tera`): LLM runs put it in
+    /// their fingerprint, so that a changed prompt is not resumed into a corpus made with the
+    /// old one. (A scenario's own prompts are in its file, and so in `set.digest`.) Kept apart
+    /// from `set.digest`, which every dialogue records: the offline corpus does not change
+    /// when a prompt does.
+    pub prompts_digest: String,
 }
 
 fn read(path: &Path) -> Result<String> {
@@ -98,12 +104,20 @@ impl LibraryPaths {
             &library_names,
         )?;
         let mut defaults = Vec::new();
+        let mut prompt_bytes = Vec::new();
         for kind in PromptKind::ALL {
             let file = t.join("prompts").join(format!("{}.tera", kind.name()));
             let text = read(&file)?;
+            prompt_bytes.extend_from_slice(text.as_bytes());
+            prompt_bytes.push(0);
             defaults.push((kind, file.display().to_string(), text));
         }
         let prompts = Prompts::build(&defaults, &set)?;
-        Ok(Library { set, book, prompts })
+        Ok(Library {
+            set,
+            book,
+            prompts,
+            prompts_digest: format!("{:016x}", fnv1a(&prompt_bytes)),
+        })
     }
 }

@@ -186,46 +186,9 @@ fn under_every_fault_each_dialogue_is_written_or_failed_with_a_reason() {
     );
 }
 
-/// A resumed run asks the cache, not the endpoint, and writes the same shards.
-#[test]
-fn resume_pays_nothing_twice_and_gives_the_same_corpus() {
-    let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig {
-            end_after_turns: 5,
-            ..Default::default()
-        }))
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path();
-    let (first, _) = run(&rt, out, llm_config(&mock.base_url()), 30);
-    let first = first.unwrap();
-    let requests = mock.stats().requests;
-    // Lose the last shard and its ledger line, as a crash would.
-    std::fs::remove_file(out.join("manifest.json")).unwrap();
-    std::fs::remove_file(out.join("shards/part-00002.parquet")).unwrap();
-    let ledger = out.join("ledger.jsonl");
-    let text = std::fs::read_to_string(&ledger).unwrap();
-    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("part-00002")).collect();
-    std::fs::write(&ledger, kept.join("\n") + "\n").unwrap();
-
-    let (second, client) = run(&rt, out, llm_config(&mock.base_url()), 30);
-    let second = second.unwrap();
-    assert_eq!(second.generated_now, 10);
-    assert_eq!(
-        mock.stats().requests,
-        requests,
-        "every call of the lost shard came from the cache"
-    );
-    assert!(client.usage().roles["caller"].cache_hits > 0);
-    let sha = |m: &corpus::Manifest| {
-        m.shards
-            .iter()
-            .map(|s| s.sha256.clone())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(sha(&second.manifest), sha(&first.manifest));
-}
+// A resumed run after a crash asks the cache, not the endpoint, and writes the same shards:
+// `crates/callbench/tests/crash_llm.rs` kills the real binary (`kill -9`) at drawn points and
+// during cache writes, and checks both.
 
 fn run_judged(
     rt: &tokio::runtime::Runtime,
@@ -636,4 +599,379 @@ fn the_assistant_prompt_describes_every_decision_the_schema_offers() {
         .render(llm_agent::PromptKind::Assistant, "takeout", &vars)
         .unwrap();
     assert!(text.contains("hold_preset（"), "{text}");
+}
+
+/// Every planned dialogue in one cell (`taxi/none/none`), so that near-duplicates can meet.
+fn one_cell() -> callbench_model::Distribution {
+    use callbench_model::PresetCase;
+    callbench_model::Distribution {
+        scenarios: ["delivery", "harassment", "life", "takeout", "taxi", "work"]
+            .iter()
+            .map(|s| (s.to_string(), if *s == "taxi" { 1.0 } else { 0.0 }))
+            .collect(),
+        preset_cases_with_regular: [
+            (PresetCase::Regular, 0.0),
+            (PresetCase::Emergent, 0.0),
+            (PresetCase::None, 1.0),
+        ]
+        .into_iter()
+        .collect(),
+        ..Default::default()
+    }
+}
+
+/// Issue #12 item 6: against a server that says the same lines in every call (few scripts), a
+/// near-duplicate of a dialogue accepted earlier in the cell is rejected as
+/// `natural.near_duplicate` and regenerated; what is written holds no two near-duplicates, and
+/// the manifest counts them.
+#[test]
+fn near_duplicates_are_rejected_and_regenerated() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::Repeat,
+            repeat_variants: 3,
+            end_after_turns: 6,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let count = 24;
+    let s = run_cfg(
+        &rt,
+        dir.path(),
+        llm_config(&mock.base_url()),
+        GenerateConfig {
+            count,
+            rows_per_shard: 8,
+            concurrency: 6,
+            seed: 5,
+            max_attempts: 6,
+            distribution: one_cell(),
+            // The mock's lines play no plan and break rules; only near-duplicates reject here.
+            check: quality_checker::CheckConfig {
+                reject_kinds: Vec::new(),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    );
+    let m = &s.manifest;
+    assert_eq!(m.totals.failed, 0, "{:?}", m.report.failure_reasons);
+    assert_eq!(m.totals.dialogues + m.totals.rejected, count);
+    let dups = m
+        .findings
+        .get("natural.near_duplicate")
+        .copied()
+        .unwrap_or(0);
+    assert!(dups > 0, "{:?}", m.findings);
+    let written = shards(dir.path());
+    assert_eq!(written.len() as u64, m.totals.dialogues);
+    // No two written dialogues of the cell are near-duplicates.
+    let sigs: Vec<_> = written.iter().map(roleplay::dedup::signature).collect();
+    for i in 0..sigs.len() {
+        for j in 0..i {
+            let sim = roleplay::dedup::similarity(&sigs[i], &sigs[j]);
+            assert!(sim < 0.9, "{} and {}: {sim}", written[i].id, written[j].id);
+        }
+    }
+    // Each rejected near-duplicate names a written dialogue planned before it, and some were
+    // regenerated into a dialogue that was written.
+    let ids: Vec<&str> = written.iter().map(|d| d.id.as_str()).collect();
+    let dup_rejects: Vec<Dialogue> = rejects(dir.path())
+        .into_iter()
+        .filter(|d| {
+            d.qc.as_ref().is_some_and(|q| {
+                q.violations
+                    .iter()
+                    .any(|v| v.kind == "natural.near_duplicate")
+            })
+        })
+        .collect();
+    assert_eq!(dup_rejects.len() as u64, dups);
+    for r in &dup_rejects {
+        let v = r.qc.as_ref().unwrap().violations.last().unwrap();
+        assert_eq!(v.kind, "natural.near_duplicate");
+        assert!(ids.contains(&v.evidence.as_str()), "{}", v.evidence);
+        assert_ne!(v.evidence, r.id);
+    }
+    assert!(
+        dup_rejects.iter().any(|r| ids.contains(&r.id.as_str())),
+        "a near-duplicate regenerated and written"
+    );
+    assert_eq!(
+        m.cells
+            .iter()
+            .map(|c| c
+                .findings
+                .get("natural.near_duplicate")
+                .copied()
+                .unwrap_or(0))
+            .sum::<u64>(),
+        dups
+    );
+}
+
+/// A run that lost a shard in the middle rebuilds the near-duplicate state from the shards it
+/// kept (those before it, not those after), so that it writes what an uninterrupted run writes.
+#[test]
+fn a_resumed_run_removes_the_same_near_duplicates() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            reply_mode: mock_openai::ReplyMode::Repeat,
+            repeat_variants: 3,
+            ..Default::default()
+        }))
+        .unwrap();
+    let cfg = GenerateConfig {
+        count: 30,
+        rows_per_shard: 10,
+        concurrency: 4,
+        seed: 8,
+        max_attempts: 4,
+        distribution: one_cell(),
+        check: quality_checker::CheckConfig {
+            reject_kinds: Vec::new(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    let first = run_cfg(&rt, &whole, llm_config(&mock.base_url()), cfg.clone()).manifest;
+    assert!(
+        first
+            .findings
+            .get("natural.near_duplicate")
+            .is_some_and(|&n| n > 0)
+    );
+    // Shard 1 of 3 lost (its file and its ledger line); shards 0 and 2 kept.
+    let out = dir.path().join("resumed");
+    run_cfg(&rt, &out, llm_config(&mock.base_url()), cfg.clone());
+    std::fs::remove_file(out.join("shards/part-00001.parquet")).unwrap();
+    let ledger = out.join("ledger.jsonl");
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("part-00001")).collect();
+    std::fs::write(&ledger, kept.join("\n") + "\n").unwrap();
+    let second = run_cfg(&rt, &out, llm_config(&mock.base_url()), cfg);
+    assert_eq!(second.generated_now, 10);
+    let sha = |m: &corpus::Manifest| {
+        m.shards
+            .iter()
+            .map(|s| (s.file.clone(), s.sha256.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sha(&second.manifest), sha(&first));
+    assert_eq!(second.manifest.findings, first.findings);
+    assert_eq!(second.manifest.totals, first.totals);
+}
+
+/// Issue #12 item 3: a run stopped by the circuit breaker writes what it has — the dialogues of
+/// the shard it was collecting go into a partial shard, counted in the manifest — and the same
+/// command later regenerates that shard whole, from the response cache, into the corpus of an
+/// uninterrupted run.
+#[test]
+fn a_stopped_run_writes_its_partial_shard_and_a_resume_completes_it() {
+    let rt = rt();
+    let roleplay = MockConfig {
+        end_after_turns: 5,
+        ..Default::default()
+    };
+    let mock = Arc::new(rt.block_on(MockServer::start(roleplay.clone())).unwrap());
+    let cfg = GenerateConfig {
+        count: 40,
+        rows_per_shard: 10,
+        // One dialogue at a time: the switch below lands right after the 15th, whatever the
+        // machine's load (no dialogue of the third shard is finished ahead of it).
+        concurrency: 1,
+        seed: 21,
+        stop_after_failures: 6,
+        check: quality_checker::CheckConfig {
+            reject_kinds: Vec::new(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    let expected = run_cfg(&rt, &whole, llm_config(&mock.base_url()), cfg.clone()).manifest;
+    assert_eq!(expected.totals.dialogues, 40);
+
+    // Mid-way through the second shard every reply starts to come back cut short.
+    let out = dir.path().join("stopped");
+    let emitted = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let on_event: Arc<dyn Fn(Event) + Send + Sync> = {
+        let (mock, emitted) = (mock.clone(), emitted.clone());
+        Arc::new(move |e| {
+            if let Event::Dialogue = e
+                && emitted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == 15
+            {
+                mock.set_config(MockConfig {
+                    reply_mode: mock_openai::ReplyMode::CutShort,
+                    end_after_turns: 5,
+                    ..Default::default()
+                })
+                .unwrap();
+            }
+        })
+    };
+    let client = Arc::new({
+        let _g = rt.enter();
+        LlmClient::new(llm_config(&mock.base_url()), &out).unwrap()
+    });
+    let stopped = rt
+        .block_on(roleplay::generate(
+            library(),
+            Arc::new(LlmBackend::new(client)),
+            GenerateConfig {
+                out: out.clone(),
+                ..cfg.clone()
+            },
+            serde_json::json!({}),
+            on_event,
+        ))
+        .unwrap()
+        .manifest;
+    assert!(stopped.report.stopped.is_some(), "the breaker tripped");
+    let partial: Vec<&corpus::ShardInfo> = stopped
+        .shards
+        .iter()
+        .filter(|s| s.stats.as_ref().is_some_and(|v| v["partial"] == true))
+        .collect();
+    assert!(
+        partial.iter().any(|s| s.index == 1 && s.rows >= 5),
+        "the shard being collected is written: {:?}",
+        stopped.shards
+    );
+    let written = shards(&out);
+    assert_eq!(written.len() as u64, stopped.totals.dialogues);
+    assert!(stopped.totals.dialogues >= 15, "{:?}", stopped.totals);
+    // Each written dialogue is the uninterrupted run's.
+    let whole_ids: BTreeSet<String> = shards(&whole).into_iter().map(|d| d.id).collect();
+    assert!(written.iter().all(|d| whole_ids.contains(&d.id)));
+
+    // The server is fixed; the same command completes the corpus.
+    mock.set_config(roleplay).unwrap();
+    let before = mock.stats().requests;
+    let resumed = run_cfg(&rt, &out, llm_config(&mock.base_url()), cfg).manifest;
+    let sha = |m: &corpus::Manifest| {
+        m.shards
+            .iter()
+            .map(|s| (s.file.clone(), s.sha256.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sha(&resumed), sha(&expected));
+    assert_eq!(resumed.totals, expected.totals);
+    assert!(
+        resumed
+            .shards
+            .iter()
+            .all(|s| s.stats.as_ref().is_none_or(|v| v.get("partial").is_none()))
+    );
+    // The dialogues of the partial shard came from the cache: fewer calls than a fresh run of
+    // the shards it generated.
+    let fresh: u64 = expected.usage["roles"]["caller"]["requests"]
+        .as_u64()
+        .unwrap()
+        + expected.usage["roles"]["assistant"]["requests"]
+            .as_u64()
+            .unwrap();
+    let again = mock.stats().requests - before;
+    assert!(
+        resumed.usage["roles"]["caller"]["cache_hits"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(
+        again < fresh,
+        "{again} calls to finish, {fresh} for the whole corpus"
+    );
+}
+
+/// Issue #12: the prompts are part of an LLM run's fingerprint — a changed prompt template is
+/// refused on resume like any other change of the run, and nothing written is touched.
+#[test]
+fn a_changed_prompt_is_not_resumed_into_the_old_corpus() {
+    let rt = rt();
+    let mock = rt
+        .block_on(MockServer::start(MockConfig {
+            end_after_turns: 5,
+            ..Default::default()
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let cfg = GenerateConfig {
+        out: out.clone(),
+        count: 10,
+        rows_per_shard: 5,
+        concurrency: 4,
+        seed: 2,
+        ..Default::default()
+    };
+    // Templates copied aside, so that a prompt can be edited.
+    let templates = dir.path().join("templates");
+    std::fs::create_dir_all(templates.join("prompts")).unwrap();
+    for rel in [
+        "caller.toml",
+        "assistant.toml",
+        "lexicon.toml",
+        "prompts/caller.tera",
+        "prompts/assistant.tera",
+        "prompts/judge.tera",
+    ] {
+        std::fs::copy(repo().join("templates").join(rel), templates.join(rel)).unwrap();
+    }
+    let load = || {
+        Arc::new(
+            LibraryPaths {
+                scenario_dirs: vec![repo().join("scenarios")],
+                templates_dir: templates.clone(),
+            }
+            .load()
+            .unwrap(),
+        )
+    };
+    let go = |lib: Arc<roleplay::Library>| {
+        let client = Arc::new({
+            let _g = rt.enter();
+            LlmClient::new(llm_config(&mock.base_url()), &out).unwrap()
+        });
+        let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
+        rt.block_on(roleplay::generate(
+            lib,
+            Arc::new(LlmBackend::new(client)),
+            cfg.clone(),
+            serde_json::json!({}),
+            quiet,
+        ))
+    };
+    let first = go(load()).unwrap().manifest;
+    // The same prompts resume (nothing to do).
+    assert_eq!(go(load()).unwrap().generated_now, 0);
+    let before: Vec<Vec<u8>> = first
+        .shards
+        .iter()
+        .map(|s| std::fs::read(out.join(&s.file)).unwrap())
+        .collect();
+    let ledger = std::fs::read(out.join("ledger.jsonl")).unwrap();
+
+    let caller = templates.join("prompts/caller.tera");
+    let mut text = std::fs::read_to_string(&caller).unwrap();
+    text.push_str("\n说话要简短。\n");
+    std::fs::write(&caller, text).unwrap();
+    let err = go(load()).expect_err("a changed prompt is another run");
+    assert!(
+        matches!(
+            err,
+            roleplay::Error::Corpus(corpus::CorpusError::DifferentRun { .. })
+        ),
+        "{err}"
+    );
+    for (s, bytes) in first.shards.iter().zip(&before) {
+        assert_eq!(&std::fs::read(out.join(&s.file)).unwrap(), bytes);
+    }
+    assert_eq!(std::fs::read(out.join("ledger.jsonl")).unwrap(), ledger);
 }
