@@ -136,6 +136,8 @@ pub struct Ctx<'a> {
     caller_nums: OnceCell<Vec<(usize, f64)>>,
     /// Per turn index: where `caller_concat` ends before that turn.
     caller_end: Vec<usize>,
+    /// Findings a detector reported as uncertain: (turn, kind) (see [`Ctx::uncertain`]).
+    uncertain: std::cell::RefCell<Vec<(usize, String)>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -279,7 +281,22 @@ impl<'a> Ctx<'a> {
             surname,
             private: OnceCell::new(),
             solicitation: OnceCell::new(),
+            uncertain: Default::default(),
         }
+    }
+
+    /// Marks a finding as uncertain: the words may be read either way (see
+    /// [`crate::Confidence`]). Certain is the default.
+    pub fn uncertain(&self, f: &crate::Finding) {
+        self.uncertain.borrow_mut().push((f.turn, f.kind.clone()));
+    }
+
+    /// Whether the finding of `kind` on `turn` was marked uncertain.
+    pub fn is_uncertain(&self, turn: usize, kind: &str) -> bool {
+        self.uncertain
+            .borrow()
+            .iter()
+            .any(|(t, k)| *t == turn && k == kind)
     }
 
     /// The owner's private facts, cut into fragments.
