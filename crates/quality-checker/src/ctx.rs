@@ -137,7 +137,7 @@ pub struct Ctx<'a> {
     /// Per turn index: where `caller_concat` ends before that turn.
     caller_end: Vec<usize>,
     /// Findings a detector reported as uncertain: (turn, kind) (see [`Ctx::uncertain`]).
-    uncertain: std::cell::RefCell<Vec<(usize, String)>>,
+    uncertain: std::cell::RefCell<Vec<(usize, String, String)>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -288,15 +288,18 @@ impl<'a> Ctx<'a> {
     /// Marks a finding as uncertain: the words may be read either way (see
     /// [`crate::Confidence`]). Certain is the default.
     pub fn uncertain(&self, f: &crate::Finding) {
-        self.uncertain.borrow_mut().push((f.turn, f.kind.clone()));
+        self.uncertain
+            .borrow_mut()
+            .push((f.turn, f.kind.clone(), f.message.clone()));
     }
 
-    /// Whether the finding of `kind` on `turn` was marked uncertain.
-    pub fn is_uncertain(&self, turn: usize, kind: &str) -> bool {
-        self.uncertain
-            .borrow()
-            .iter()
-            .any(|(t, k)| *t == turn && k == kind)
+    /// Whether finding `f` was marked uncertain (kind, turn and message: another detector's
+    /// finding of the same kind on the same turn is not).
+    pub fn is_uncertain(&self, f: &crate::Finding) -> bool {
+        let u = self.uncertain.borrow();
+        !u.is_empty()
+            && u.iter()
+                .any(|(t, k, m)| *t == f.turn && *k == f.kind && *m == f.message)
     }
 
     /// The owner's private facts, cut into fragments.

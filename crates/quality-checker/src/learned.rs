@@ -485,7 +485,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 .into_iter()
                 .map(|(g, _)| g)
                 .collect();
-            out.push(finding(
+            let f = finding(
                 &model.kind,
                 t.idx,
                 t.clauses[ci].text(t.text),
@@ -495,7 +495,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     meaning(&model.kind),
                     words.join("、")
                 ),
-            ));
+            );
+            // In the lower half between its threshold and certainty the classifier is a guess
+            // about new wording: a second opinion's business, not a rejection.
+            if p[m] < (model.threshold + 1.0) / 2.0 {
+                ctx.uncertain(&f);
+            }
+            out.push(f);
         }
     }
     out

@@ -376,7 +376,7 @@ impl Checker {
         v.retain(|_| keep.next().unwrap_or(true));
         v.sort_by_key(|f| f.turn);
         confidence.extend(v.iter().map(|f| match &ctx {
-            Some(ctx) if ctx.is_uncertain(f.turn, &f.kind) => Confidence::Uncertain,
+            Some(ctx) if ctx.is_uncertain(f) => Confidence::Uncertain,
             _ => Confidence::Certain,
         }));
         let passed = !v.iter().zip(&confidence).any(|(f, &c)| {
