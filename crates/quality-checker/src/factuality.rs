@@ -709,6 +709,12 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             }
             let name = &s[start..pos + suffix.len()];
             let stem = &s[start..pos];
+            // `打银行卡背面的官方客服`, `通过发卡银行的官方客服`: a pointer to an institution's
+            // official line is advice, no claim about a place.
+            let rest = s[pos + suffix.len()..].trim_start_matches(['的', '卡', '背', '面']);
+            if rest.starts_with("官方") || rest.starts_with("客服") {
+                continue;
+            }
             if GENERIC_PLACES
                 .iter()
                 .any(|g| name.ends_with(g) && name.len() <= g.len() + 3)
