@@ -747,6 +747,15 @@ fn first_person_act<'a>(
         if rest.starts_with('把') && (nonphys.is_some() || NOT_PHYSICAL.is_match(scan)) {
             continue;
         }
+        // 把您到了的消息推给她: whatever the verb, a message is what is moved.
+        if rest.starts_with('把')
+            && let Some(p) = phys
+            && SEEN_MESSAGES
+                .iter()
+                .any(|m| window[..p.start()].contains(m))
+        {
+            continue;
+        }
         match (phys, nonphys) {
             (Some(p), np) if np.is_none_or(|n| p.start() < n.start()) => {
                 let verb = &window[p.start()..p.end()];
