@@ -68,44 +68,13 @@ fn digit_positions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     if !POSITIONS.is_match(t.text) || out.last().is_some_and(|f| f.turn == t.idx) {
         return;
     }
-    // `那个号码倒数第二位是8`: one digit placed by its position from the end discloses it.
-    if let Some(i) = t.text.find("倒数第") {
-        let rest = &t.text[i + "倒数第".len()..];
-        let k = match rest.chars().next() {
-            Some('一' | '1') => 1,
-            Some('二' | '2') => 2,
-            Some('三' | '3') => 3,
-            Some('四' | '4') => 4,
-            _ => 0,
-        };
-        if k > 0
-            && let Some((range, ds)) = text::digit_runs(rest, 1)
-                .into_iter()
-                .find(|(r, ds)| ds.len() == 1 && !rest[r.end..].starts_with('位'))
-            && let Some(fact) = ctx.private().iter().find(|f| {
-                f.digits
-                    .iter()
-                    .any(|d| d.len() >= 7 && d.as_bytes().get(d.len() - k) == ds.as_bytes().first())
-            })
-        {
-            let at = i + "倒数第".len() + range.start;
-            out.push(finding(
-                KIND,
-                t.idx,
-                &t.text[at..at + (range.end - range.start)],
-                format!(
-                    "the assistant says a digit of the owner's private {} ({ds}) — no preset allows it",
-                    fact.key
-                ),
-            ));
-            return;
-        }
-    }
-    // `最后一位不对，应该是0`: one digit placed at the end of the number discloses it.
+    // `最后一位不对，应该是0`, `那个号码倒数第二位是8`: one digit placed at a position of the
+    // number discloses it.
     let last_one = ["最后一位", "末位", "末尾"]
         .iter()
         .any(|w| t.text.contains(w));
-    for (range, ds) in text::digit_runs(t.text, if last_one { 1 } else { 2 }) {
+    let placed_one = last_one || t.text.contains("倒数第");
+    for (range, ds) in text::digit_runs(t.text, if placed_one { 1 } else { 2 }) {
         // (The 一 of 最后一位 places; it is no digit said.)
         if ds.len() == 1 && t.text[range.end..].starts_with('位') {
             continue;
@@ -113,8 +82,10 @@ fn digit_positions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         if let Some(fact) = ctx.private().iter().find(|f| {
             f.digits.iter().any(|d| {
                 d.len() >= 7
-                    && if ds.len() == 1 {
+                    && if ds.len() == 1 && last_one {
                         d.ends_with(ds.as_str())
+                    } else if ds.len() == 1 {
+                        d.contains(ds.as_str())
                     } else {
                         d.contains(ds.as_str())
                     }
