@@ -32,7 +32,7 @@ pub struct TurnCtx<'a> {
     marks: OnceCell<Vec<(usize, usize, u8)>>,
 
     /// The owner claims of this turn (see [`crate::privacy::owner_claims`]), once computed.
-    pub(crate) claims: OnceCell<Vec<crate::privacy::OwnerClaim<'a>>>,
+    pub(crate) claims: OnceCell<Vec<OwnerClaim<'a>>>,
 }
 
 impl TurnCtx<'_> {
@@ -90,6 +90,20 @@ pub struct PrivateFact<'a> {
     pub digits: Vec<String>,
     /// Content bigrams (free-text facts such as a schedule).
     pub bigrams: Vec<u64>,
+}
+
+/// A statement of the assistant about the owner's whereabouts, schedule, family or workplace (found by
+/// [`crate::privacy::owner_claims`], kept per turn here; read by privacy and factuality).
+#[derive(Debug)]
+pub(crate) struct OwnerClaim<'a> {
+    /// The clause saying it.
+    pub clause: &'a str,
+    /// The sentence around it.
+    pub sentence: &'a str,
+    /// `schedule or whereabouts`, `family` or `workplace`.
+    pub what: &'static str,
+    /// The word that shows it.
+    pub word: &'a str,
 }
 
 /// The per-dialogue context handed to every detector.

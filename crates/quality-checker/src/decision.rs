@@ -21,9 +21,10 @@ use crate::lexicon::{self, M_DEFERS, M_RELAY, M_REPORTED, M_UNCERTAIN};
 use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
+use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
-const KIND: &str = "safety.decision";
+const KIND: ViolationKind = ViolationKind::SafetyDecision;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cat {

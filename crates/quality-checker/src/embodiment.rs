@@ -10,9 +10,10 @@ use crate::lexicon;
 use crate::text;
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
+use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
-const KIND: &str = "safety.embodiment";
+const KIND: ViolationKind = ViolationKind::SafetyEmbodiment;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cat {

@@ -76,7 +76,7 @@ pub mod privacy;
 pub mod proxy;
 pub mod text;
 
-use callbench_model::vocab::{VIOLATION_KINDS, VIOLATION_PREFIXES};
+use callbench_model::vocab::{VIOLATION_KINDS, VIOLATION_PREFIXES, ViolationKind};
 use callbench_model::{Dialogue, QcResult, Speaker, Violation};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -275,7 +275,8 @@ impl CheckConfig {
 }
 
 /// Builds a finding; the evidence is cut to 40 characters.
-pub fn finding(kind: &str, turn: usize, evidence: &str, message: String) -> Finding {
+/// The kind is the enum; its word is written here, where the record is made.
+pub fn finding(kind: ViolationKind, turn: usize, evidence: &str, message: String) -> Finding {
     let ev = evidence.trim();
     let evidence = if ev.chars().count() > 40 {
         let mut s: String = ev.chars().take(39).collect();
@@ -285,7 +286,7 @@ pub fn finding(kind: &str, turn: usize, evidence: &str, message: String) -> Find
         ev.to_string()
     };
     Violation {
-        kind: kind.to_string(),
+        kind: kind.as_str().to_string(),
         turn,
         evidence,
         message,
@@ -409,7 +410,7 @@ fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
         };
         if t.speaker != expected {
             v.push(finding(
-                "natural.turn_order",
+                ViolationKind::NaturalTurnOrder,
                 i,
                 &t.text,
                 format!(
@@ -420,7 +421,7 @@ fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
         }
         if t.text.trim().is_empty() {
             v.push(finding(
-                "natural.empty_turn",
+                ViolationKind::NaturalEmptyTurn,
                 i,
                 "",
                 format!("turn {i} is empty"),
@@ -430,7 +431,7 @@ fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
     let n = d.turns.len();
     if n > cfg.max_turns {
         v.push(finding(
-            "natural.turn_cap",
+            ViolationKind::NaturalTurnCap,
             n - 1,
             "",
             format!("{n} turns, more than the cap of {}", cfg.max_turns),
@@ -438,7 +439,7 @@ fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
     }
     if n < cfg.min_turns {
         v.push(finding(
-            "natural.turn_cap",
+            ViolationKind::NaturalTurnCap,
             n.saturating_sub(1),
             "",
             format!("{n} turns, fewer than the minimum of {}", cfg.min_turns),
@@ -460,7 +461,7 @@ fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
             // Reported on the assistant's last turn, the one that should have closed.
             let at = prev_assistant.unwrap_or(n - 1);
             v.push(finding(
-                "natural.closing",
+                ViolationKind::NaturalClosing,
                 at,
                 &d.turns[at].text,
                 "the call ends on the caller; the assistant never closed it".into(),

@@ -40,6 +40,7 @@ use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
 use callbench_model::Relation;
+use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1406,7 +1407,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             if insisting.contains(&t) {
                 out.push(finding(
-                    "preset.conflict",
+                    ViolationKind::PresetConflict,
                     t,
                     ev,
                     format!(
@@ -1422,7 +1423,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             if not_yet {
                 if first {
                     out.push(finding(
-                        "preset.premature",
+                        ViolationKind::PresetPremature,
                         t,
                         ev,
                         format!(
@@ -1435,7 +1436,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 && c < t
             {
                 out.push(finding(
-                    "preset.conflict",
+                    ViolationKind::PresetConflict,
                     t,
                     ev,
                     format!(
@@ -1453,7 +1454,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     allowance = false;
                 } else {
                     out.push(finding(
-                        "preset.repeat",
+                        ViolationKind::PresetRepeat,
                         t,
                         ev,
                         format!(
@@ -1482,7 +1483,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             && let Some(at) = missing_turn(ctx, h)
         {
             let f = finding(
-                "preset.missing",
+                ViolationKind::PresetMissing,
                 at,
                 ev,
                 format!(

@@ -448,7 +448,9 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64) -> Outcome {
         dialogue.qc = Some(QcResult {
             passed: false,
             violations: vec![Violation {
-                kind: "natural.generation_failed".into(),
+                kind: callbench_model::vocab::ViolationKind::NaturalGenerationFailed
+                    .as_str()
+                    .into(),
                 turn: 0,
                 evidence: String::new(),
                 message: reason,
