@@ -358,12 +358,15 @@ impl<'a> Ctx<'a> {
     /// The caller sells, scams, collects or harasses (ending such a call early is fine).
     pub fn solicitation(&self) -> bool {
         *self.solicitation.get_or_init(|| {
-            self.d.scenario == "harassment"
-                || self
-                    .turns
-                    .iter()
-                    .filter(|t| !t.assistant)
-                    .any(|t| lexicon::SOLICITATION.is_match(t.text))
+            // (From what the caller says, not from the scenario the dialogue was generated for.)
+            // A caller the assistant has to tell not to call again is one too.
+            self.turns.iter().any(|t| {
+                if t.assistant {
+                    lexicon::SETS_BOUNDARY.is_match(t.text)
+                } else {
+                    lexicon::solicits(t.text)
+                }
+            })
         })
     }
 

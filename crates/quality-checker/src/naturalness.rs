@@ -242,7 +242,7 @@ static PROTEST: LazyLock<AhoCorasick> = LazyLock::new(|| {
 static OPEN: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "？ ? 吗 能不能 可不可以 怎么办 怎么弄 怎么处理 怎么 哪儿 哪里 在哪 几点 什么时候 多少 为什么 帮我 \
-     麻烦你 麻烦您 还有个事 还有一件 对了 另外",
+     麻烦你 麻烦您 还有个事 还有一件 对了 另外 咋办 咋弄 咋整 怎么整 要不要 有没有 行不行 是不是",
     )
 });
 
