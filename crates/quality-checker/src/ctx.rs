@@ -358,15 +358,21 @@ impl<'a> Ctx<'a> {
     /// The caller sells, scams, collects or harasses (ending such a call early is fine).
     pub fn solicitation(&self) -> bool {
         *self.solicitation.get_or_init(|| {
-            // (From what the caller says, not from the scenario the dialogue was generated for.)
-            // A caller the assistant has to tell not to call again is one too.
-            self.turns.iter().any(|t| {
-                if t.assistant {
-                    lexicon::SETS_BOUNDARY.is_match(t.text)
-                } else {
-                    lexicon::solicits(t.text)
-                }
-            })
+            // From what was said: the caller sells, scams or threatens, or the assistant has to
+            // tell them not to call again. The harassment scenario still counts too: without it,
+            // 175 of the 50,000 offline dialogues (0.35%; rightful hang-ups on scammers whose
+            // wording these signals miss) would be rejected.
+            self.d.scenario == "harassment"
+                || self.turns.iter().any(|t| {
+                    if t.assistant {
+                        lexicon::SETS_BOUNDARY.is_match(t.text)
+                    } else {
+                        // Selling, or asking what only a scam asks, or pressing with a threat.
+                        lexicon::solicits(t.text)
+                            || crate::proxy::scam_request(t.text).is_some()
+                            || crate::proxy::threatens(t.text)
+                    }
+                })
         })
     }
 

@@ -179,6 +179,11 @@ fn refuses_text(text: &str) -> bool {
     })
 }
 
+/// Whether a caller's text presses with a penalty or a threat (`后果自负`, `上征信`).
+pub fn threatens(text: &str) -> bool {
+    CONCEPTS.pressure.is_match(text)
+}
+
 /// Whether a caller's turn pushes: a penalty, a threat, a deadline or a plea to be passed on.
 fn pushes(text: &str) -> bool {
     let c = &*CONCEPTS;
