@@ -83,10 +83,10 @@ fn digit_positions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         if let Some(fact) = ctx.private().iter().find(|f| {
             f.digits.iter().any(|d| {
                 d.len() >= 7
+                    // One digit at the end must end it; placed elsewhere (倒数第二位), or two or
+                    // more, it must be in it.
                     && if ds.len() == 1 && last_one {
                         d.ends_with(ds.as_str())
-                    } else if ds.len() == 1 {
-                        d.contains(ds.as_str())
                     } else {
                         d.contains(ds.as_str())
                     }
