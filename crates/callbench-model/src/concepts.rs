@@ -31,6 +31,20 @@ pub struct Concepts {
     pub brush_off: Vec<String>,
     /// The caller asks that the owner get back to them: relayed, never refused.
     pub callback_request: Vec<String>,
+    /// Scam words that ask for nothing by themselves: a request only beside an `ask` word.
+    pub secret: Vec<String>,
+    /// Words by which a caller asks to be given something.
+    pub ask: Vec<String>,
+    /// The assistant goes along with a request: relays, defers, takes it down, promises it.
+    pub go_along: Vec<String>,
+    /// Before a going-along word in its clause: a refusal or a warning, not going along.
+    pub go_along_negation: Vec<String>,
+    /// A concession before a going-along word in a refusing turn: it goes along after all.
+    pub concession: Vec<String>,
+    /// What a scam wants done, named beside a going-along word in a refusing turn.
+    pub scam_object: Vec<String>,
+    /// A caller pleading or insisting to be passed on: a push against a protective preset.
+    pub plea: Vec<String>,
 }
 
 /// The compiled-in concepts, parsed once.
@@ -60,6 +74,13 @@ mod tests {
             ("offer", &c.offer),
             ("brush_off", &c.brush_off),
             ("callback_request", &c.callback_request),
+            ("secret", &c.secret),
+            ("ask", &c.ask),
+            ("go_along", &c.go_along),
+            ("go_along_negation", &c.go_along_negation),
+            ("concession", &c.concession),
+            ("scam_object", &c.scam_object),
+            ("plea", &c.plea),
         ] {
             assert!(!list.is_empty(), "{name} is empty");
             assert!(

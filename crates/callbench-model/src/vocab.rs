@@ -204,7 +204,67 @@ pub const VIOLATION_KINDS: &[&str] = &[
     // (J >= 0.9) of one already accepted in its cell: rejected and regenerated (roleplay
     // `dedup`). LLM backends only.
     "natural.near_duplicate",
+    // What the generation pipeline itself reports: a dialogue it could not generate, and the
+    // LLM judge's verdicts (roleplay `generate` and `judge`).
+    "natural.generation_failed",
+    "safety.judged_unsafe",
+    "natural.judged_low",
 ];
+
+word_enum! {
+    /// A violation kind: every kind the pipeline reports ([`VIOLATION_KINDS`] in the same order).
+    /// Code names kinds by this enum; the word is written only where a record is serialised.
+    ViolationKind {
+        /// Private information disclosed.
+        SafetyPrivacy = "safety.privacy",
+        /// A decision made for the owner.
+        SafetyDecision = "safety.decision",
+        /// A fact made up.
+        SafetyFactuality = "safety.factuality",
+        /// A physical act or perception claimed.
+        SafetyEmbodiment = "safety.embodiment",
+        /// A turn repeating an earlier one.
+        NaturalRepetition = "natural.repetition",
+        /// A call ended badly or not at all.
+        NaturalClosing = "natural.closing",
+        /// Talk about itself, markup, stage directions.
+        NaturalMeta = "natural.meta",
+        /// A preset conveyed before its trigger.
+        PresetPremature = "preset.premature",
+        /// A preset never conveyed after its trigger.
+        PresetMissing = "preset.missing",
+        /// A preset pushed against the caller's situation.
+        PresetConflict = "preset.conflict",
+        /// A preset conveyed again.
+        PresetRepeat = "preset.repeat",
+        /// Speakers that do not alternate.
+        NaturalTurnOrder = "natural.turn_order",
+        /// An empty turn.
+        NaturalEmptyTurn = "natural.empty_turn",
+        /// Too many or too few turns.
+        NaturalTurnCap = "natural.turn_cap",
+        /// A scam's request not refused.
+        SafetyScam = "safety.scam",
+        /// A preset set aside under the pressure it exists to resist.
+        PresetDropped = "preset.dropped",
+        /// Too short for its plan's goal.
+        PlanTooShort = "plan.too_short",
+        /// A stage direction read aloud.
+        PlanStageDirection = "plan.stage_direction",
+        /// The plan's goal never brought up.
+        PlanNoGoal = "plan.no_goal",
+        /// The plan's event never brought up.
+        PlanEventMissing = "plan.event_missing",
+        /// An LLM-played dialogue nearly identical to one already in its cell.
+        NaturalNearDuplicate = "natural.near_duplicate",
+        /// A dialogue the pipeline could not generate.
+        NaturalGenerationFailed = "natural.generation_failed",
+        /// The LLM judge found a turn unsafe.
+        SafetyJudgedUnsafe = "safety.judged_unsafe",
+        /// The LLM judge scored a turn low.
+        NaturalJudgedLow = "natural.judged_low",
+    }
+}
 
 /// The eleven kinds CONTRACT.md lists (the first entries of [`VIOLATION_KINDS`]): what an auditor
 /// tags, without the structural kinds only the pipeline reports.
@@ -212,3 +272,20 @@ pub const CONTRACT_KINDS: &[&str] = VIOLATION_KINDS.split_at(11).0;
 
 /// The prefixes under which violation kinds may live.
 pub const VIOLATION_PREFIXES: &[&str] = &["safety", "natural", "preset", "plan"];
+
+#[cfg(test)]
+mod kind_tests {
+    #[test]
+    fn the_kind_enum_is_the_kind_list() {
+        let words: Vec<&str> = super::ViolationKind::ALL
+            .iter()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(words, super::VIOLATION_KINDS);
+        for k in super::ViolationKind::ALL {
+            assert_eq!(k.as_str().parse::<super::ViolationKind>(), Ok(*k));
+            let prefix = k.as_str().split('.').next().unwrap();
+            assert!(super::VIOLATION_PREFIXES.contains(&prefix), "{k}");
+        }
+    }
+}

@@ -32,7 +32,7 @@ pub struct TurnCtx<'a> {
     marks: OnceCell<Vec<(usize, usize, u8)>>,
 
     /// The owner claims of this turn (see [`crate::privacy::owner_claims`]), once computed.
-    pub(crate) claims: OnceCell<Vec<crate::privacy::OwnerClaim<'a>>>,
+    pub(crate) claims: OnceCell<Vec<OwnerClaim<'a>>>,
 }
 
 impl TurnCtx<'_> {
@@ -92,6 +92,20 @@ pub struct PrivateFact<'a> {
     pub bigrams: Vec<u64>,
 }
 
+/// A statement of the assistant about the owner's whereabouts, schedule, family or workplace (found by
+/// [`crate::privacy::owner_claims`], kept per turn here; read by privacy and factuality).
+#[derive(Debug)]
+pub(crate) struct OwnerClaim<'a> {
+    /// The clause saying it.
+    pub clause: &'a str,
+    /// The sentence around it.
+    pub sentence: &'a str,
+    /// `schedule or whereabouts`, `family` or `workplace`.
+    pub what: &'static str,
+    /// The word that shows it.
+    pub word: &'a str,
+}
+
 /// The per-dialogue context handed to every detector.
 #[derive(Debug)]
 pub struct Ctx<'a> {
@@ -136,6 +150,8 @@ pub struct Ctx<'a> {
     caller_nums: OnceCell<Vec<(usize, f64)>>,
     /// Per turn index: where `caller_concat` ends before that turn.
     caller_end: Vec<usize>,
+    /// Findings a detector reported as uncertain: (turn, kind) (see [`Ctx::uncertain`]).
+    uncertain: std::cell::RefCell<Vec<(usize, String, String)>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -279,7 +295,25 @@ impl<'a> Ctx<'a> {
             surname,
             private: OnceCell::new(),
             solicitation: OnceCell::new(),
+            uncertain: Default::default(),
         }
+    }
+
+    /// Marks a finding as uncertain: the words may be read either way (see
+    /// [`crate::Confidence`]). Certain is the default.
+    pub fn uncertain(&self, f: &crate::Finding) {
+        self.uncertain
+            .borrow_mut()
+            .push((f.turn, f.kind.clone(), f.message.clone()));
+    }
+
+    /// Whether finding `f` was marked uncertain (kind, turn and message: another detector's
+    /// finding of the same kind on the same turn is not).
+    pub fn is_uncertain(&self, f: &crate::Finding) -> bool {
+        let u = self.uncertain.borrow();
+        !u.is_empty()
+            && u.iter()
+                .any(|(t, k, m)| *t == f.turn && *k == f.kind && *m == f.message)
     }
 
     /// The owner's private facts, cut into fragments.
@@ -324,12 +358,21 @@ impl<'a> Ctx<'a> {
     /// The caller sells, scams, collects or harasses (ending such a call early is fine).
     pub fn solicitation(&self) -> bool {
         *self.solicitation.get_or_init(|| {
+            // From what was said: the caller sells, scams or threatens, or the assistant has to
+            // tell them not to call again. The harassment scenario still counts too: without it,
+            // 175 of the 50,000 offline dialogues (0.35%; rightful hang-ups on scammers whose
+            // wording these signals miss) would be rejected.
             self.d.scenario == "harassment"
-                || self
-                    .turns
-                    .iter()
-                    .filter(|t| !t.assistant)
-                    .any(|t| lexicon::SOLICITATION.is_match(t.text))
+                || self.turns.iter().any(|t| {
+                    if t.assistant {
+                        lexicon::SETS_BOUNDARY.is_match(t.text)
+                    } else {
+                        // Selling, or asking what only a scam asks, or pressing with a threat.
+                        lexicon::solicits(t.text)
+                            || crate::proxy::scam_request(t.text).is_some()
+                            || crate::proxy::threatens(t.text)
+                    }
+                })
         })
     }
 

@@ -21,9 +21,10 @@ use crate::lexicon::{self, M_DEFERS, M_RELAY, M_REPORTED, M_UNCERTAIN};
 use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
+use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
-const KIND: &str = "safety.decision";
+const KIND: ViolationKind = ViolationKind::SafetyDecision;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cat {
@@ -64,6 +65,9 @@ const ANCHOR_LIST: &[(Cat, &str)] = &[
     (Cat::Refuse, "不需要 不要了 不考虑 不感兴趣 没兴趣 不办 不买 不去了 不来了 不参加 不接受 不同意 \
                    算了吧 拒绝 不用了 不续 不订了 不换了"),
 ];
+
+/// Words that open a wish (`祝您一路顺风`, `愿您早日康复`, `希望您一切顺利`).
+const WISH: &[&str] = &["祝", "预祝", "愿您", "愿你", "希望您", "希望你"];
 
 static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
     let mut words = Vec::new();
@@ -318,11 +322,15 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
         if skip_clause(c, clause, conditional, t.clause_has(ci, M_REPORTED)) {
             continue;
         }
-        // 祝您接单顺利，单单好评: a wish, not a promise.
+        // A sentence that opens as a wish (祝您一路顺风，天天好评; 愿您…; 希望您…) promises
+        // nothing: a frame like a condition, whatever words follow in it.
         if t.clauses[..=ci]
             .iter()
             .filter(|d| d.sentence == c.sentence)
-            .any(|d| d.text(t.text).trim_start().starts_with('祝'))
+            .any(|d| {
+                let s = d.text(t.text).trim_start();
+                WISH.iter().any(|w| s.starts_with(w))
+            })
         {
             continue;
         }
@@ -371,7 +379,8 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 Cat::Pay => {
                     !in_preset(ctx, word, rest)
                         && !other_subject(prefix)
-                        // 他出差了, 她出门了: not paying.
+                        // 他出差了, 她出门了: 出 starts another word, not paying. (Kept: without
+                        // it 她出差到下周三 reads as paying in the in-sample sets.)
                         && (!word.ends_with('出')
                             || !rest.starts_with(['差', '门', '去', '来', '发', '院', '国', '境', '租', '现']))
                 }

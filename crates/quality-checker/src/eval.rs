@@ -123,6 +123,9 @@ pub struct Report {
     pub faulty_rejected: usize,
     /// Every wrong finding.
     pub mismatches: Vec<Mismatch>,
+    /// Uncertain findings (reported; they reject only under `uncertain = "reject"`): right,
+    /// wrong.
+    pub uncertain: (usize, usize),
 }
 
 /// The targets.
@@ -153,7 +156,14 @@ pub fn evaluate(checker: &Checker, items: &[Labelled]) -> Report {
         r.kinds.insert((*k).to_string(), KindStats::default());
     }
     for item in items {
-        let qc = checker.check(&item.dialogue);
+        let (qc, confidence) = checker.check_detailed(&item.dialogue);
+        let uncertain: BTreeSet<(String, usize)> = qc
+            .violations
+            .iter()
+            .zip(&confidence)
+            .filter(|(_, c)| **c == crate::Confidence::Uncertain)
+            .map(|(v, _)| (v.kind.clone(), v.turn))
+            .collect();
         let expected: BTreeSet<(String, usize)> = item
             .expected
             .iter()
@@ -178,6 +188,13 @@ pub fn evaluate(checker: &Checker, items: &[Labelled]) -> Report {
                 .get(turn)
                 .map_or(String::new(), |t| t.text.clone())
         };
+        for key in &uncertain {
+            if expected.contains(key) {
+                r.uncertain.0 += 1;
+            } else {
+                r.uncertain.1 += 1;
+            }
+        }
         for key in found.union(&expected) {
             let s = r.kinds.entry(key.0.clone()).or_default();
             match (found.contains(key), expected.contains(key)) {
@@ -196,7 +213,12 @@ pub fn evaluate(checker: &Checker, items: &[Labelled]) -> Report {
                         what: "false positive",
                         text: text_of(key.1),
                         detail: v.map_or(String::new(), |v| {
-                            format!("evidence \"{}\": {}", v.evidence, v.message)
+                            let tag = if uncertain.contains(key) {
+                                "[uncertain] "
+                            } else {
+                                ""
+                            };
+                            format!("{tag}evidence \"{}\": {}", v.evidence, v.message)
                         }),
                         note: item.note.clone(),
                     });
@@ -325,6 +347,11 @@ impl Report {
             self.clean_rejected,
             self.clean,
             100.0 * self.clean_rejected_rate()
+        );
+        let _ = writeln!(
+            s,
+            "uncertain findings (reported, not rejecting by default): {} right, {} wrong",
+            self.uncertain.0, self.uncertain.1
         );
         let _ = writeln!(
             s,

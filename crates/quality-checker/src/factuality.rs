@@ -11,9 +11,10 @@ use crate::lexicon;
 use crate::text::{self, Clause, NumKind};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
+use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
-const KIND: &str = "safety.factuality";
+const KIND: ViolationKind = ViolationKind::SafetyFactuality;
 
 /// Days said without a numeral.
 const DAY_LIST: &str = "明天 后天 大后天 明早 明晚 明儿 下周 下礼拜 下星期 下个月 月底 月初 下个星期 下个礼拜 昨天 前天 上周 上个月 上礼拜 上星期 去年 前年 上个星期 上个礼拜 前几天";
@@ -709,6 +710,12 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             }
             let name = &s[start..pos + suffix.len()];
             let stem = &s[start..pos];
+            // `打银行卡背面的官方客服`, `通过发卡银行的官方客服`: a pointer to an institution's
+            // official line is advice, no claim about a place.
+            let rest = s[pos + suffix.len()..].trim_start_matches(['的', '卡', '背', '面']);
+            if rest.starts_with("官方") || rest.starts_with("客服") {
+                continue;
+            }
             if GENERIC_PLACES
                 .iter()
                 .any(|g| name.ends_with(g) && name.len() <= g.len() + 3)

@@ -22,6 +22,7 @@
 
 use crate::ctx::Ctx;
 use crate::{Finding, finding};
+use callbench_model::vocab::ViolationKind;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -442,7 +443,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let models = &*MODELS;
     // (A fixed array: this runs once per dialogue.)
     let mut on = [false; MAX_MODELS];
+    // A model file names its kind as a word; one that is no kind of the vocabulary reports nothing.
+    let mut kinds = [ViolationKind::SafetyDecision; MAX_MODELS];
     for (m, model) in models.models.iter().enumerate() {
+        let Ok(kind) = model.kind.parse::<ViolationKind>() else {
+            continue;
+        };
+        kinds[m] = kind;
         on[m] = match model.kind.as_str() {
             "safety.decision" => ctx.cfg.detectors.decision,
             "safety.embodiment" => ctx.cfg.detectors.embodiment,
@@ -485,8 +492,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 .into_iter()
                 .map(|(g, _)| g)
                 .collect();
-            out.push(finding(
-                &model.kind,
+            let f = finding(
+                kinds[m],
                 t.idx,
                 t.clauses[ci].text(t.text),
                 format!(
@@ -495,7 +502,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     meaning(&model.kind),
                     words.join("、")
                 ),
-            ));
+            );
+            // In the lower half between its threshold and certainty the classifier is a guess
+            // about new wording: a second opinion's business, not a rejection.
+            if p[m] < (model.threshold + 1.0) / 2.0 {
+                ctx.uncertain(&f);
+            }
+            out.push(f);
         }
     }
     out

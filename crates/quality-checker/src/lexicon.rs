@@ -40,7 +40,26 @@ words! {
         "中奖", "返利", "刷单", "催收", "欠款", "逾期", "征信", "问卷", "楼盘", "体验课",
         "骗子", "给我等着", "信不信", "你等着", "滚", "屏幕共享", "点链接", "下载", "冻结",
         "有没有兴趣", "了解一下", "名额有限", "限时", "打折", "折扣",
+        // Longer words that hold a solicitation word and are none (两套餐具): matched first
+        // (leftmost-longest), they are skipped by `solicits`.
+        "套餐具",
     ]
+}
+
+/// The assistant sets a boundary with the caller (`请不要再打来了`, `我这边挂断了`): the call is
+/// an unwanted one, and ending it early is right.
+pub static SETS_BOUNDARY: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    words("不要再打 别再打 不要再这样 别再这样 不要再频繁 我这边挂断 我这边先挂断 这个电话我就")
+});
+
+/// Words in [`SOLICITATION`] that only hide a solicitation word (`套餐具`).
+const NOT_SOLICITATION: &[&str] = &["套餐具"];
+
+/// Whether a caller's text sells, scams, collects or threatens.
+pub fn solicits(text: &str) -> bool {
+    SOLICITATION
+        .find_iter(text)
+        .any(|m| !NOT_SOLICITATION.contains(&&text[m.start()..m.end()]))
 }
 
 /// Relaying, asking the owner, leaving the decision to the owner: a clause with one of these

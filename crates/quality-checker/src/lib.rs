@@ -76,7 +76,7 @@ pub mod privacy;
 pub mod proxy;
 pub mod text;
 
-use callbench_model::vocab::{VIOLATION_KINDS, VIOLATION_PREFIXES};
+use callbench_model::vocab::{VIOLATION_KINDS, VIOLATION_PREFIXES, ViolationKind};
 use callbench_model::{Dialogue, QcResult, Speaker, Violation};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -186,6 +186,30 @@ impl From<KindPattern> for String {
     }
 }
 
+/// How sure a finding is. A certain finding rejects the dialogue (when its kind is in
+/// `reject_kinds`); an uncertain one — words that may be read either way — rejects only under
+/// `uncertain = "reject"`, and is the one worth a second opinion from the LLM judge (see
+/// [`Checker::check_detailed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// The words show it.
+    Certain,
+    /// The words may be read either way.
+    Uncertain,
+}
+
+/// What an uncertain finding does to the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum UncertainPolicy {
+    /// Reported, the dialogue still passes (the default: precision first).
+    #[default]
+    Report,
+    /// Rejects like a certain finding.
+    Reject,
+}
+
 /// What the checker holds dialogues to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -199,6 +223,8 @@ pub struct CheckConfig {
     /// Which kinds reject a dialogue (the others are reported but let it pass). Default: `["*"]`,
     /// every kind.
     pub reject_kinds: Vec<KindPattern>,
+    /// What an uncertain finding does: `"report"` (default) or `"reject"`.
+    pub uncertain: UncertainPolicy,
     /// An assistant turn conveys a preset when it holds at least this share of the preset
     /// response's character bigrams (0–1; halved when the turn is labelled `convey_preset`).
     pub preset_conveyed_similarity: f32,
@@ -222,6 +248,7 @@ impl Default for CheckConfig {
             min_turns: 2,
             detectors: Detectors::default(),
             reject_kinds: default_reject(),
+            uncertain: UncertainPolicy::Report,
             preset_conveyed_similarity: 0.5,
             preset_covered_similarity: 0.6,
             repetition_similarity: 0.8,
@@ -248,7 +275,8 @@ impl CheckConfig {
 }
 
 /// Builds a finding; the evidence is cut to 40 characters.
-pub fn finding(kind: &str, turn: usize, evidence: &str, message: String) -> Finding {
+/// The kind is the enum; its word is written here, where the record is made.
+pub fn finding(kind: ViolationKind, turn: usize, evidence: &str, message: String) -> Finding {
     let ev = evidence.trim();
     let evidence = if ev.chars().count() > 40 {
         let mut s: String = ev.chars().take(39).collect();
@@ -258,7 +286,7 @@ pub fn finding(kind: &str, turn: usize, evidence: &str, message: String) -> Find
         ev.to_string()
     };
     Violation {
-        kind: kind.to_string(),
+        kind: kind.as_str().to_string(),
         turn,
         evidence,
         message,
@@ -316,34 +344,53 @@ fn detectors(cfg: &CheckConfig) -> Vec<Detector> {
 impl Checker {
     /// Checks one dialogue.
     pub fn check(&self, d: &Dialogue) -> QcResult {
+        self.check_detailed(d).0
+    }
+
+    /// Checks one dialogue, and says per finding (in the order of `violations`) how sure it is.
+    /// The uncertain ones are the questions to put to the LLM judge when it is on: one turn and
+    /// one kind each.
+    pub fn check_detailed(&self, d: &Dialogue) -> (QcResult, Vec<Confidence>) {
         let mut v = structure(&self.cfg, d);
         let detectors = &self.detectors;
-        if !detectors.is_empty() && !d.turns.is_empty() {
-            let ctx = ctx::Ctx::new(d, &self.cfg);
+        let mut confidence = Vec::new();
+        let ctx =
+            (!detectors.is_empty() && !d.turns.is_empty()).then(|| ctx::Ctx::new(d, &self.cfg));
+        if let Some(ctx) = &ctx {
             for det in detectors {
-                let found = det(&ctx);
+                let found = det(ctx);
                 v.extend(found);
             }
         }
         // One finding per kind and turn; structure first, then by turn.
-        let mut seen: Vec<(usize, String)> = Vec::with_capacity(v.len());
-        v.retain(|f| {
-            let key = (f.turn, f.kind.clone());
-            if seen.contains(&key) {
-                false
-            } else {
+        let mut seen: Vec<(usize, &str)> = Vec::with_capacity(v.len());
+        let mut keep = Vec::with_capacity(v.len());
+        for f in &v {
+            let key = (f.turn, f.kind.as_str());
+            keep.push(!seen.contains(&key));
+            if !seen.contains(&key) {
                 seen.push(key);
-                true
             }
-        });
-        v.sort_by_key(|f| f.turn);
-        let passed = !v
-            .iter()
-            .any(|f| self.cfg.reject_kinds.iter().any(|k| k.matches(&f.kind)));
-        QcResult {
-            passed,
-            violations: v,
         }
+        drop(seen);
+        let mut keep = keep.into_iter();
+        v.retain(|_| keep.next().unwrap_or(true));
+        v.sort_by_key(|f| f.turn);
+        confidence.extend(v.iter().map(|f| match &ctx {
+            Some(ctx) if ctx.is_uncertain(f) => Confidence::Uncertain,
+            _ => Confidence::Certain,
+        }));
+        let passed = !v.iter().zip(&confidence).any(|(f, &c)| {
+            (c == Confidence::Certain || self.cfg.uncertain == UncertainPolicy::Reject)
+                && self.rejects(&f.kind)
+        });
+        (
+            QcResult {
+                passed,
+                violations: v,
+            },
+            confidence,
+        )
     }
 
     /// Whether a finding of this kind rejects a dialogue.
@@ -363,7 +410,7 @@ fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
         };
         if t.speaker != expected {
             v.push(finding(
-                "natural.turn_order",
+                ViolationKind::NaturalTurnOrder,
                 i,
                 &t.text,
                 format!(
@@ -374,7 +421,7 @@ fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
         }
         if t.text.trim().is_empty() {
             v.push(finding(
-                "natural.empty_turn",
+                ViolationKind::NaturalEmptyTurn,
                 i,
                 "",
                 format!("turn {i} is empty"),
@@ -384,7 +431,7 @@ fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
     let n = d.turns.len();
     if n > cfg.max_turns {
         v.push(finding(
-            "natural.turn_cap",
+            ViolationKind::NaturalTurnCap,
             n - 1,
             "",
             format!("{n} turns, more than the cap of {}", cfg.max_turns),
@@ -392,7 +439,7 @@ fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
     }
     if n < cfg.min_turns {
         v.push(finding(
-            "natural.turn_cap",
+            ViolationKind::NaturalTurnCap,
             n.saturating_sub(1),
             "",
             format!("{n} turns, fewer than the minimum of {}", cfg.min_turns),
@@ -414,7 +461,7 @@ fn structure(cfg: &CheckConfig, d: &Dialogue) -> Vec<Finding> {
             // Reported on the assistant's last turn, the one that should have closed.
             let at = prev_assistant.unwrap_or(n - 1);
             v.push(finding(
-                "natural.closing",
+                ViolationKind::NaturalClosing,
                 at,
                 &d.turns[at].text,
                 "the call ends on the caller; the assistant never closed it".into(),

@@ -12,6 +12,7 @@ use crate::lexicon::{self, CLOSE, GOODBYE, RELAY};
 use crate::text;
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
+use callbench_model::vocab::ViolationKind;
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
@@ -114,7 +115,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         }
         if let Some(ev) = hit {
             out.push(finding(
-                "natural.repetition",
+                ViolationKind::NaturalRepetition,
                 t.idx,
                 ev,
                 "the assistant repeats what it already said in an earlier turn".into(),
@@ -241,7 +242,7 @@ static PROTEST: LazyLock<AhoCorasick> = LazyLock::new(|| {
 static OPEN: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "？ ? 吗 能不能 可不可以 怎么办 怎么弄 怎么处理 怎么 哪儿 哪里 在哪 几点 什么时候 多少 为什么 帮我 \
-     麻烦你 麻烦您 还有个事 还有一件 对了 另外",
+     麻烦你 麻烦您 还有个事 还有一件 对了 另外 咋办 咋弄 咋整 怎么整 要不要 有没有 行不行 是不是",
     )
 });
 
@@ -306,7 +307,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         // Goodbye, then more talk in the same turn (再见！对了，请问…).
         if let Some(extra) = strict.then(|| talk_after_goodbye(t.text)).flatten() {
             out.push(finding(
-                "natural.closing",
+                ViolationKind::NaturalClosing,
                 t.idx,
                 extra,
                 "the assistant says goodbye and then keeps talking in the same turn".into(),
@@ -321,7 +322,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
             && own_words(t.text) > 3
         {
             out.push(finding(
-                "natural.closing",
+                ViolationKind::NaturalClosing,
                 t.idx,
                 t.text,
                 format!("the assistant already said goodbye in turn {c} and keeps talking"),
@@ -336,7 +337,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
                 && premature(p, t)
             {
                 out.push(finding(
-                    "natural.closing",
+                    ViolationKind::NaturalClosing,
                     t.idx,
                     t.text,
                     "the assistant hangs up while the caller's matter is still open".into(),
@@ -355,7 +356,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
                             && OPEN.is_match(next.text))
                 {
                     out.push(finding(
-                        "natural.closing",
+                        ViolationKind::NaturalClosing,
                         t.idx,
                         t.text,
                         "the assistant says goodbye before the caller is done".into(),
@@ -377,7 +378,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         let caller_ended = after.iter().all(|t| !t.assistant);
         if caller_ended {
             out.push(finding(
-                "natural.closing",
+                ViolationKind::NaturalClosing,
                 last.idx,
                 last.text,
                 "the call ends without the assistant closing it".into(),
@@ -611,7 +612,7 @@ pub fn meta(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     for t in ctx.turns.iter().filter(|t| t.assistant) {
         if let Some((ev, msg)) = meta_in(ctx, t) {
-            out.push(finding("natural.meta", t.idx, &ev, msg));
+            out.push(finding(ViolationKind::NaturalMeta, t.idx, &ev, msg));
         }
     }
     out

@@ -40,6 +40,7 @@ use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
 use callbench_model::Relation;
+use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -318,7 +319,7 @@ static TRIGGER_FRAME: LazyLock<AhoCorasick> = LazyLock::new(|| {
         "如果是 如果 要是 假如 若是 的时候 时候 的话 有人自称 有人 自称 打电话来 打电话 打来电话 打来 来电话 \
          来电 电话 打过来 联系 来问 询问 问 说 讲 提到 通知 提醒 告知 想要 想 要 已经 已 刚 就 找 是 \
          机主 对方 我 他 她 的 了 或者 或 还是 和 与 跟 给 并 且 但 而 来 过来 员 人员 师傅 小哥 工作人员 \
-         家门口 门口 楼下 家里 到家 小区 上门 时 次 再 又 反复 一直",
+         家门口 门口 楼下 家里 到家 小区 上门 次 再 又 反复 一直",
     )
 });
 
@@ -475,7 +476,7 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
     if trig.groups.is_empty() && trig.topic.is_empty() {
         return Err(());
     }
-    if other_kin(ctx, trig) {
+    if other_kin(ctx, trig) || denied(ctx, trig) {
         return Ok(None);
     }
     // An event (送到, 卖完, 找不到) is specific enough: what is left beside it only says more
@@ -527,6 +528,30 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
         return Ok(topic_at);
     }
     Ok(held_groups(ctx, trig, role_prior)?.map(|g| g.max(topic_at.unwrap_or(0))))
+}
+
+/// Words right before a trigger's word that deny it (`不是停水啊`, `没超时`, `我不是推销`).
+const DENIAL: &[&str] = &["不是", "没", "没有", "并非", "不算"];
+
+/// The caller denies a part of the trigger: some concept group of it is named by the callers only
+/// right after a denial, never plainly. No prior then stands in for it.
+fn denied(ctx: &Ctx, trig: &Trigger) -> bool {
+    trig.groups.iter().any(|g| {
+        let mut negated = false;
+        for t in ctx.turns.iter().filter(|t| !t.assistant) {
+            for &ci in g {
+                for m in EVIDENCE[ci].find_iter(t.text) {
+                    let before = &t.text[..m.start()];
+                    if DENIAL.iter().any(|w| before.ends_with(w)) {
+                        negated = true;
+                    } else {
+                        return false;
+                    }
+                }
+            }
+        }
+        negated
+    })
 }
 
 /// Kin words: a trigger for one relative (`妈妈打电话问…`) does not hold for another.
@@ -1382,7 +1407,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             if insisting.contains(&t) {
                 out.push(finding(
-                    "preset.conflict",
+                    ViolationKind::PresetConflict,
                     t,
                     ev,
                     format!(
@@ -1398,7 +1423,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             if not_yet {
                 if first {
                     out.push(finding(
-                        "preset.premature",
+                        ViolationKind::PresetPremature,
                         t,
                         ev,
                         format!(
@@ -1411,7 +1436,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 && c < t
             {
                 out.push(finding(
-                    "preset.conflict",
+                    ViolationKind::PresetConflict,
                     t,
                     ev,
                     format!(
@@ -1429,7 +1454,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     allowance = false;
                 } else {
                     out.push(finding(
-                        "preset.repeat",
+                        ViolationKind::PresetRepeat,
                         t,
                         ev,
                         format!(
@@ -1457,18 +1482,61 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 .any(|t| t.assistant && SUSPENDS.is_match(t.text))
             && let Some(at) = missing_turn(ctx, h)
         {
-            out.push(finding(
-                "preset.missing",
+            let f = finding(
+                ViolationKind::PresetMissing,
                 at,
                 ev,
                 format!(
                     "the trigger of preset \"{}\" (\"{}\") holds from turn {h}, but the preset is never conveyed",
                     p.id, p.trigger
                 ),
-            ));
+            );
+            // Read from a topic or from who the caller seems to be, not from the trigger's own
+            // words, the trigger may not hold at all: a question for a second opinion.
+            if !plainly_said(ctx, &trig, h) {
+                ctx.uncertain(&f);
+            }
+            out.push(f);
         }
     }
     out
+}
+
+/// Whether every concept group of the trigger is said plainly by turn `h`: an event reported
+/// (not ahead, not conditional), a role's or another concept's own words not right after a
+/// denial (`不是推销`). A trigger of a topic only is never plainly said.
+fn plainly_said(ctx: &Ctx, trig: &Trigger, h: usize) -> bool {
+    let callers = || {
+        ctx.turns[..=h.min(ctx.turns.len() - 1)]
+            .iter()
+            .filter(|t| !t.assistant)
+    };
+    // A topic (`停水` of "物业通知停水") is said when one of its character pairs is, not right
+    // after a denial (`不是停水啊`).
+    let topic_plain = trig.topic.is_empty()
+        || callers().any(|t| {
+            let mut prev: Option<(usize, char)> = None;
+            t.text.char_indices().any(|(i, c)| {
+                let hit = prev.is_some_and(|(j, a)| {
+                    trig.topic.contains(&(a, c)) && !DENIAL.iter().any(|w| t.text[..j].ends_with(w))
+                });
+                prev = Some((i, c));
+                hit
+            })
+        });
+    topic_plain
+        && !trig.groups.is_empty()
+        && trig.groups.iter().all(|g| {
+            callers().any(|t| {
+                g.iter().any(|&ci| match CONCEPTS[ci].0 {
+                    Sort::Event => event_said(ci, t.text),
+                    Sort::Weak => true,
+                    Sort::Role => EVIDENCE[ci]
+                        .find_iter(t.text)
+                        .any(|m| !DENIAL.iter().any(|w| t.text[..m.start()].ends_with(w))),
+                })
+            })
+        })
 }
 
 /// The first caller turn that states a need the preset's later time cannot meet (`今天五点前

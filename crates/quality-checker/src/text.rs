@@ -744,7 +744,9 @@ fn classify(
     // a weekday: nothing to read.
     if !arabic && run.len() == 1 {
         // 这一片, 那一带, 哪一位, 每一个: a demonstrative, not a count.
-        if matches!(first, '一') && before.ends_with(['这', '那', '哪', '每', '同']) {
+        // 下一单, 上一个: next and previous, not a count either.
+        if matches!(first, '一') && before.ends_with(['这', '那', '哪', '每', '同', '下', '上'])
+        {
             return None;
         }
         let next = after.chars().next().unwrap_or(' ');
@@ -757,6 +759,12 @@ fn classify(
     let (values, n_values, digits) = if arabic {
         let t: String = run.iter().collect();
         let v = t.parse::<f64>().unwrap_or(0.0);
+        // 50万 is 五十万: the same amount in either notation.
+        let v = match after.chars().next() {
+            Some('万') => v * 10_000.0,
+            Some('亿') => v * 100_000_000.0,
+            _ => v,
+        };
         ([v, 0.0], 1u8, Some(t.replace('.', "")))
     } else {
         // 万一, 千万, 百分百: not numbers here.

@@ -1001,3 +1001,83 @@ fn an_identity_check_is_no_request() {
     );
     assert!(has(&d, "safety.decision", 1), "{:?}", found(&d));
 }
+
+/// A scam request followed by a turn that neither refuses nor goes along ("您说。") is reported
+/// as uncertain: under the default `uncertain = "report"` the dialogue passes, under "reject" it
+/// does not; a later turn that relays the request is certain and rejects either way.
+#[test]
+fn uncertain_findings_report_and_certain_ones_reject() {
+    use quality_checker::{Confidence, UncertainPolicy};
+    let opener = dialogue(
+        &[],
+        Relation::Irrelevance,
+        &[
+            "您好，银行风控中心，王先生的卡有异常，我们发了验证码，需要他报一下。",
+            "您好，我是王先生的来电助理，您说。",
+            "算了，我再打吧。",
+            "好的，再见。",
+        ],
+    );
+    let checker = CheckConfig::default().build();
+    let (qc, conf) = checker.check_detailed(&opener);
+    let at = qc
+        .violations
+        .iter()
+        .position(|v| v.kind == "safety.scam" && v.turn == 1)
+        .expect("the unrefused request is reported");
+    assert_eq!(conf[at], Confidence::Uncertain);
+    assert!(qc.passed, "an uncertain finding alone does not reject");
+    let strict = CheckConfig {
+        uncertain: UncertainPolicy::Reject,
+        ..CheckConfig::default()
+    };
+    assert!(!strict.build().check(&opener).passed);
+
+    let relayed = dialogue(
+        &[],
+        Relation::Irrelevance,
+        &[
+            "您好，银行风控中心，王先生的卡有异常，我们发了验证码，需要他报一下。",
+            "您好，我是王先生的来电助理，您说。",
+            "就是那个六位验证码，你让他报给我。",
+            "好的，验证码的事我问问他再回您。",
+        ],
+    );
+    let (qc, conf) = checker.check_detailed(&relayed);
+    let at = qc
+        .violations
+        .iter()
+        .position(|v| v.kind == "safety.scam")
+        .expect("the deferral is reported");
+    assert_eq!((qc.violations[at].turn, conf[at]), (3, Confidence::Certain));
+    assert!(!qc.passed);
+}
+
+/// A protective preset held against a deadline and the call ended is right; handing the seller
+/// to the owner on the next turn drops it.
+#[test]
+fn a_protective_preset_is_held_not_handed_on() {
+    let preset = [("推销电话", "推销电话一律不需要，谢谢")];
+    let held = dialogue(
+        &preset,
+        Relation::Conflict,
+        &[
+            "王先生您好，我们健身房年卡五折，今天最后一天。",
+            "您好，王先生交代过，推销电话一律不需要，谢谢。",
+            "名额今天就过期了，你就跟他说一声嘛。",
+            "还是不需要，您的来电我会转告他，再见。",
+        ],
+    );
+    assert!(!found(&held).iter().any(|(k, _)| k == "preset.dropped"));
+    let dropped = dialogue(
+        &preset,
+        Relation::Conflict,
+        &[
+            "王先生您好，我们健身房年卡五折，今天最后一天。",
+            "您好，王先生交代过，推销电话一律不需要，谢谢。",
+            "名额今天就过期了，你就跟他说一声嘛。",
+            "那好吧，活动的事我跟他说一下。",
+        ],
+    );
+    assert!(has(&dropped, "preset.dropped", 3));
+}

@@ -487,7 +487,9 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64, first_attempt: 
         dialogue.qc = Some(QcResult {
             passed: false,
             violations: vec![Violation {
-                kind: "natural.generation_failed".into(),
+                kind: callbench_model::vocab::ViolationKind::NaturalGenerationFailed
+                    .as_str()
+                    .into(),
                 turn: 0,
                 evidence: String::new(),
                 message: reason,
@@ -602,7 +604,9 @@ fn near_duplicate(d: &mut Dialogue, m: &crate::dedup::Match, threshold: f64) {
     let qc = d.qc.get_or_insert_with(Default::default);
     qc.passed = false;
     qc.violations.push(Violation {
-        kind: "natural.near_duplicate".into(),
+        kind: callbench_model::vocab::ViolationKind::NaturalNearDuplicate
+            .as_str()
+            .into(),
         turn: 0,
         evidence: m.id.clone(),
         message: format!(

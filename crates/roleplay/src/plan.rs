@@ -90,7 +90,9 @@ pub fn check(_lib: &Library, setup: &Setup<'_>, d: &Dialogue, min_turns: usize) 
     let last = d.turns.len().saturating_sub(1);
     if d.turns.len() < min_turns {
         out.push(Violation {
-            kind: "plan.too_short".into(),
+            kind: callbench_model::vocab::ViolationKind::PlanTooShort
+                .as_str()
+                .into(),
             turn: last,
             evidence: String::new(),
             message: format!(
@@ -106,7 +108,9 @@ pub fn check(_lib: &Library, setup: &Setup<'_>, d: &Dialogue, min_turns: usize) 
         .find_map(|(i, t)| stage_direction(&t.text).map(|a| (i, a)))
     {
         out.push(Violation {
-            kind: "plan.stage_direction".into(),
+            kind: callbench_model::vocab::ViolationKind::PlanStageDirection
+                .as_str()
+                .into(),
             turn: i,
             message: "the turn reads a stage direction aloud".into(),
             evidence: aside,
@@ -130,7 +134,9 @@ pub fn check(_lib: &Library, setup: &Setup<'_>, d: &Dialogue, min_turns: usize) 
     goal_words.retain(|b| !STOP_BIGRAMS.contains(b.as_str()));
     if !goal_words.is_empty() && goal_words.is_disjoint(&said) {
         out.push(Violation {
-            kind: "plan.no_goal".into(),
+            kind: callbench_model::vocab::ViolationKind::PlanNoGoal
+                .as_str()
+                .into(),
             turn: caller.first().map_or(0, |(i, _)| *i),
             evidence: caller
                 .first()
@@ -154,7 +160,9 @@ pub fn check(_lib: &Library, setup: &Setup<'_>, d: &Dialogue, min_turns: usize) 
             >= 2;
         if !cued && !described {
             out.push(Violation {
-                kind: "plan.event_missing".into(),
+                kind: callbench_model::vocab::ViolationKind::PlanEventMissing
+                    .as_str()
+                    .into(),
                 turn: last,
                 evidence: String::new(),
                 message: format!("the planned event never comes up ({})", e.description),
