@@ -428,7 +428,7 @@ impl<'a> SimAssistant<'a> {
         //    held), and nothing goes to the owner.
         if extra.is_some()
             && let Some(i) = self.triggered
-            && self.presets[i].brush_off
+            && (self.presets[i].brush_off || self.presets[i].protective)
             && !self.suspended
         {
             self.set_preset(i);
@@ -497,7 +497,7 @@ impl<'a> SimAssistant<'a> {
         if let Some(i) = self.triggered
             && self.conveyed
             && !self.suspended
-            && self.presets[i].brush_off
+            && (self.presets[i].brush_off || self.presets[i].protective)
             && (heard.decision || heard.question)
             && !heard.probe
             && !heard.offer
@@ -570,6 +570,23 @@ impl<'a> SimAssistant<'a> {
 
         // 11b. Something more about the matter ("房租想在两千五的基础上加两百"): noted for the owner
         //      too — hanging up on it would leave the caller's matter open.
+        //      A seller's further pitch after the owner's brush-off ("名额有限，好多人都抢了")
+        //      is no detail for the owner: the preset answers it, held once, then the call ends.
+        if says_more(text, self.lex)
+            && let Some(i) = self.triggered
+            && self.conveyed
+            && !self.suspended
+            && (self.presets[i].brush_off || self.presets[i].protective)
+        {
+            self.set_preset(i);
+            if self.held {
+                self.add(&mut out, "assistant.hold_close")?;
+                return Ok(reply(out, Action::Close, None, true));
+            }
+            self.held = true;
+            self.add(&mut out, "assistant.hold")?;
+            return Ok(reply(out, Action::HoldPreset, self.preset_id(), false));
+        }
         if !self.said_more && says_more(text, self.lex) {
             self.said_more = true;
             self.add(&mut out, "assistant.take_more")?;

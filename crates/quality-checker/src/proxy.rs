@@ -265,6 +265,21 @@ fn reads_private_number(ctx: &Ctx, text: &str) -> bool {
         })
 }
 
+/// Whether a caller's push names what a preset settles: a two-character Han word of the
+/// push that the preset's response also holds (`取消`), courtesy words aside.
+fn about_preset(push: &str, response: &str) -> bool {
+    const COURTESY: &[&str] = &[
+        "麻烦", "一下", "就行", "可以", "这个", "那个", "您那", "谢谢", "不用",
+    ];
+    let han: Vec<char> = push.chars().collect();
+    han.windows(2).any(|w| {
+        let word: String = w.iter().collect();
+        w.iter().all(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+            && !COURTESY.contains(&word.as_str())
+            && response.contains(&word)
+    })
+}
+
 /// `preset.dropped`: a preset stated, then set aside or handed to the owner after a caller turn
 /// that only presses. A protective preset (a seller's, a collector's, a stranger's call) is held
 /// against any push that reports no new fact — a plea, a deadline, a threat; any other preset
@@ -295,6 +310,13 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             // not stated again now.
             let stated_before = ctx.turns[..caller.idx].iter().any(|t| states(t, p));
             if along.is_some() && (!stated_before || states(reply, p)) {
+                return false;
+            }
+            // A preset written for something else (a merchant's "缺的那样退掉就行") is not
+            // dropped by passing on a plea about another matter ("您可别给差评"): going along
+            // drops a protective preset, and any other only when the push is about what the
+            // preset settles (a driver's "我自己取消会被罚款" against "麻烦在您那边取消").
+            if !protective && along.is_some() && !about_preset(caller.text, p.response) {
                 return false;
             }
             if protective && along.is_some() {

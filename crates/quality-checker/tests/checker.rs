@@ -1081,3 +1081,34 @@ fn a_protective_preset_is_held_not_handed_on() {
     );
     assert!(has(&dropped, "preset.dropped", 3));
 }
+
+/// A preset that is not protective is dropped by going along only when the push is about what
+/// it settles: a driver's penalty against "cancel on your side" is; a merchant's plea for no bad
+/// review, passed on after "refund the missing dish", is not.
+#[test]
+fn going_along_drops_an_ordinary_preset_only_on_its_own_matter() {
+    let refund = [("商家说菜卖完了", "缺的那一样直接退掉就行，其他的照常做")];
+    let plea = dialogue(
+        &refund,
+        Relation::Complementarity,
+        &[
+            "您好，我是饭馆的，您点的米线卖光了。",
+            "您好，王先生交代过，缺的那一样直接退掉就行，其他的照常做。",
+            "实在不好意思，您可别给差评，行吗？",
+            "这个我没法替王先生答应，我先帮您转达。",
+        ],
+    );
+    assert!(!found(&plea).iter().any(|(k, _)| k == "preset.dropped"));
+    let cancel = [("司机来不了时", "师傅要是来不了，麻烦在您那边取消")];
+    let penalty = dialogue(
+        &cancel,
+        Relation::Conflict,
+        &[
+            "您好，我是网约车司机，您这单我来不了了。",
+            "您好，王先生交代过，师傅要是来不了，麻烦在您那边取消。",
+            "我自己取消会被罚款的，你让他取消吧，就跟他说一声。",
+            "那好吧，我跟他说一下。",
+        ],
+    );
+    assert!(has(&penalty, "preset.dropped", 3), "{:?}", found(&penalty));
+}
