@@ -266,10 +266,12 @@ fn reads_private_number(ctx: &Ctx, text: &str) -> bool {
 }
 
 /// Whether a caller's push names what a preset settles: a two-character Han word of the
-/// push that the preset's response also holds (`取消`), courtesy words aside.
+/// push that the preset's response also holds (`取消`), courtesy and time words aside
+/// (`一会儿` is in many a preset and many a plea).
 fn about_preset(push: &str, response: &str) -> bool {
     const COURTESY: &[&str] = &[
-        "麻烦", "一下", "就行", "可以", "这个", "那个", "您那", "谢谢", "不用",
+        "麻烦", "一下", "就行", "可以", "这个", "那个", "您那", "谢谢", "不用", "一会", "会儿", "马上",
+        "现在", "今天", "时候", "那边", "这边", "机主",
     ];
     let han: Vec<char> = push.chars().collect();
     han.windows(2).any(|w| {
