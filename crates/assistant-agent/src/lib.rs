@@ -266,6 +266,25 @@ impl<'a> SimAssistant<'a> {
         Ok(())
     }
 
+    /// Holds preset `i` against a further push once, briefly; a second push ends the call.
+    fn hold_again(&mut self, mut out: String, i: usize) -> Result<AssistantReply, AgentError> {
+        self.set_preset(i);
+        let (bank, action, end_call) = if self.held {
+            ("assistant.hold_close", Action::Close, true)
+        } else {
+            ("assistant.hold", Action::HoldPreset, false)
+        };
+        self.held = true;
+        self.add(&mut out, bank)?;
+        let preset_id = if end_call { None } else { self.preset_id() };
+        Ok(AssistantReply {
+            text: out,
+            action,
+            preset_id,
+            end_call,
+        })
+    }
+
     fn preset_id(&self) -> Option<String> {
         self.triggered.map(|i| self.presets[i].preset.id.clone())
     }
@@ -442,13 +461,7 @@ impl<'a> SimAssistant<'a> {
                     heard.goodbye,
                 ));
             }
-            if self.held {
-                self.add(&mut out, "assistant.hold_close")?;
-                return Ok(reply(out, Action::Close, None, true));
-            }
-            self.held = true;
-            self.add(&mut out, "assistant.hold")?;
-            return Ok(reply(out, Action::HoldPreset, self.preset_id(), false));
+            return self.hold_again(out, i);
         }
         if let Some(e) = extra {
             self.set_topic(e)?;
@@ -503,14 +516,7 @@ impl<'a> SimAssistant<'a> {
             && !heard.offer
             && !heard.goodbye
         {
-            self.set_preset(i);
-            if self.held {
-                self.add(&mut out, "assistant.hold_close")?;
-                return Ok(reply(out, Action::Close, None, true));
-            }
-            self.held = true;
-            self.add(&mut out, "assistant.hold")?;
-            return Ok(reply(out, Action::HoldPreset, self.preset_id(), false));
+            return self.hold_again(out, i);
         }
 
         // 6. Fishing for private facts (before decisions: "能告诉我他电话吗" is a probe).
@@ -578,14 +584,7 @@ impl<'a> SimAssistant<'a> {
             && !self.suspended
             && (self.presets[i].brush_off || self.presets[i].protective)
         {
-            self.set_preset(i);
-            if self.held {
-                self.add(&mut out, "assistant.hold_close")?;
-                return Ok(reply(out, Action::Close, None, true));
-            }
-            self.held = true;
-            self.add(&mut out, "assistant.hold")?;
-            return Ok(reply(out, Action::HoldPreset, self.preset_id(), false));
+            return self.hold_again(out, i);
         }
         if !self.said_more && says_more(text, self.lex) {
             self.said_more = true;

@@ -270,13 +270,13 @@ fn reads_private_number(ctx: &Ctx, text: &str) -> bool {
 /// (`一会儿` is in many a preset and many a plea).
 fn about_preset(push: &str, response: &str) -> bool {
     const COURTESY: &[&str] = &[
-        "麻烦", "一下", "就行", "可以", "这个", "那个", "您那", "谢谢", "不用", "一会", "会儿", "马上",
-        "现在", "今天", "时候", "那边", "这边", "机主",
+        "麻烦", "一下", "就行", "可以", "这个", "那个", "您那", "谢谢", "不用", "一会", "会儿",
+        "马上", "现在", "今天", "时候", "那边", "这边", "机主",
     ];
     let han: Vec<char> = push.chars().collect();
     han.windows(2).any(|w| {
         let word: String = w.iter().collect();
-        w.iter().all(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+        w.iter().all(|&c| crate::text::is_han(c))
             && !COURTESY.contains(&word.as_str())
             && response.contains(&word)
     })

@@ -167,17 +167,13 @@ impl Director {
                     })
                     .collect();
                 if let Some(&o) = others.choose(&mut rng) {
-                    let second = preset_of(o, "p2")?;
-                    // Either order: the preset that applies is not always the first.
-                    if rng.random_bool(0.5) {
-                        header_owner.presets.push(second);
-                        preset_defs.push(set.preset_def(scenario, o));
-                    } else {
-                        header_owner.presets[0].id = "p2".into();
-                        let mut second = second;
-                        second.id = "p1".into();
-                        header_owner.presets.insert(0, second);
-                        preset_defs.insert(0, set.preset_def(scenario, o));
+                    // Either order: the preset that applies is not always the first. Ids
+                    // follow the order (p1, p2).
+                    let at = if rng.random_bool(0.5) { 1 } else { 0 };
+                    header_owner.presets.insert(at, preset_of(o, "")?);
+                    preset_defs.insert(at, set.preset_def(scenario, o));
+                    for (k, p) in header_owner.presets.iter_mut().enumerate() {
+                        p.id = format!("p{}", k + 1);
                     }
                 }
             }
