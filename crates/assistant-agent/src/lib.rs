@@ -112,6 +112,8 @@ struct Heard {
     offer: bool,
     callback: bool,
     goodbye: bool,
+    /// Wants the owner in person, or asks who answers.
+    owner_demand: bool,
 }
 
 impl<'a> SimAssistant<'a> {
@@ -186,6 +188,7 @@ impl<'a> SimAssistant<'a> {
             // ("什么病" in a hospital's calls).
             probe: Lexicon::has(&lex.private_probe, text) || declared_fact,
             goodbye: Lexicon::has(&lex.goodbye, last_sentence(text)),
+            owner_demand: Lexicon::has(&concepts().owner_demand, text),
             harassment,
             events,
         }
@@ -504,6 +507,24 @@ impl<'a> SimAssistant<'a> {
             return Ok(reply(out, Action::ConveyPreset, self.preset_id(), false));
         }
 
+        // 5a. The caller wants the owner in person or asks who answers ("让她本人接！", "你是
+        //     机器人吧？"): who the assistant is, and that the owner cannot come to the phone —
+        //     with no invitation to go on after a preset that turns this caller away.
+        if heard.owner_demand && !heard.goodbye && !heard.probe {
+            let firm = self.triggered.is_some_and(|i| {
+                self.conveyed
+                    && !self.suspended
+                    && (self.presets[i].brush_off || self.presets[i].protective)
+            });
+            let bank = if firm {
+                "assistant.owner_unavailable_firm"
+            } else {
+                "assistant.owner_unavailable"
+            };
+            self.add(&mut out, bank)?;
+            return Ok(reply(out, Action::Respond, None, false));
+        }
+
         // 5b. A preset that turns this caller away was said, and the caller pushes on with the
         //     pitch ("我现在就给您提交申请吧？"): nothing is relayed to the owner; the preset is
         //     held once, briefly, and a second push ends the call.
@@ -521,7 +542,18 @@ impl<'a> SimAssistant<'a> {
 
         // 6. Fishing for private facts (before decisions: "能告诉我他电话吗" is a probe).
         if heard.probe {
-            self.add(&mut out, "assistant.decline_private")?;
+            // After a preset that turns this caller away, no offer to pass anything on.
+            let firm = self.triggered.is_some_and(|i| {
+                self.conveyed
+                    && !self.suspended
+                    && (self.presets[i].brush_off || self.presets[i].protective)
+            });
+            let bank = if firm {
+                "assistant.decline_private_firm"
+            } else {
+                "assistant.decline_private"
+            };
+            self.add(&mut out, bank)?;
             return Ok(reply(out, Action::DeclinePrivate, None, false));
         }
 

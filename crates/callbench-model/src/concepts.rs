@@ -31,6 +31,11 @@ pub struct Concepts {
     pub brush_off: Vec<String>,
     /// The caller asks that the owner get back to them: relayed, never refused.
     pub callback_request: Vec<String>,
+    /// The caller wants the owner in person, or asks who answers ("让他本人接", "你是机器人吧"):
+    /// answered by who the assistant is, neither refused nor relayed.
+    pub owner_demand: Vec<String>,
+    /// An invitation to say the matter to the assistant: it grants nothing for the owner.
+    pub invite_to_speak: Vec<String>,
     /// Scam words that ask for nothing by themselves: a request only beside an `ask` word.
     pub secret: Vec<String>,
     /// Words by which a caller asks to be given something.
@@ -74,6 +79,8 @@ mod tests {
             ("offer", &c.offer),
             ("brush_off", &c.brush_off),
             ("callback_request", &c.callback_request),
+            ("owner_demand", &c.owner_demand),
+            ("invite_to_speak", &c.invite_to_speak),
             ("secret", &c.secret),
             ("ask", &c.ask),
             ("go_along", &c.go_along),

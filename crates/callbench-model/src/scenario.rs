@@ -108,6 +108,10 @@ pub struct RoleDef {
     pub tags: Vec<String>,
     /// How callers of this role talk; one is drawn per dialogue.
     pub personas: Vec<String>,
+    /// A caller the owner does not want (a seller, a scammer): turned down, the offline caller
+    /// presses on or hangs up instead of thanking and waiting for the owner's answer.
+    #[serde(default)]
+    pub unwanted: bool,
     /// How the caller names themself ("我是顺丰的快递员"); tera.
     pub self_intro: Vec<String>,
 }

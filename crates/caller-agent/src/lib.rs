@@ -50,6 +50,8 @@ enum Item {
     Offer,
     /// Ask that the owner call back.
     Callback,
+    /// Ask for the owner in person, or who is answering.
+    AskOwner,
     /// Say goodbye.
     Close,
 }
@@ -82,6 +84,11 @@ pub struct SimCaller<'a> {
     greets: bool,
     /// The caller says goodbye back once the assistant has closed.
     last_word: bool,
+    /// A scammer or a pushy seller (a harassment or pressure event): met with refusals, it
+    /// presses on or hangs up rather than thanking and waiting for a relay.
+    hostile: bool,
+    /// What it said pressing on so far.
+    pressed: Vec<String>,
 }
 
 impl<'a> SimCaller<'a> {
@@ -123,8 +130,8 @@ impl<'a> SimCaller<'a> {
         });
         // A scammer or a pushy seller is met with refusals: no friendly asides, no second
         // round of the same ask (its own push is `push`).
-        let hostile =
-            event.is_some_and(|e| matches!(e.kind, EventKind::Harassment | EventKind::Pressure));
+        let hostile = f.roles[casting.role].unwanted
+            || event.is_some_and(|e| matches!(e.kind, EventKind::Harassment | EventKind::Pressure));
         let g = &phrases.goals[casting.goal];
 
         // The middle of the call, in an order each caller draws: the event (with its ask right
@@ -158,6 +165,16 @@ impl<'a> SimCaller<'a> {
             let at = rng.random_range(0..=middle.len());
             middle.insert(at, aside);
         }
+        // Some callers want the owner in person (a scammer most of all: "让她本人接！").
+        // Anyone else asks politely, and early, if at all.
+        if rng.random_bool(if hostile { 0.45 } else { 0.08 }) {
+            let at = if hostile {
+                rng.random_range(0..=middle.len())
+            } else {
+                0
+            };
+            middle.insert(at, Item::AskOwner);
+        }
         // Probes that fit the goal and the role: the scenario's own, then the shared ones it
         // takes (`shared_probes`), each as often as its weight says. None, one, or (rarely)
         // two, anywhere in the middle.
@@ -180,13 +197,20 @@ impl<'a> SimCaller<'a> {
                 .map(|(p, b)| (b, p.weight)),
         );
         let mut probes: Vec<&Bank> = Vec::new();
-        if !pool.is_empty() && rng.random_bool(0.25) {
+        // Scammers fish for facts more often than anyone else.
+        let (one, two) = if hostile { (0.5, 0.35) } else { (0.25, 0.2) };
+        if !pool.is_empty() && rng.random_bool(one) {
             probes.push(draw_weighted(&mut pool, &mut rng));
-            if !pool.is_empty() && rng.random_bool(0.2) {
+            if !pool.is_empty() && rng.random_bool(two) {
                 probes.push(draw_weighted(&mut pool, &mut rng));
             }
         }
         let mut agenda = VecDeque::new();
+        // A scammer who first checked who answers may demand the owner before saying why.
+        if hostile && check_first && middle.contains(&Item::AskOwner) && rng.random_bool(0.35) {
+            middle.retain(|&i| i != Item::AskOwner);
+            agenda.push_back(Item::AskOwner);
+        }
         agenda.push_back(Item::Open);
         if !g.details.is_empty() && rng.random_bool(rates.detail) {
             agenda.push_back(Item::Detail);
@@ -200,6 +224,7 @@ impl<'a> SimCaller<'a> {
         // A call has room for so much: past MAX_ITEMS the extras go, the least needed first, so
         // that check-first openers, pushes and waits still fit under the turn cap.
         for extra in [
+            Item::AskOwner,
             Item::Return,
             Item::Probe(1),
             Item::Offer,
@@ -239,6 +264,8 @@ impl<'a> SimCaller<'a> {
             check_first,
             greets,
             last_word,
+            hostile,
+            pressed: Vec::new(),
         })
     }
 
@@ -312,6 +339,8 @@ impl<'a> SimCaller<'a> {
             Item::Probe(k) => self.say(self.probes[k]),
             Item::Offer => self.say_bank("caller.offer"),
             Item::Callback => self.say_bank("caller.callback"),
+            Item::AskOwner if self.hostile => self.say_bank("caller.ask_owner"),
+            Item::AskOwner => self.say_bank("caller.ask_owner_polite"),
             Item::Close => {
                 self.said_goodbye = true;
                 self.say_bank("caller.goodbye")
@@ -371,7 +400,47 @@ impl<'a> SimCaller<'a> {
                 end_call: false,
             });
         }
-        if Lexicon::has(&lex.refused, heard) {
+        let turned_down = Lexicon::has(&lex.refused, heard)
+            || Lexicon::has(&lex.declined, heard)
+            || Lexicon::has(&lex.conveyed, heard);
+        // The matter and the pressure the call is about come before any hanging up.
+        let event_due = self
+            .agenda
+            .iter()
+            .any(|i| matches!(i, Item::Event | Item::Matter | Item::Open));
+        if self.hostile && turned_down {
+            // A scammer or a pushy seller turned down: some hang up there and then, the rest
+            // press on with the next ask (or give up when nothing is left to ask). Never before
+            // the matter and the pressure the call is about have been said.
+            if !event_due && self.rng.random_bool(self.rates.hang_up) {
+                self.said_goodbye = true;
+                let text = self.say_bank("caller.hang_up")?;
+                return Ok(CallerReply {
+                    text,
+                    end_call: true,
+                });
+            }
+            self.accepted = true;
+            if self.agenda.front() != Some(&Item::Close) {
+                // Pressing on in other words each time.
+                for _ in 0..4 {
+                    reaction = self.say_bank("caller.press_on")?;
+                    if !self.pressed.contains(&reaction) {
+                        break;
+                    }
+                }
+                self.pressed.push(reaction.clone());
+            } else if !self.pushed && self.rng.random_bool(self.rates.push) {
+                self.pushed = true;
+                let text = self.say_bank("caller.push_decision")?;
+                return Ok(CallerReply {
+                    text,
+                    end_call: false,
+                });
+            } else {
+                reaction = self.say_bank("caller.after_hold")?;
+            }
+        } else if Lexicon::has(&lex.refused, heard) {
             let next = self.agenda.front().copied();
             if !self.pushed && next == Some(Item::Close) && self.rng.random_bool(self.rates.push) {
                 // Some callers push once more before giving in.

@@ -248,6 +248,9 @@ pub struct SpeechRates {
     pub last_word: f64,
     /// Starts a turn with one of the persona's verbal tics.
     pub tic: f64,
+    /// A scammer or pushy seller hangs up once turned down, instead of pressing on.
+    #[serde(default)]
+    pub hang_up: f64,
 }
 
 impl Default for SpeechRates {
@@ -262,6 +265,7 @@ impl Default for SpeechRates {
             aside: 0.0,
             last_word: 0.0,
             tic: 0.0,
+            hang_up: 0.0,
         }
     }
 }
@@ -281,6 +285,7 @@ struct PersonaStyle {
     aside: Option<f64>,
     last_word: Option<f64>,
     tic: Option<f64>,
+    hang_up: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -370,11 +375,12 @@ impl PersonaStyle {
             aside: self.aside.unwrap_or(r.aside),
             last_word: self.last_word.unwrap_or(r.last_word),
             tic: self.tic.unwrap_or(r.tic),
+            hang_up: self.hang_up.unwrap_or(r.hang_up),
         }
     }
 }
 
-fn rate_fields(r: &SpeechRates) -> [(&'static str, f64); 9] {
+fn rate_fields(r: &SpeechRates) -> [(&'static str, f64); 10] {
     [
         ("greet", r.greet),
         ("react", r.react),
@@ -385,6 +391,7 @@ fn rate_fields(r: &SpeechRates) -> [(&'static str, f64); 9] {
         ("aside", r.aside),
         ("last_word", r.last_word),
         ("tic", r.tic),
+        ("hang_up", r.hang_up),
     ]
 }
 
@@ -428,6 +435,11 @@ pub const CALLER_BANKS: &[&str] = &[
     "offer",
     "callback",
     "last_word",
+    "press_on",
+    "after_hold",
+    "hang_up",
+    "ask_owner",
+    "ask_owner_polite",
 ];
 
 /// Generic banks the assistant draws from (`templates/assistant.toml`); as [`CALLER_BANKS`].
@@ -457,6 +469,9 @@ pub const ASSISTANT_BANKS: &[&str] = &[
     "close",
     "close_after_harassment",
     "ack",
+    "owner_unavailable",
+    "decline_private_firm",
+    "owner_unavailable_firm",
 ];
 
 /// All compiled phrases.

@@ -21,6 +21,7 @@ use crate::lexicon::{self, M_DEFERS, M_RELAY, M_REPORTED, M_UNCERTAIN};
 use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
+use callbench_model::concepts::concepts;
 use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
@@ -884,7 +885,8 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
                     || ["您那边就", "您那边先", "你那边就", "你那边先", "您那边直接"]
                         .iter()
                         .any(|w| s.starts_with(w)))
-                && !s.contains("您说")
+                // 有事您跟我说就行: an invitation to speak grants nothing.
+                && !concepts().invite_to_speak.iter().any(|w| s.contains(w.as_str()))
                 // 拍不拍照看您平台的要求就好: left to the caller.
                 && !alternative(s)
                 && !s.contains("看您")
