@@ -114,6 +114,8 @@ struct Heard {
     goodbye: bool,
     /// Wants the owner in person, or asks who answers.
     owner_demand: bool,
+    /// Asks that a message reach the owner.
+    message: bool,
 }
 
 impl<'a> SimAssistant<'a> {
@@ -189,6 +191,12 @@ impl<'a> SimAssistant<'a> {
             probe: Lexicon::has(&lex.private_probe, text) || declared_fact,
             goodbye: Lexicon::has(&lex.goodbye, last_sentence(text)),
             owner_demand: Lexicon::has(&concepts().owner_demand, text),
+            // In the question itself, as for a callback wish.
+            message: text
+                .split_inclusive(['？', '?'])
+                .filter(|q| q.ends_with(['？', '?']))
+                .map(|q| q.rsplit(['。', '！', '!']).next().unwrap_or(q))
+                .any(|q| Lexicon::has(&concepts().message_request, q)),
             harassment,
             events,
         }
@@ -563,6 +571,14 @@ impl<'a> SimAssistant<'a> {
             self.relayed = true;
             self.add(&mut out, "assistant.accept_offer")?;
             return Ok(reply(out, Action::Respond, None, false));
+        }
+
+        // 7a. Asked that a message reach the owner ("这话能帮我带到吧？"): yes, it will — unless
+        //     the owner's preset turns this caller away (5b held it above).
+        if heard.message && !heard.probe {
+            self.relayed = true;
+            self.add(&mut out, "assistant.relay_message")?;
+            return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
         // 7b. Asked that the owner get back to them: passed on, not refused.

@@ -34,6 +34,8 @@ pub struct Concepts {
     /// The caller wants the owner in person, or asks who answers ("让他本人接", "你是机器人吧"):
     /// answered by who the assistant is, neither refused nor relayed.
     pub owner_demand: Vec<String>,
+    /// The caller asks that a message reach the owner: relayed, never refused.
+    pub message_request: Vec<String>,
     /// An invitation to say the matter to the assistant: it grants nothing for the owner.
     pub invite_to_speak: Vec<String>,
     /// Scam words that ask for nothing by themselves: a request only beside an `ask` word.
@@ -81,6 +83,7 @@ mod tests {
             ("callback_request", &c.callback_request),
             ("owner_demand", &c.owner_demand),
             ("invite_to_speak", &c.invite_to_speak),
+            ("message_request", &c.message_request),
             ("secret", &c.secret),
             ("ask", &c.ask),
             ("go_along", &c.go_along),

@@ -358,6 +358,9 @@ pub struct Casting {
     pub goal: usize,
     /// Index into `events`.
     pub event: Option<usize>,
+    /// A second event: an extra need on the side that leaves the relation as it is (drawn per
+    /// dialogue when it is cast, never part of the precomputed castings).
+    pub extra_event: Option<usize>,
 }
 
 /// Where a preset definition lives.
@@ -913,6 +916,7 @@ impl ScenarioSet {
                     role: ri,
                     goal: gi,
                     event: None,
+                    extra_event: None,
                 });
                 for ei in events_for(gi, Relation::None) {
                     out.push(Casting {
@@ -920,6 +924,7 @@ impl ScenarioSet {
                         role: ri,
                         goal: gi,
                         event: Some(ei),
+                        extra_event: None,
                     });
                 }
             }
@@ -938,6 +943,7 @@ impl ScenarioSet {
                         role: ri,
                         goal: gi,
                         event: None,
+                        extra_event: None,
                     }),
                     Relation::Irrelevance if !hit => {
                         out.push(Casting {
@@ -945,6 +951,7 @@ impl ScenarioSet {
                             role: ri,
                             goal: gi,
                             event: None,
+                            extra_event: None,
                         });
                         for ei in events_for(gi, Relation::Irrelevance) {
                             out.push(Casting {
@@ -952,6 +959,7 @@ impl ScenarioSet {
                                 role: ri,
                                 goal: gi,
                                 event: Some(ei),
+                                extra_event: None,
                             });
                         }
                     }
@@ -962,6 +970,7 @@ impl ScenarioSet {
                                 role: ri,
                                 goal: gi,
                                 event: Some(ei),
+                                extra_event: None,
                             });
                         }
                     }

@@ -52,6 +52,10 @@ enum Item {
     Callback,
     /// Ask for the owner in person, or who is answering.
     AskOwner,
+    /// Reveal the second event (an extra need on the side).
+    Extra,
+    /// Ask the assistant to decide something about the second event.
+    ExtraAsk,
     /// Say goodbye.
     Close,
 }
@@ -165,9 +169,17 @@ impl<'a> SimCaller<'a> {
             let at = rng.random_range(0..=middle.len());
             middle.insert(at, aside);
         }
+        // A second event on the side, anywhere in the middle, its ask (sometimes) after it.
+        if let Some(e) = casting.extra_event {
+            let at = rng.random_range(0..=middle.len());
+            middle.insert(at, Item::Extra);
+            if !phrases.events[e].asks.is_empty() && rng.random_bool(0.5) {
+                middle.insert(at + 1, Item::ExtraAsk);
+            }
+        }
         // Some callers want the owner in person (a scammer most of all: "让她本人接！").
         // Anyone else asks politely, and early, if at all.
-        if rng.random_bool(if hostile { 0.45 } else { 0.08 }) {
+        if rng.random_bool(if hostile { 0.55 } else { 0.08 }) {
             let at = if hostile {
                 rng.random_range(0..=middle.len())
             } else {
@@ -198,7 +210,7 @@ impl<'a> SimCaller<'a> {
         );
         let mut probes: Vec<&Bank> = Vec::new();
         // Scammers fish for facts more often than anyone else.
-        let (one, two) = if hostile { (0.5, 0.35) } else { (0.25, 0.2) };
+        let (one, two) = if hostile { (0.55, 0.5) } else { (0.25, 0.2) };
         if !pool.is_empty() && rng.random_bool(one) {
             probes.push(draw_weighted(&mut pool, &mut rng));
             if !pool.is_empty() && rng.random_bool(two) {
@@ -230,6 +242,7 @@ impl<'a> SimCaller<'a> {
             Item::Offer,
             Item::Callback,
             Item::Detail,
+            Item::ExtraAsk,
         ] {
             if agenda.len() <= MAX_ITEMS {
                 break;
@@ -339,6 +352,17 @@ impl<'a> SimCaller<'a> {
             Item::Probe(k) => self.say(self.probes[k]),
             Item::Offer => self.say_bank("caller.offer"),
             Item::Callback => self.say_bank("caller.callback"),
+            Item::Extra => {
+                let e = self.casting.extra_event.expect("an Extra item implies one");
+                self.say(&self.phrases.events[e].reveal)
+            }
+            Item::ExtraAsk => {
+                let e = self
+                    .casting
+                    .extra_event
+                    .expect("an ExtraAsk item implies one");
+                self.say(&self.phrases.events[e].asks)
+            }
             Item::AskOwner if self.hostile => self.say_bank("caller.ask_owner"),
             Item::AskOwner => self.say_bank("caller.ask_owner_polite"),
             Item::Close => {
@@ -407,7 +431,7 @@ impl<'a> SimCaller<'a> {
         let event_due = self
             .agenda
             .iter()
-            .any(|i| matches!(i, Item::Event | Item::Matter | Item::Open));
+            .any(|i| matches!(i, Item::Event | Item::Extra | Item::Matter | Item::Open));
         if self.hostile && turned_down {
             // A scammer or a pushy seller turned down: some hang up there and then, the rest
             // press on with the next ask (or give up when nothing is left to ask). Never before

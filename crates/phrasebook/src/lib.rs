@@ -472,6 +472,7 @@ pub const ASSISTANT_BANKS: &[&str] = &[
     "owner_unavailable",
     "decline_private_firm",
     "owner_unavailable_firm",
+    "relay_message",
 ];
 
 /// All compiled phrases.

@@ -825,7 +825,12 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             .fold(req.to_string(), |s, w| s.replace(w, ""));
         SELF_REQUEST.is_match(&asked)
     };
-    if self_request || preset_chars(ctx, req) {
+    // 这话能带到吧？ — asked to pass a message on: saying yes is the assistant's own job.
+    let relay_asked = concepts()
+        .message_request
+        .iter()
+        .any(|w| req.contains(w.as_str()));
+    if self_request || relay_asked || preset_chars(ctx, req) {
         return None;
     }
     let from = after_contrast(t.text);

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::library::Library;
 use callbench_model::owner;
 use callbench_model::plan::{Cell, PlannedDialogue, mix64};
-use callbench_model::scenario::{Casting, PresetDef, PresetRef, Scenario, ScenarioSet};
+use callbench_model::scenario::{Casting, EventKind, PresetDef, PresetRef, Scenario, ScenarioSet};
 use callbench_model::{Caller, Dialogue, Preset, PresetCase, Relation};
 use phrasebook::Vars;
 use rand::seq::IndexedRandom;
@@ -16,6 +16,9 @@ use std::sync::Arc;
 
 /// Share of owners with a preset who also hold a second one that does not apply to the call.
 const SECOND_PRESET_RATE: f64 = 0.3;
+
+/// Share of calls (where one fits) with a second event: an extra need on the side.
+const EXTRA_EVENT_RATE: f64 = 0.25;
 
 /// Every casting of every feasible cell, computed once per run.
 pub struct Director {
@@ -179,6 +182,45 @@ impl Director {
             }
         }
         let persona = role.personas.choose(&mut rng).cloned();
+        // A second event on the side: an extra need that none of the owner's presets answers
+        // (so the relation stays what the cell says). Drawn from its own stream so that every
+        // other draw of the dialogue stays as it was. Not in alignment: an extra need there
+        // would make the call a complementary one.
+        let mut casting = casting;
+        let mut events = events;
+        let mut extra_rng = ChaCha8Rng::seed_from_u64(mix64(seed ^ 0xe7_e4_7a));
+        // Nor for a caller the owner does not want: a second pitch only gets it turned away
+        // sooner.
+        if cell.relation != Relation::Alignment
+            && !role.unwanted
+            && extra_rng.random_bool(EXTRA_EVENT_RATE)
+        {
+            let goal_id = &f.goals[casting.goal].id;
+            let fits: Vec<usize> = f
+                .events
+                .iter()
+                .enumerate()
+                .filter(|&(i, e)| {
+                    Some(i) != casting.event
+                        && e.kind == EventKind::ExtraNeed
+                        && (e.goals.is_empty() || e.goals.contains(goal_id))
+                        && !preset_defs.iter().any(|p| {
+                            p.cues.iter().any(|c| {
+                                e.reveal
+                                    .iter()
+                                    .chain(&e.asks)
+                                    .chain(&e.cues)
+                                    .any(|t| t.contains(c.as_str()))
+                            })
+                        })
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if let Some(&e) = fits.choose(&mut extra_rng) {
+                casting.extra_event = Some(e);
+                events.push(render(&phrases.events[e].description)?);
+            }
+        }
         let header = Dialogue {
             id: d.id.clone(),
             scenario: cell.scenario.clone(),

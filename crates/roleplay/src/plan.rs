@@ -147,7 +147,8 @@ pub fn check(_lib: &Library, setup: &Setup<'_>, d: &Dialogue, min_turns: usize) 
             message: format!("the caller never brings up its goal ({})", d.caller.goal),
         });
     }
-    if let Some(e) = setup.casting.event.and_then(|i| file.events.get(i)) {
+    let planned = [setup.casting.event, setup.casting.extra_event];
+    for e in planned.iter().flatten().filter_map(|&i| file.events.get(i)) {
         let cued = caller.iter().any(|(_, t)| {
             e.cues
                 .iter()
@@ -244,8 +245,11 @@ mod tests {
                 .map(|v| v.kind)
                 .collect();
             let mut want = vec!["plan.too_short", "plan.stage_direction", "plan.no_goal"];
-            if setup.casting.event.is_some() {
-                want.push("plan.event_missing");
+            // One finding per planned event that never came up.
+            for e in [setup.casting.event, setup.casting.extra_event] {
+                if e.is_some() {
+                    want.push("plan.event_missing");
+                }
             }
             assert_eq!(kinds, want, "{}", dialogue.id);
         }

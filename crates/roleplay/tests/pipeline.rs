@@ -529,9 +529,19 @@ fn a_scenario_file_says_what_it_needs() {
                 // Declined as private, or refused outright (a card number is also what a
                 // scammer asks for): either way nothing is given.
                 let answer = d.turns.get(i + 1).map_or("", |a| a.text.as_str());
-                if ["不方便", "不太方便", "不能", "不提供", "不会给", "不给"]
-                    .iter()
-                    .any(|w| answer.contains(w))
+                if [
+                    "不方便",
+                    "不太方便",
+                    "不能",
+                    "不提供",
+                    "不会给",
+                    "不给",
+                    "不好替",
+                    "没法告诉",
+                    "答不了",
+                ]
+                .iter()
+                .any(|w| answer.contains(w))
                 {
                     declined += 1;
                 }
