@@ -836,7 +836,10 @@ pub async fn generate_judged<B: Backend>(
                 while let Some(&i) = unread_done.first()
                     && i < k
                 {
-                    store.ingest(&cfg.out.join(&done_by_index[&i].file))?;
+                    store.ingest_except(
+                        &cfg.out.join(&done_by_index[&i].file),
+                        &step.header.regenerate,
+                    )?;
                     unread_done.remove(0);
                 }
                 if let Some(d) = &outcome.accepted {

@@ -211,25 +211,38 @@ pub fn plan_step(
         ));
     }
     if last.seed != cfg.seed {
-        return Err(err(format!(
-            "the corpus was made with seed {}, this run asks for seed {}: a corpus grows only \
-             with its own seed (rerun with --seed {}), or use another --out for a new corpus",
-            last.seed, cfg.seed, last.seed
-        )));
+        return Err(corpus::CorpusError::DifferentRun {
+            dir: cfg.out.clone(),
+            found: format!("seed {}, count {}", last.seed, last.count),
+            wanted: format!(
+                "seed {}; a corpus grows only with its own seed: rerun with --seed {} to grow \
+                 or resume it",
+                cfg.seed, last.seed
+            ),
+        }
+        .into());
     }
     if last.fingerprint != fingerprint {
         let what = describe_changes(&last.shared, shared);
         let what = if what.is_empty() {
-            "the generation settings (max_turns, max_attempts, backend, models, check, judge, \
+            "other generation settings (max_turns, max_attempts, backend, models, check, judge, \
              split, min_turns, near_duplicate_threshold or the prompts)"
                 .to_string()
         } else {
-            format!("shared library files every dialogue depends on ({what})")
+            format!("shared library files every dialogue depends on: {what}")
         };
-        return Err(err(format!(
-            "this run differs from the corpus in {what}: every dialogue would be made again. \
-             Restore them to grow or resume this corpus, or use another --out"
-        )));
+        return Err(corpus::CorpusError::DifferentRun {
+            dir: cfg.out.clone(),
+            found: format!(
+                "seed {}, count {}, fingerprint {}",
+                last.seed, last.count, last.fingerprint
+            ),
+            wanted: format!(
+                "{what}, so every dialogue would be made again; restore them to grow or resume \
+                 this corpus"
+            ),
+        }
+        .into());
     }
     // The same step again: resume it.
     let same = RunHeader {
