@@ -553,14 +553,8 @@ fn dry_run_estimate(cfg: &FileConfig, kind: BackendKind) -> Result<ExitCode> {
     let step = roleplay::grow::plan_step(&lib, &gen_cfg, &fingerprint, &shared)?;
     let mut out = std::io::stdout().lock();
     match step.kind {
-        roleplay::grow::StepKind::Fresh => {
-            let _ = writeln!(
-                out,
-                "a new corpus in {}: {} dialogues",
-                cfg.out.display(),
-                step.plan.len()
-            );
-        }
+        // A new corpus: the estimate's first line says how many dialogues.
+        roleplay::grow::StepKind::Fresh => {}
         roleplay::grow::StepKind::Resume => {
             let _ = writeln!(
                 out,

@@ -126,6 +126,8 @@ fn a_seventh_scenario_grows_an_llm_corpus_for_a_fraction_of_its_cost() {
     let cfg = cfg.to_str().unwrap();
     let out = dir.path().join("corpus");
     let out_s = out.to_str().unwrap();
+    let seventh = seventh();
+    let seventh = seventh.to_str().unwrap();
 
     let before = mock.stats().ok;
     let o = run_in(dir.path(), &llm_args(out_s, &url, "600", cfg));
@@ -138,7 +140,7 @@ fn a_seventh_scenario_grows_an_llm_corpus_for_a_fraction_of_its_cost() {
 
     // The dry run says what it would do and spends nothing.
     let mut dry = llm_args(out_s, &url, "700", cfg);
-    dry.extend(["--scenarios", seventh().to_str().unwrap(), "--dry-run"]);
+    dry.extend(["--scenarios", seventh, "--dry-run"]);
     let at = mock.stats().ok;
     let o = run_in(dir.path(), &dry);
     assert!(o.status.success(), "{}", text(&o));
@@ -153,7 +155,7 @@ fn a_seventh_scenario_grows_an_llm_corpus_for_a_fraction_of_its_cost() {
     assert_eq!(files(&out), first_files, "a dry run writes nothing");
 
     let mut grow = llm_args(out_s, &url, "700", cfg);
-    grow.extend(["--scenarios", seventh().to_str().unwrap()]);
+    grow.extend(["--scenarios", seventh]);
     let at = mock.stats().ok;
     let o = run_in(dir.path(), &grow);
     assert!(matches!(o.status.code(), Some(0 | 3)), "{}", text(&o));
