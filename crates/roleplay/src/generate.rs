@@ -1086,9 +1086,9 @@ fn prune(
         .into_iter()
         .cloned()
         .collect();
-    let mut next = done.keys().map(|k| k + 1).max().unwrap_or(0).max(next);
-    let keep = |d: &Dialogue| !header.regenerate.iter().any(|s| *s == d.scenario);
-    for old in stale {
+    let first = done.keys().map(|k| k + 1).max().unwrap_or(0).max(next);
+    let keep = |d: &Dialogue| !header.regenerate.contains(&d.scenario);
+    for (next, old) in (first..).zip(stale) {
         let accepted: Vec<Dialogue> = corpus::read_shard(&out.join(&old.file))?
             .into_iter()
             .filter(keep)
@@ -1133,7 +1133,6 @@ fn prune(
         );
         done.remove(&old.index);
         done.insert(next, info);
-        next += 1;
     }
     Ok(done)
 }
