@@ -508,3 +508,87 @@ fn the_binary_alone_carries_its_library() {
         "{from_files}"
     );
 }
+
+/// `kill -9` while a corpus grows, then the same command again: the grown corpus is the one an
+/// uninterrupted grow writes, and the first run's shards are untouched throughout.
+#[test]
+fn kill_9_while_growing_then_resume_gives_the_uninterrupted_growth() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = |out: &Path, count: &str| -> Vec<String> {
+        [
+            "generate",
+            "--count",
+            count,
+            "--rows-per-shard",
+            "100",
+            "--concurrency",
+            "4",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let cfg = dir.path().join("run.toml");
+    std::fs::write(&cfg, "[sample]\nafter_generate = false\n").unwrap();
+    let with_cfg = |mut a: Vec<String>| {
+        a.extend(["--config".to_string(), cfg.to_str().unwrap().to_string()]);
+        a
+    };
+    let run = |a: Vec<String>| {
+        let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+            .args(with_cfg(a))
+            .current_dir(dir.path())
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    };
+    let whole = dir.path().join("whole");
+    run(args(&whole, "600"));
+    run(args(&whole, "3000"));
+    let expected = files(&whole);
+
+    let out = dir.path().join("killed");
+    run(args(&out, "600"));
+    let first = files(&out);
+    let ledger = out.join("ledger.jsonl");
+    let shard_lines = |p: &Path| {
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("\"kind\":\"shard\""))
+            .count()
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(with_cfg(args(&out, "3000")))
+        .current_dir(dir.path())
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once the growing step has recorded some of its shards, not all.
+    let started = std::time::Instant::now();
+    while shard_lines(&ledger) < 6 + 3 && child.try_wait().unwrap().is_none() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(120));
+        std::thread::yield_now();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    for (rel, bytes) in &first {
+        assert_eq!(
+            std::fs::read(out.join(rel)).ok().as_ref(),
+            Some(bytes),
+            "{rel}"
+        );
+    }
+    run(args(&out, "3000"));
+    assert_eq!(
+        files(&out),
+        expected,
+        "the grown corpus is the uninterrupted one's"
+    );
+}
