@@ -1,9 +1,16 @@
 //! The plan: from `(seed, count, distribution)` a deterministic allocation of dialogues to cells
 //! scenario × preset case × relation, a stable id and a sub-seed for every dialogue.
 //!
-//! Ids are `<scenario>-<ordinal>` where the ordinal counts within the scenario, and sub-seeds
-//! depend only on the run seed and the id, so any dialogue can be regenerated alone and the plan
-//! can be split across machines by id range.
+//! A dialogue's identity is its cell and its ordinal within the cell: the id is
+//! `<scenario>-<preset_case>-<relation>-<ordinal>` (`takeout-regular-conflict-000042`;
+//! `life-none-000007` when no preset is active), and its sub-seeds depend only on the run seed
+//! and the id. Nothing in it depends on the other scenarios or on the total count, so adding a
+//! scenario or raising a count leaves every existing dialogue's identity (and an LLM run's
+//! cached calls) as it was, and a corpus can grow in place ([`Plan::grow`]).
+//!
+//! Counts are shared out in two levels — the scenarios first (fixed counts, then weights), then
+//! each scenario's cells by its own weights — both with Webster's divisor method, which is
+//! house-monotone: a larger count never gives any cell fewer dialogues.
 
 use crate::error::{ModelError, Result};
 use crate::scenario::ScenarioSet;
@@ -21,6 +28,10 @@ use std::collections::BTreeMap;
 pub struct Distribution {
     /// Weight per scenario name; empty means every scenario weighs the same.
     pub scenarios: BTreeMap<String, f64>,
+    /// Fixed dialogue counts per scenario name, taken from the total first; the scenarios not
+    /// named here share the rest by `scenarios` weight. Lets a team add a scenario without
+    /// taking dialogues from the others.
+    pub scenario_counts: BTreeMap<String, u64>,
     /// Preset-case weights in scenarios that have regular presets.
     pub preset_cases_with_regular: BTreeMap<PresetCase, f64>,
     /// Preset-case weights in scenarios without regular presets.
@@ -40,7 +51,7 @@ impl Distribution {
         set.scenarios
             .iter()
             .map(|s| s.name())
-            .filter(|n| !self.scenarios.contains_key(*n))
+            .filter(|n| !self.scenarios.contains_key(*n) && !self.scenario_counts.contains_key(*n))
             .collect()
     }
 }
@@ -49,6 +60,7 @@ impl Default for Distribution {
     fn default() -> Self {
         Distribution {
             scenarios: BTreeMap::new(),
+            scenario_counts: BTreeMap::new(),
             preset_cases_with_regular: BTreeMap::from([
                 (PresetCase::Regular, 0.5),
                 (PresetCase::Emergent, 0.3),
@@ -79,6 +91,26 @@ pub struct Cell {
     pub relation: Relation,
 }
 
+impl Cell {
+    /// The cell's key in manifests and ledgers: `scenario/preset_case/relation`.
+    pub fn key(&self) -> String {
+        format!("{}/{}/{}", self.scenario, self.preset_case, self.relation)
+    }
+
+    /// The id of the cell's dialogue number `ordinal`: `takeout-regular-conflict-000042`, or
+    /// `life-none-000007` when no preset is active.
+    pub fn id(&self, ordinal: u64) -> String {
+        if self.preset_case == PresetCase::None {
+            format!("{}-none-{ordinal:06}", self.scenario)
+        } else {
+            format!(
+                "{}-{}-{}-{ordinal:06}",
+                self.scenario, self.preset_case, self.relation
+            )
+        }
+    }
+}
+
 /// A cell and how many dialogues it gets.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Allocation {
@@ -102,23 +134,33 @@ pub struct PlannedDialogue {
     pub seed: u64,
 }
 
-/// The deterministic plan of a run.
+/// The deterministic plan of a run, or of one step of a growing corpus: the dialogues of every
+/// cell from its `base` (made by earlier steps, kept) up to its count.
 #[derive(Debug, Clone)]
 pub struct Plan {
     /// Run seed.
     pub seed: u64,
-    /// Cells with their counts, in a fixed order.
+    /// Cells with their counts in the finished corpus, in a fixed order.
     pub allocations: Vec<Allocation>,
+    /// Per cell: the dialogues earlier steps made (ordinals below it); this plan makes the rest.
+    pub base: Vec<u64>,
     // Per position: its cell index.
     cells: Cells,
-    // Per cell: the index of its scenario.
-    scenario_of: Vec<u32>,
-    // How many scenarios there are.
-    scenarios: usize,
-    // Per block of `ORDINAL_STRIDE` positions and scenario: how many of the scenario's
-    // dialogues come before the block. A position's ordinal within its scenario is the block's
-    // count plus a scan of at most `ORDINAL_STRIDE - 1` positions.
+    // Per block of `ORDINAL_STRIDE` positions and cell: how many of the cell's dialogues of
+    // this plan come before the block. A position's ordinal within its cell is its base plus
+    // the block's count plus a scan of at most `ORDINAL_STRIDE - 1` positions.
     checkpoints: Vec<u32>,
+}
+
+/// A cell the new plan gives fewer dialogues than the corpus already holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shrink {
+    /// Cell key, `scenario/preset_case/relation`.
+    pub cell: String,
+    /// Dialogues of the cell in the corpus.
+    pub have: u64,
+    /// Dialogues the new plan gives it.
+    pub planned: u64,
 }
 
 /// Positions per ordinal checkpoint of a [`Plan`].
@@ -147,17 +189,17 @@ impl Cells {
     }
 }
 
-/// The slots of a plan, one per dialogue, each its cell index, shuffled by `rng`. The shuffle
-/// draws the same swaps whatever the element type, so narrow and wide slots agree.
+/// The slots of a plan, one per dialogue to make, each its cell index, shuffled by `rng`. The
+/// shuffle draws the same swaps whatever the element type, so narrow and wide slots agree.
 fn shuffled_slots<T: Copy + TryFrom<usize>>(
-    allocations: &[Allocation],
+    todo: &[u64],
     count: u64,
     rng: &mut ChaCha8Rng,
 ) -> Vec<T> {
     let mut slots: Vec<T> = Vec::with_capacity(count as usize);
-    for (i, a) in allocations.iter().enumerate() {
+    for (i, &n) in todo.iter().enumerate() {
         let c = T::try_from(i).ok().expect("cell index fits");
-        slots.extend(std::iter::repeat_n(c, a.count as usize));
+        slots.extend(std::iter::repeat_n(c, n as usize));
     }
     slots.shuffle(rng);
     slots
@@ -224,19 +266,50 @@ pub fn apportion(total: u64, weights: &[f64]) -> Vec<u64> {
     counts
 }
 
+/// Webster's (Sainte-Laguë) divisor apportionment of `total` over `weights`, seat by seat to the
+/// largest `w / (2c + 1)`, ties to the earlier entry. House-monotone: `webster(n + 1, w)` gives
+/// no entry less than `webster(n, w)`, so a growing corpus never has to take a dialogue back.
+pub fn webster(total: u64, weights: &[f64]) -> Vec<u64> {
+    let mut counts = vec![0u64; weights.len()];
+    if weights.iter().all(|w| *w <= 0.0) {
+        return counts;
+    }
+    for _ in 0..total {
+        let mut best: Option<usize> = None;
+        for (i, &w) in weights.iter().enumerate() {
+            if w <= 0.0 {
+                continue;
+            }
+            best = match best {
+                // w_i / (2c_i + 1) > w_b / (2c_b + 1), cross-multiplied.
+                Some(b)
+                    if w * (2 * counts[b] + 1) as f64
+                        <= weights[b] * (2 * counts[i] + 1) as f64 =>
+                {
+                    Some(b)
+                }
+                _ => Some(i),
+            };
+        }
+        counts[best.expect("a positive weight")] += 1;
+    }
+    counts
+}
+
+fn check_weight(key: &str, w: f64) -> Result<()> {
+    if w >= 0.0 && w.is_finite() {
+        Ok(())
+    } else {
+        Err(ModelError::Plan(format!("{key} must be a number ≥ 0")))
+    }
+}
+
 impl Plan {
-    /// Makes the plan. Fails when `count` is 0, a weight is negative or names an unknown
-    /// scenario, or no cell has weight.
-    pub fn build(set: &ScenarioSet, seed: u64, count: u64, dist: &Distribution) -> Result<Plan> {
-        if count == 0 {
-            return Err(ModelError::Plan("count must be at least 1".into()));
-        }
-        if count > u32::MAX as u64 {
-            return Err(ModelError::Plan(format!(
-                "count {count} is more than one plan holds ({})",
-                u32::MAX
-            )));
-        }
+    /// The cells and their counts for a corpus of `count` dialogues: fixed scenario counts
+    /// first, the rest over the other scenarios by weight, then each scenario's count over its
+    /// cells. Fails when a weight is negative, a name is not a loaded scenario, the fixed counts
+    /// exceed `count`, or dialogues are left that no scenario may take.
+    pub fn allocate(set: &ScenarioSet, count: u64, dist: &Distribution) -> Result<Vec<Allocation>> {
         let defaults = Distribution::default();
         for (name, w) in &dist.scenarios {
             if set.get(name).is_none() {
@@ -244,11 +317,21 @@ impl Plan {
                     "distribution.scenarios names {name:?}, which is not a loaded scenario"
                 )));
             }
-            if !(*w >= 0.0 && w.is_finite()) {
+            check_weight(&format!("distribution.scenarios.{name}"), *w)?;
+        }
+        for name in dist.scenario_counts.keys() {
+            if set.get(name).is_none() {
                 return Err(ModelError::Plan(format!(
-                    "distribution.scenarios.{name} must be a number ≥ 0"
+                    "distribution.scenario_counts names {name:?}, which is not a loaded scenario"
                 )));
             }
+        }
+        let fixed: u64 = dist.scenario_counts.values().sum();
+        if fixed > count {
+            return Err(ModelError::Plan(format!(
+                "distribution.scenario_counts add up to {fixed} dialogues, more than count {count}: \
+                 raise --count (or `count`) to at least {fixed}"
+            )));
         }
         let with_reg = weights_or_default(
             &dist.preset_cases_with_regular,
@@ -265,11 +348,7 @@ impl Plan {
             .chain(without_reg.iter().map(|(k, w)| (k.to_string(), w)))
             .chain(rels.iter().map(|(k, w)| (k.to_string(), w)))
         {
-            if !(*w >= 0.0 && w.is_finite()) {
-                return Err(ModelError::Plan(format!(
-                    "distribution weight for {k} must be a number ≥ 0"
-                )));
-            }
+            check_weight(&format!("distribution weight for {k}"), *w)?;
         }
         if without_reg
             .get(&PresetCase::Regular)
@@ -286,18 +365,37 @@ impl Plan {
                 "distribution.relations gives weight to `none`; it is implied by preset case `none`".into(),
             ));
         }
-        let mut cells = Vec::new();
-        let mut weights = Vec::new();
-        for s in &set.scenarios {
-            let sw = if dist.scenarios.is_empty() {
-                1.0
-            } else {
-                dist.scenarios.get(s.name()).copied().unwrap_or(0.0)
-            };
+        // The scenarios' counts: the fixed ones, then the rest by weight.
+        let weighted: Vec<f64> = set
+            .scenarios
+            .iter()
+            .map(|s| {
+                if dist.scenario_counts.contains_key(s.name()) {
+                    0.0
+                } else if dist.scenarios.is_empty() {
+                    1.0
+                } else {
+                    dist.scenarios.get(s.name()).copied().unwrap_or(0.0)
+                }
+            })
+            .collect();
+        let rest = count - fixed;
+        if rest > 0 && weighted.iter().all(|w| *w <= 0.0) {
+            return Err(ModelError::Plan(format!(
+                "{rest} of the {count} dialogues go to no scenario: every scenario has a fixed \
+                 count or weight 0 (set count to {fixed}, or give a scenario a weight)"
+            )));
+        }
+        let shares = webster(rest, &weighted);
+        let mut allocations = Vec::new();
+        for (s, share) in set.scenarios.iter().zip(shares) {
+            let n = dist.scenario_counts.get(s.name()).copied().unwrap_or(share);
             let has_regular = !s.file.regular_presets.is_empty();
             let cases = if has_regular { &with_reg } else { &without_reg };
             let case_sum: f64 = cases.values().sum();
             let rel_sum: f64 = rels.values().sum();
+            let mut cells = Vec::new();
+            let mut weights = Vec::new();
             for &case in PresetCase::ALL {
                 if case == PresetCase::Regular && !has_regular {
                     continue;
@@ -314,66 +412,154 @@ impl Plan {
                         preset_case: case,
                         relation: rel,
                     });
-                    weights.push(sw * cw / case_sum.max(f64::MIN_POSITIVE) * rw);
+                    weights.push(cw / case_sum.max(f64::MIN_POSITIVE) * rw);
                 }
             }
+            if n > 0 && weights.iter().all(|w| *w <= 0.0) {
+                return Err(ModelError::Plan(format!(
+                    "the distribution gives no cell of scenario {} any weight",
+                    s.name()
+                )));
+            }
+            for (cell, count) in cells.into_iter().zip(webster(n, &weights)) {
+                allocations.push(Allocation { cell, count });
+            }
         }
-        if weights.iter().sum::<f64>() <= 0.0 {
+        Ok(allocations)
+    }
+
+    /// Makes the plan of a fresh corpus. Fails when `count` is 0 or as [`Plan::allocate`] does.
+    pub fn build(set: &ScenarioSet, seed: u64, count: u64, dist: &Distribution) -> Result<Plan> {
+        Plan::grow(set, seed, count, dist, &BTreeMap::new())
+    }
+
+    /// The cells whose count in `allocations` is below what `base` (cell key → dialogues the
+    /// corpus holds) says is there; a cell of `base` missing from `allocations` counts as 0.
+    pub fn shrinks(allocations: &[Allocation], base: &BTreeMap<String, u64>) -> Vec<Shrink> {
+        let planned: BTreeMap<String, u64> = allocations
+            .iter()
+            .map(|a| (a.cell.key(), a.count))
+            .collect();
+        base.iter()
+            .filter_map(|(k, &have)| {
+                let p = planned.get(k).copied().unwrap_or(0);
+                (p < have).then(|| Shrink {
+                    cell: k.clone(),
+                    have,
+                    planned: p,
+                })
+            })
+            .collect()
+    }
+
+    /// The smallest count from `from` on whose allocation keeps every cell of `base`, if the
+    /// distribution can keep them at all (a removed scenario or cell never comes back).
+    pub fn smallest_count_keeping(
+        set: &ScenarioSet,
+        dist: &Distribution,
+        base: &BTreeMap<String, u64>,
+        from: u64,
+    ) -> Option<u64> {
+        let ok =
+            |n: u64| Plan::allocate(set, n, dist).is_ok_and(|a| Plan::shrinks(&a, base).is_empty());
+        // House-monotone allocation: once a count keeps every cell, every larger one does.
+        let mut hi = from.max(1);
+        while !ok(hi) {
+            hi = hi.checked_mul(2)?;
+            if hi > 100_000_000 {
+                return None;
+            }
+        }
+        let mut lo = from.max(1);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if ok(mid) { hi = mid } else { lo = mid + 1 }
+        }
+        Some(hi)
+    }
+
+    /// The plan of one step of a growing corpus: `base` (cell key → dialogues earlier steps
+    /// made, ordinals `0..n`) is kept and the rest of each cell's count is planned. Fails when a
+    /// cell would shrink, naming it, and as [`Plan::build`] does.
+    pub fn grow(
+        set: &ScenarioSet,
+        seed: u64,
+        count: u64,
+        dist: &Distribution,
+        base: &BTreeMap<String, u64>,
+    ) -> Result<Plan> {
+        if count == 0 {
+            return Err(ModelError::Plan("count must be at least 1".into()));
+        }
+        if count > u32::MAX as u64 {
+            return Err(ModelError::Plan(format!(
+                "count {count} is more than one plan holds ({})",
+                u32::MAX
+            )));
+        }
+        let allocations = Plan::allocate(set, count, dist)?;
+        if allocations.iter().map(|a| a.count).sum::<u64>() == 0 {
             return Err(ModelError::Plan(
                 "the distribution gives no cell any weight".into(),
             ));
         }
-        let counts = apportion(count, &weights);
-        let allocations: Vec<Allocation> = cells
-            .into_iter()
-            .zip(counts)
-            .map(|(cell, count)| Allocation { cell, count })
-            .collect();
-        // Interleave the cells so that any prefix of the plan (a shard, a partial run) is a fair
-        // sample of the whole, then number dialogues within their scenario.
-        let mut rng = ChaCha8Rng::seed_from_u64(mix64(seed ^ 0x5ca1_ab1e));
-        let cells = if allocations.len() <= u16::MAX as usize + 1 {
-            Cells::Narrow(shuffled_slots(&allocations, count, &mut rng))
-        } else {
-            Cells::Wide(shuffled_slots(&allocations, count, &mut rng))
-        };
-        let mut scenario_index: BTreeMap<&str, u32> = BTreeMap::new();
-        let scenario_of: Vec<u32> = allocations
+        if let Some(s) = Plan::shrinks(&allocations, base).first() {
+            return Err(ModelError::Plan(format!(
+                "the corpus holds {} dialogues of {}, the plan gives it {}",
+                s.have, s.cell, s.planned
+            )));
+        }
+        let base: Vec<u64> = allocations
             .iter()
-            .map(|a| {
-                let next = scenario_index.len() as u32;
-                *scenario_index
-                    .entry(a.cell.scenario.as_str())
-                    .or_insert(next)
-            })
+            .map(|a| base.get(&a.cell.key()).copied().unwrap_or(0))
             .collect();
-        let scenarios = scenario_index.len();
-        let mut checkpoints = Vec::with_capacity(cells.len().div_ceil(ORDINAL_STRIDE) * scenarios);
-        let mut counts = vec![0u32; scenarios];
+        let todo: Vec<u64> = allocations
+            .iter()
+            .zip(&base)
+            .map(|(a, b)| a.count - b)
+            .collect();
+        let n: u64 = todo.iter().sum();
+        let kept: u64 = base.iter().sum();
+        // Interleave the cells so that any prefix of the plan (a shard, a partial run) is a fair
+        // sample of the whole. A later step of a growing corpus shuffles with its own stream.
+        let salt = if kept == 0 { 0 } else { mix64(kept) };
+        let mut rng = ChaCha8Rng::seed_from_u64(mix64(seed ^ 0x5ca1_ab1e) ^ salt);
+        let cells = if allocations.len() <= u16::MAX as usize + 1 {
+            Cells::Narrow(shuffled_slots(&todo, n, &mut rng))
+        } else {
+            Cells::Wide(shuffled_slots(&todo, n, &mut rng))
+        };
+        let ncells = allocations.len();
+        let mut checkpoints = Vec::with_capacity(cells.len().div_ceil(ORDINAL_STRIDE) * ncells);
+        let mut counts = vec![0u32; ncells];
         for i in 0..cells.len() {
             if i % ORDINAL_STRIDE == 0 {
                 checkpoints.extend_from_slice(&counts);
             }
-            counts[scenario_of[cells.get(i)] as usize] += 1;
+            counts[cells.get(i)] += 1;
         }
         Ok(Plan {
             seed,
             allocations,
+            base,
             cells,
-            scenario_of,
-            scenarios,
             checkpoints,
         })
     }
 
-    /// Number of planned dialogues.
+    /// Number of dialogues this plan makes.
     pub fn len(&self) -> u64 {
         self.cells.len() as u64
     }
 
-    /// Whether the plan is empty (never, for a built plan).
+    /// Whether the plan makes nothing (a corpus already complete).
     pub fn is_empty(&self) -> bool {
         self.cells.len() == 0
+    }
+
+    /// Dialogues in the finished corpus.
+    pub fn total(&self) -> u64 {
+        self.allocations.iter().map(|a| a.count).sum()
     }
 
     /// The dialogue at position `index`.
@@ -382,13 +568,14 @@ impl Plan {
             .ok()
             .filter(|&i| i < self.cells.len())?;
         let cell = self.cells.get(i);
-        let scenario = self.scenario_of[cell];
         let block = i / ORDINAL_STRIDE;
         let before = (block * ORDINAL_STRIDE..i)
-            .filter(|&j| self.scenario_of[self.cells.get(j)] == scenario)
-            .count() as u32;
-        let ord = self.checkpoints[block * self.scenarios + scenario as usize] + before;
-        let id = format!("{}-{:06}", self.allocations[cell].cell.scenario, ord);
+            .filter(|&j| self.cells.get(j) == cell)
+            .count() as u64;
+        let ordinal = self.base[cell]
+            + self.checkpoints[block * self.allocations.len() + cell] as u64
+            + before;
+        let id = self.allocations[cell].cell.id(ordinal);
         let seed = sub_seed(self.seed, &id, 0);
         Some(PlannedDialogue {
             index,
@@ -408,16 +595,11 @@ impl Plan {
         &self.allocations[d.cell].cell
     }
 
-    /// A fingerprint of everything that decides the plan's dialogues.
-    pub fn fingerprint(&self, library_digest: &str) -> String {
-        let mut h = fnv1a(library_digest.as_bytes()) ^ mix64(self.seed);
-        for a in &self.allocations {
-            let line = format!(
-                "{}|{}|{}|{}",
-                a.cell.scenario, a.cell.preset_case, a.cell.relation, a.count
-            );
-            h = mix64(h ^ fnv1a(line.as_bytes()));
-        }
-        format!("{h:016x}")
+    /// The count of every cell by key, `scenario/preset_case/relation`.
+    pub fn targets(&self) -> BTreeMap<String, u64> {
+        self.allocations
+            .iter()
+            .map(|a| (a.cell.key(), a.count))
+            .collect()
     }
 }

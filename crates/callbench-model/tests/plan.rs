@@ -1,16 +1,24 @@
 //! Plan properties on the shipped scenario library (read here; the crate itself does no IO).
 
-use callbench_model::plan::{apportion, sub_seed};
+use callbench_model::plan::{apportion, sub_seed, webster};
 use callbench_model::scenario::{parse_library, parse_scenario};
 use callbench_model::{Distribution, Plan, PresetCase, Relation, ScenarioSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 fn library() -> ScenarioSet {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    library_with(&[])
+}
+
+/// The shipped library and the scenario directories `extra` (relative to the repository).
+fn library_with(extra: &[&str]) -> ScenarioSet {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = repo.join("scenarios");
     let mut scenarios = Vec::new();
     let mut libraries = Vec::new();
-    for dir in [root.clone(), root.join("common")] {
+    let mut dirs = vec![root.clone(), root.join("common")];
+    dirs.extend(extra.iter().map(|d| repo.join(d)));
+    for dir in dirs {
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -22,7 +30,7 @@ fn library() -> ScenarioSet {
         {
             let text = std::fs::read_to_string(&p).unwrap();
             let name = p.display().to_string();
-            if dir == root {
+            if !dir.ends_with("common") {
                 scenarios.push((name.clone(), parse_scenario(&name, &text).unwrap()));
             } else {
                 libraries.push((name.clone(), parse_library(&name, &text).unwrap()));
@@ -89,14 +97,23 @@ fn cells_follow_the_contract() {
 }
 
 #[test]
-fn ids_count_within_their_scenario_and_seeds_depend_only_on_seed_and_id() {
+fn ids_count_within_their_cell_and_seeds_depend_only_on_seed_and_id() {
     let set = library();
     let plan = Plan::build(&set, 5, 600, &Distribution::default()).unwrap();
     let mut next: BTreeMap<String, u32> = BTreeMap::new();
     for d in plan.range(0..plan.len()) {
         let cell = plan.cell(&d);
-        let n = next.entry(cell.scenario.clone()).or_insert(0);
-        assert_eq!(d.id, format!("{}-{:06}", cell.scenario, n));
+        let n = next.entry(cell.key()).or_insert(0);
+        let want = if cell.preset_case == PresetCase::None {
+            format!("{}-none-{:06}", cell.scenario, n)
+        } else {
+            format!(
+                "{}-{}-{}-{:06}",
+                cell.scenario, cell.preset_case, cell.relation, n
+            )
+        };
+        assert_eq!(d.id, want);
+        assert!(d.id.starts_with(&format!("{}-", cell.scenario)));
         *n += 1;
         assert_eq!(d.seed, sub_seed(5, &d.id, 0));
     }
@@ -149,4 +166,110 @@ fn a_scenario_weight_moves_the_allocation() {
     assert_eq!(per("takeout"), 3_000);
     assert_eq!(per("work"), 1_000);
     assert_eq!(per("life"), 0);
+}
+
+/// Every (id, sub-seed, cell) of a plan.
+fn identities(plan: &Plan) -> BTreeMap<String, (u64, String)> {
+    plan.range(0..plan.len())
+        .map(|d| (d.id.clone(), (d.seed, plan.cell(&d).key())))
+        .collect()
+}
+
+#[test]
+fn a_new_scenario_or_a_larger_count_leaves_every_identity_as_it_was() {
+    let six = library();
+    let seven = library_with(&["crates/roleplay/tests/test_data/seventh"]);
+    let small = identities(&Plan::build(&six, 9, 600, &Distribution::default()).unwrap());
+    // A seventh scenario and its share on top: the 600 are all there, with their seeds.
+    let grown = identities(&Plan::build(&seven, 9, 700, &Distribution::default()).unwrap());
+    for (id, v) in &small {
+        assert_eq!(grown.get(id), Some(v), "{id}");
+    }
+    assert_eq!(
+        grown.keys().filter(|i| i.starts_with("repair-")).count(),
+        100
+    );
+    // A larger count: every cell keeps its dialogues (house-monotone), ids and seeds included.
+    for n in [601, 650, 1_000, 5_003] {
+        let larger = identities(&Plan::build(&six, 9, n, &Distribution::default()).unwrap());
+        for (id, v) in &small {
+            assert_eq!(larger.get(id), Some(v), "{id} at count {n}");
+        }
+    }
+    // The split is a function of seed and id: it cannot move when the corpus grows.
+    let ratios = callbench_model::SplitRatios::default();
+    for id in small.keys() {
+        assert_eq!(ratios.assign(9, id), ratios.assign(9, id));
+    }
+}
+
+#[test]
+fn a_grown_plan_makes_only_the_difference() {
+    let six = library();
+    let seven = library_with(&["crates/roleplay/tests/test_data/seventh"]);
+    let first = Plan::build(&six, 3, 600, &Distribution::default()).unwrap();
+    let base = first.targets();
+    let step = Plan::grow(&seven, 3, 700, &Distribution::default(), &base).unwrap();
+    assert_eq!(step.len(), 100);
+    assert_eq!(step.total(), 700);
+    let first_ids = identities(&first);
+    let step_ids = identities(&step);
+    assert!(step_ids.keys().all(|id| !first_ids.contains_key(id)));
+    let fresh = identities(&Plan::build(&seven, 3, 700, &Distribution::default()).unwrap());
+    let mut union = first_ids.clone();
+    union.extend(step_ids);
+    assert_eq!(
+        union, fresh,
+        "first step + second = a fresh plan of the whole"
+    );
+    // Shrinking is refused with the cell named.
+    let err = Plan::grow(&six, 3, 500, &Distribution::default(), &base)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("holds"), "{err}");
+    assert!(Plan::smallest_count_keeping(&six, &Distribution::default(), &base, 500) == Some(600));
+}
+
+#[test]
+fn webster_is_house_monotone() {
+    let weights = [
+        0.5 * 0.25,
+        0.5 * 0.25,
+        0.3 * 0.25,
+        0.3 * 0.25,
+        0.2,
+        0.7,
+        1e-3,
+    ];
+    let mut last = vec![0; weights.len()];
+    for n in 0..2_000 {
+        let c = webster(n, &weights);
+        assert_eq!(c.iter().sum::<u64>(), n);
+        assert!(
+            c.iter().zip(&last).all(|(a, b)| a >= b),
+            "{n}: {c:?} after {last:?}"
+        );
+        last = c;
+    }
+    assert_eq!(webster(10, &[1.0, 1.0, 1.0]), vec![4, 3, 3]);
+    assert_eq!(webster(5, &[0.0, 0.0]), vec![0, 0]);
+}
+
+#[test]
+fn fixed_scenario_counts_are_kept_and_the_rest_is_shared() {
+    let set = library();
+    let mut d = Distribution::default();
+    d.scenario_counts.insert("takeout".into(), 123);
+    let plan = Plan::build(&set, 1, 1_123, &d).unwrap();
+    let per = |s: &str| {
+        plan.allocations
+            .iter()
+            .filter(|a| a.cell.scenario == s)
+            .map(|a| a.count)
+            .sum::<u64>()
+    };
+    assert_eq!(per("takeout"), 123);
+    assert_eq!(per("work"), 200);
+    let err = Plan::build(&set, 1, 100, &d).unwrap_err().to_string();
+    assert!(err.contains("scenario_counts"), "{err}");
 }

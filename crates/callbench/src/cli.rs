@@ -30,10 +30,12 @@ pub struct Common {
     /// Dialogues in the finished corpus.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub count: Option<i64>,
-    /// Directory of scenario files (default `scenarios`).
+    /// Scenario files laid over the built-in library: a file named like a built-in one
+    /// (`takeout.toml`, `common/owners.toml`) replaces it, a new file adds a scenario.
     #[arg(long, value_name = "DIR")]
     pub scenarios: Option<PathBuf>,
-    /// Directory of phrase banks (default `templates`).
+    /// Phrase banks and prompts laid over the built-in ones (`caller.toml`, `assistant.toml`,
+    /// `lexicon.toml`, `prompts/*.tera`): a file replaces the built-in one of its name.
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
 }
@@ -84,7 +86,8 @@ pub enum Command {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
-        /// Estimate calls, tokens and cost of an LLM run from the plan; spend nothing.
+        /// Print what the run would keep, add and make again in --out, and estimate the calls,
+        /// tokens and cost on the LLM; spend nothing.
         #[arg(long)]
         dry_run: bool,
     },
@@ -92,6 +95,19 @@ pub enum Command {
     Plan {
         #[command(flatten)]
         common: Common,
+    },
+    /// List the scenario library a run would use: each scenario's source, fingerprint, cells
+    /// and dialogues at the configured count, and the shared files.
+    Scenarios {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Write the built-in library (scenarios/, templates/, methods/) out as files to edit;
+    /// DIR must be new or empty.
+    Init {
+        /// Where to write it.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
     },
     /// Load and check the scenario library and phrase banks.
     Validate {

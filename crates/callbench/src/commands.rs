@@ -79,7 +79,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 cfg.llm.endpoints.iter_mut().for_each(|e| e.tpm = t);
             }
             if dry_run {
-                return dry_run_estimate(&cfg);
+                return dry_run_estimate(&cfg, kind);
             }
             generate(cfg, kind, quiet)
         }
@@ -88,6 +88,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let lib = load_library(&cfg)?;
             let plan = Plan::build(&lib.set, cfg.seed, cfg.count, &cfg.distribution)?;
             print_plan(&plan);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Scenarios { common } => {
+            let cfg = config::load(&common)?;
+            list_scenarios(&cfg)
+        }
+        Command::Init { dir } => {
+            let n = roleplay::LibrarySources::embedded().write_out(&dir)?;
+            println!(
+                "wrote the built-in library ({n} files) to {}: edit it, then pass --scenarios {} \
+                 --templates {}",
+                dir.display(),
+                dir.join("scenarios").display(),
+                dir.join("templates").display()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Validate { common } => {
@@ -429,9 +444,25 @@ fn run_generate<B: roleplay::Backend>(
     let b = bar.clone();
     let failures = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let on_event: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(move |e| match e {
-        Event::Started {
-            done, done_shards, ..
+        Event::Grow {
+            kept,
+            added,
+            regenerated,
+            regenerate,
+            new_scenarios,
         } => {
+            // Said whether or not there is a progress bar: the run is about to spend.
+            println!(
+                "{}",
+                grow_line(kept, added, regenerated, &regenerate, &new_scenarios)
+            );
+        }
+        Event::Started {
+            total,
+            done,
+            done_shards,
+        } => {
+            b.set_length(total);
             b.set_position(done);
             if done_shards > 0 {
                 b.println(format!("resuming: {done_shards} shard(s) already written"));
@@ -488,16 +519,75 @@ fn run_generate<B: roleplay::Backend>(
     Ok(summary.manifest)
 }
 
-fn dry_run_estimate(cfg: &FileConfig) -> Result<ExitCode> {
+/// What a run growing a corpus keeps, adds and makes again, in one line.
+fn grow_line(
+    kept: u64,
+    added: u64,
+    regenerated: u64,
+    regenerate: &[String],
+    new_scenarios: &[String],
+) -> String {
+    let mut line = format!("growing the corpus: keeping {kept} dialogues, adding {added}");
+    if !new_scenarios.is_empty() {
+        line += &format!(" (new scenarios: {})", new_scenarios.join(", "));
+    }
+    if regenerated > 0 || !regenerate.is_empty() {
+        line += &format!(
+            ", making {regenerated} again: the file of {} changed since the corpus was made",
+            regenerate.join(", ")
+        );
+    }
+    line
+}
+
+fn dry_run_estimate(cfg: &FileConfig, kind: BackendKind) -> Result<ExitCode> {
     let lib = Arc::new(load_library(cfg)?);
+    let gen_cfg = cfg.generate();
+    // What the run would do with --out: the same step the run itself would plan.
+    let (backend, models) = match kind {
+        BackendKind::Sim => ("sim", roleplay::Backend::models(&SimBackend)),
+        BackendKind::Openai => ("openai", roleplay::backend::llm_models(&cfg.llm)),
+    };
+    let (fingerprint, shared) =
+        roleplay::generate::run_fingerprint(&lib, backend, &models, &gen_cfg);
+    let step = roleplay::grow::plan_step(&lib, &gen_cfg, &fingerprint, &shared)?;
+    let mut out = std::io::stdout().lock();
+    match step.kind {
+        // A new corpus: the estimate's first line says how many dialogues.
+        roleplay::grow::StepKind::Fresh => {}
+        roleplay::grow::StepKind::Resume => {
+            let _ = writeln!(
+                out,
+                "{} holds this run: resuming it (what is already written is kept; its {} dialogues are priced in full below, calls in the response cache cost nothing)",
+                cfg.out.display(),
+                step.plan.len()
+            );
+        }
+        roleplay::grow::StepKind::Grow => {
+            let _ = writeln!(
+                out,
+                "{}",
+                grow_line(
+                    step.kept,
+                    step.added,
+                    step.regenerated,
+                    &step.header.regenerate,
+                    &step.new_scenarios
+                )
+            );
+            let _ = writeln!(
+                out,
+                "kept: {}; added: {}; regenerated: {}",
+                step.kept, step.added, step.regenerated
+            );
+        }
+    }
+    drop(out);
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .context("starting the runtime")?;
-    let est = rt.block_on(roleplay::estimate::estimate(
-        lib,
-        &cfg.generate(),
-        &cfg.llm,
-        400,
+    let est = rt.block_on(roleplay::estimate::estimate_plan(
+        lib, &step.plan, &gen_cfg, &cfg.llm, 400,
     ))?;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
@@ -532,6 +622,46 @@ fn dry_run_estimate(cfg: &FileConfig) -> Result<ExitCode> {
     if cfg.llm.prices.is_empty() {
         let _ = writeln!(out, "(no [llm.prices] configured: costs are 0)");
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list_scenarios(cfg: &FileConfig) -> Result<ExitCode> {
+    let sources = cfg.library_paths().sources()?;
+    let lib = load_library(cfg)?;
+    let allocations = Plan::allocate(&lib.set, cfg.count, &cfg.distribution)?;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{:<12} {:<16} {:>6} {:>10}  source",
+        "scenario", "fingerprint", "cells", "dialogues"
+    );
+    for (name, file) in &lib.scenario_files {
+        let cells: Vec<_> = allocations
+            .iter()
+            .filter(|a| &a.cell.scenario == name)
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:<12} {:<16} {:>6} {:>10}  {}",
+            name,
+            file.fingerprint(),
+            cells.len(),
+            cells.iter().map(|a| a.count).sum::<u64>(),
+            file.source
+        );
+    }
+    let _ = writeln!(out, "\nshared files (every dialogue depends on them)");
+    for f in sources
+        .files()
+        .filter(|f| f.rel.starts_with("scenarios/common/") || f.rel.starts_with("templates/"))
+    {
+        let _ = writeln!(out, "{:<36} {:<16}  {}", f.rel, f.fingerprint(), f.source);
+    }
+    let _ = writeln!(
+        out,
+        "\ndialogues at count {} (seed {}); `callbench plan` shows every cell",
+        cfg.count, cfg.seed
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -5,7 +5,7 @@ use anyhow::{Context, Result, bail};
 use callbench_model::Distribution;
 use corpus::ShardWriterConfig;
 use quality_checker::CheckConfig;
-use roleplay::{GenerateConfig, LibraryPaths};
+use roleplay::{GenerateConfig, LibraryOverlay};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -34,10 +34,11 @@ pub struct FileConfig {
     /// LLM backends: reject a dialogue this similar (Jaccard of character 5-grams) to one
     /// accepted earlier in its cell as `natural.near_duplicate`, and regenerate it (0: off).
     pub near_duplicate_threshold: f64,
-    /// Scenario directories.
-    pub scenarios_dir: PathBuf,
-    /// Phrase-bank directory.
-    pub templates_dir: PathBuf,
+    /// Scenario files laid over the built-in library (a same-named file replaces, a new one
+    /// adds); absent: the built-in library alone.
+    pub scenarios_dir: Option<PathBuf>,
+    /// Phrase banks and prompts laid over the built-in ones; absent: the built-in ones.
+    pub templates_dir: Option<PathBuf>,
     /// `sim` or `openai`.
     pub backend: String,
     /// How the corpus spreads over cells.
@@ -107,8 +108,8 @@ impl Default for FileConfig {
             min_turns: g.min_turns,
             stop_after_failures: g.stop_after_failures,
             near_duplicate_threshold: g.near_duplicate_threshold,
-            scenarios_dir: PathBuf::from("scenarios"),
-            templates_dir: PathBuf::from("templates"),
+            scenarios_dir: None,
+            templates_dir: None,
             backend: "sim".into(),
             distribution: g.distribution,
             parquet: g.parquet,
@@ -140,10 +141,10 @@ pub fn load(common: &Common) -> Result<FileConfig> {
         cfg.count = count as u64;
     }
     if let Some(dir) = &common.scenarios {
-        cfg.scenarios_dir = dir.clone();
+        cfg.scenarios_dir = Some(dir.clone());
     }
     if let Some(dir) = &common.templates {
-        cfg.templates_dir = dir.clone();
+        cfg.templates_dir = Some(dir.clone());
     }
     if cfg.count == 0 {
         bail!("count must be a positive number of dialogues (config key `count`)");
@@ -158,10 +159,10 @@ fn read_file(path: &Path) -> Result<FileConfig> {
 }
 
 impl FileConfig {
-    /// Where the library lives.
-    pub fn library_paths(&self) -> LibraryPaths {
-        LibraryPaths {
-            scenario_dirs: vec![self.scenarios_dir.clone()],
+    /// The library: the built-in one with the configured directories laid over it.
+    pub fn library_paths(&self) -> LibraryOverlay {
+        LibraryOverlay {
+            scenarios_dir: self.scenarios_dir.clone(),
             templates_dir: self.templates_dir.clone(),
         }
     }

@@ -19,10 +19,12 @@ use std::path::{Path, PathBuf};
 /// The ledger's file name inside the output directory.
 pub const LEDGER_FILE: &str = "ledger.jsonl";
 
-/// What identifies a run: a ledger written for another header is another run's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// What identifies a run (one generation step): a ledger whose last header is another is
+/// another run's.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct RunHeader {
-    /// The plan's fingerprint (scenario library, distribution, seed).
+    /// The run's fingerprint: seed, shared library files and the settings that change every
+    /// dialogue (not the scenario files or counts, which `scenarios` and `cells` hold).
     pub fingerprint: String,
     /// The run seed.
     pub seed: u64,
@@ -30,6 +32,38 @@ pub struct RunHeader {
     pub count: u64,
     /// Dialogues per shard.
     pub rows_per_shard: u64,
+    /// The generation step this header opens (0: the corpus's first run).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub step: u32,
+    /// The index of this step's first shard (its shards follow the earlier steps').
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub first_shard: u32,
+    /// Dialogues per cell key (`scenario/preset_case/relation`) once this step is done.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cells: BTreeMap<String, u64>,
+    /// Fingerprint of every scenario's file, by scenario name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scenarios: BTreeMap<String, String>,
+    /// Fingerprint of every shared library file, by library path (`templates/caller.toml`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub shared: BTreeMap<String, String>,
+    /// Scenarios whose dialogues this step makes again (their file changed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regenerate: Vec<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// What a ledger holds, read without changing anything.
+#[derive(Debug, Clone)]
+pub struct History {
+    /// The header of every step, in order.
+    pub steps: Vec<RunHeader>,
+    /// The shards that count: latest record per index, verified against their files, without
+    /// the replaced ones; by index.
+    pub done: Vec<ShardInfo>,
 }
 
 impl RunHeader {
@@ -43,6 +77,7 @@ impl RunHeader {
 
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
+#[allow(clippy::large_enum_variant)]
 enum Line {
     Run(RunHeader),
     Shard(ShardInfo),
@@ -69,6 +104,42 @@ impl Ledger {
     /// - Leftover temp files (`*.tmp`) of interrupted writes are deleted from `shards/` and
     ///   `rejects/`, and `.*.tmp` ones from `out_dir`.
     pub fn open(out_dir: &Path, header: RunHeader) -> Result<(Ledger, Vec<ShardInfo>)> {
+        Ledger::open_as(out_dir, header, false)
+    }
+
+    /// Opens the ledger of `out_dir` for the next step of a growing corpus: `header` is
+    /// appended (and fsynced) as a new step after the earlier ones, whose shards are returned
+    /// as done like [`Ledger::open`]'s. The caller has checked that the step follows from the
+    /// ledger's last one. A ledger whose last header already is `header` is opened as it is.
+    pub fn open_next_step(out_dir: &Path, header: RunHeader) -> Result<(Ledger, Vec<ShardInfo>)> {
+        Ledger::open_as(out_dir, header, true)
+    }
+
+    /// Reads the ledger of `out_dir` without touching anything: `None` when there is none (or
+    /// only a torn header).
+    pub fn history(out_dir: &Path) -> Result<Option<History>> {
+        let path = out_dir.join(LEDGER_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(CorpusError::io(&path, e)),
+        };
+        let parsed = parse(&path, &bytes)?;
+        if parsed.headers.is_empty() {
+            return Ok(None);
+        }
+        let done = verified(out_dir, parsed.shards);
+        Ok(Some(History {
+            steps: parsed.headers,
+            done,
+        }))
+    }
+
+    fn open_as(
+        out_dir: &Path,
+        header: RunHeader,
+        next_step: bool,
+    ) -> Result<(Ledger, Vec<ShardInfo>)> {
         std::fs::create_dir_all(out_dir).map_err(|e| CorpusError::io(out_dir, e))?;
         let path = out_dir.join(LEDGER_FILE);
         let bytes = match std::fs::read(&path) {
@@ -80,12 +151,12 @@ impl Ledger {
         let parsed = match &bytes {
             Some(b) => parse(&path, b)?,
             None => Parsed {
-                header: None,
+                headers: Vec::new(),
                 shards: Vec::new(),
                 keep: 0,
             },
         };
-        let Some(found) = parsed.header else {
+        let Some(found) = parsed.headers.last().cloned() else {
             // No ledger, or only a torn header: a fresh run.
             let mut line =
                 serde_json::to_vec(&Line::Run(header.clone())).expect("a header serialises");
@@ -96,7 +167,8 @@ impl Ledger {
             tracing::info!(ledger = %path.display(), "started a new run");
             return Ok((Ledger { path, file, header }, Vec::new()));
         };
-        if found != header {
+        let append_step = next_step && found != header;
+        if found != header && !append_step {
             return Err(CorpusError::DifferentRun {
                 dir: out_dir.to_path_buf(),
                 found: found.describe(),
@@ -105,7 +177,7 @@ impl Ledger {
         }
 
         let len = bytes.as_ref().map_or(0, |b| b.len());
-        let file = open_append(&path)?;
+        let mut file = open_append(&path)?;
         if parsed.keep < len {
             tracing::warn!(ledger = %path.display(), bytes = len - parsed.keep, "cutting a torn last line");
             file.set_len(parsed.keep as u64)
@@ -113,21 +185,17 @@ impl Ledger {
             file.sync_all().map_err(|e| CorpusError::io(&path, e))?;
         }
         remove_temp_files(out_dir)?;
-
-        let mut latest: BTreeMap<u32, ShardInfo> = BTreeMap::new();
-        for info in parsed.shards {
-            latest.insert(info.index, info);
+        if append_step {
+            let mut line =
+                serde_json::to_vec(&Line::Run(header.clone())).expect("a header serialises");
+            line.push(b'\n');
+            file.write_all(&line)
+                .map_err(|e| CorpusError::io(&path, e))?;
+            file.sync_data().map_err(|e| CorpusError::io(&path, e))?;
+            tracing::info!(ledger = %path.display(), step = header.step, "started a new generation step");
         }
-        let mut done = Vec::with_capacity(latest.len());
-        for info in latest.into_values() {
-            match verify_shard(out_dir, &info) {
-                Ok(()) => done.push(info),
-                Err(e) => tracing::warn!(
-                    shard = info.index,
-                    "not counted as done, will regenerate: {e}"
-                ),
-            }
-        }
+        remove_replaced(out_dir, &parsed.shards)?;
+        let done = verified(out_dir, parsed.shards);
         tracing::info!(ledger = %path.display(), done = done.len(), "resuming a run");
         Ok((Ledger { path, file, header }, done))
     }
@@ -161,6 +229,50 @@ impl Ledger {
     }
 }
 
+/// The latest record of every shard index, without the replaced ones, verified against the files.
+fn verified(out_dir: &Path, shards: Vec<ShardInfo>) -> Vec<ShardInfo> {
+    let mut latest: BTreeMap<u32, ShardInfo> = BTreeMap::new();
+    let mut replaced = std::collections::BTreeSet::new();
+    for info in shards {
+        replaced.extend(info.replaces.iter().copied());
+        latest.insert(info.index, info);
+    }
+    let mut done = Vec::with_capacity(latest.len());
+    for info in latest.into_values() {
+        if replaced.contains(&info.index) {
+            continue;
+        }
+        match verify_shard(out_dir, &info) {
+            Ok(()) => done.push(info),
+            Err(e) => tracing::warn!(
+                shard = info.index,
+                "not counted as done, will regenerate: {e}"
+            ),
+        }
+    }
+    done
+}
+
+/// Deletes the files of shards a recorded shard replaces (a crash may have left them).
+fn remove_replaced(out_dir: &Path, shards: &[ShardInfo]) -> Result<()> {
+    for index in shards.iter().flat_map(|s| s.replaces.iter().copied()) {
+        for rel in [
+            crate::shard::shard_file(index),
+            crate::shard::rejects_file(index),
+        ] {
+            let path = out_dir.join(rel);
+            match std::fs::remove_file(&path) {
+                Ok(()) => {
+                    tracing::debug!(file = %path.display(), "removed a replaced shard's file")
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(CorpusError::io(&path, e)),
+            }
+        }
+    }
+    Ok(())
+}
+
 fn open_append(path: &Path) -> Result<File> {
     OpenOptions::new()
         .append(true)
@@ -169,7 +281,7 @@ fn open_append(path: &Path) -> Result<File> {
 }
 
 struct Parsed {
-    header: Option<RunHeader>,
+    headers: Vec<RunHeader>,
     shards: Vec<ShardInfo>,
     /// Bytes of the file to keep: everything up to the end of the last good line.
     keep: usize,
@@ -186,7 +298,7 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed> {
         }
     }
     let mut parsed = Parsed {
-        header: None,
+        headers: Vec::new(),
         shards: Vec::new(),
         keep: 0,
     };
@@ -212,8 +324,8 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed> {
                 });
             }
         };
-        match (line, parsed.header.is_some()) {
-            (Line::Run(h), false) => parsed.header = Some(h),
+        match (line, !parsed.headers.is_empty()) {
+            (Line::Run(h), false) => parsed.headers.push(h),
             (Line::Shard(_), false) => {
                 return Err(CorpusError::Ledger {
                     path: path.to_path_buf(),
@@ -221,14 +333,8 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed> {
                     message: "a shard line before the run header; delete the output directory to start over".into(),
                 });
             }
-            (Line::Run(_), true) => {
-                return Err(CorpusError::Ledger {
-                    path: path.to_path_buf(),
-                    line: number,
-                    message: "a second run header; delete the output directory to start over"
-                        .into(),
-                });
-            }
+            // The next step of a growing corpus.
+            (Line::Run(h), true) => parsed.headers.push(h),
             (Line::Shard(s), true) => parsed.shards.push(s),
         }
         parsed.keep = to;

@@ -81,10 +81,10 @@ pub use evalturns::{
     EvalFinding, EvalTrace, EvalTurn, eval_turns_schema, eval_turns_to_batch, write_eval_turns,
 };
 pub use jsonl::{JsonlReader, JsonlWriter, read_jsonl};
-pub use ledger::{LEDGER_FILE, Ledger, RunHeader};
+pub use ledger::{History, LEDGER_FILE, Ledger, RunHeader};
 pub use manifest::{
-    CellCount, MANIFEST_FILE, MANIFEST_FORMAT_VERSION, Manifest, RunReport, Totals, add_usage,
-    manifest_path, now_rfc3339, read_manifest, write_manifest,
+    CellCount, MANIFEST_FILE, MANIFEST_FORMAT_VERSION, Manifest, RunReport, StepRecord, Totals,
+    add_usage, manifest_path, now_rfc3339, read_manifest, write_manifest,
 };
 pub use shard::{
     KeyReader, REJECTS_DIR, SHARDS_DIR, ShardInfo, ShardReader, ShardStreamWriter,

@@ -59,6 +59,34 @@ pub struct Manifest {
     /// early; absent when there is nothing to say.
     #[serde(default, skip_serializing_if = "RunReport::is_empty")]
     pub report: RunReport,
+    /// Every generation step of the corpus, in order: its first run, then each run that grew
+    /// it (a larger count, a new scenario) or made a changed scenario's dialogues again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepRecord>,
+}
+
+/// One generation step of a corpus.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// The step's number (0: the first run).
+    pub step: u32,
+    /// Dialogues in the corpus once the step is done (`--count`).
+    pub count: u64,
+    /// Index of the step's first shard.
+    pub first_shard: u32,
+    /// Dialogues of earlier steps kept as they were.
+    pub kept: u64,
+    /// Dialogues the step added.
+    pub added: u64,
+    /// Scenarios whose dialogues the step made again (their file had changed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regenerated: Vec<String>,
+    /// Scenarios the step brought into the corpus.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub new_scenarios: Vec<String>,
+    /// Fingerprint of every scenario file the step used, by scenario name.
+    #[serde(default)]
+    pub scenarios: BTreeMap<String, String>,
 }
 
 /// What went wrong in a run, counted: the last line of `generate` is made from it.

@@ -77,6 +77,11 @@ pub struct ShardInfo {
     /// resumed run can total the corpus without reading the shards back. Opaque to this crate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<serde_json::Value>,
+    /// Shards this one replaces (a growing corpus rewrites a shard without the dialogues of a
+    /// scenario it regenerates): recorded in the same ledger line, so that a crash never leaves
+    /// both counted. The ledger drops the replaced ones and deletes their files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaces: Vec<u32>,
 }
 
 /// A writer that hashes and counts what passes through.
@@ -125,6 +130,7 @@ pub fn write_shard(
         last_id: written.last_id,
         rejects: None,
         stats: None,
+        replaces: Vec::new(),
     };
     tracing::debug!(file = %info.file, rows = info.rows, bytes = info.bytes, "wrote shard");
     Ok(info)

@@ -116,18 +116,23 @@ pub struct LlmBackend<M: llm_client::ChatModel + 'static> {
     usage: Box<dyn Fn() -> serde_json::Value + Send + Sync>,
 }
 
+/// The models per role an LLM run with `cfg` records (and puts in its fingerprint).
+pub fn llm_models(cfg: &llm_client::LlmConfig) -> std::collections::BTreeMap<String, String> {
+    [
+        ("caller", &cfg.caller.model),
+        ("assistant", &cfg.assistant.model),
+        ("judge", &cfg.judge.model),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.clone()))
+    .collect()
+}
+
 impl LlmBackend<llm_client::LlmClient> {
     /// A backend over the real client.
     pub fn new(client: std::sync::Arc<llm_client::LlmClient>) -> Self {
         let cfg = client.config();
-        let models = [
-            ("caller", &cfg.caller.model),
-            ("assistant", &cfg.assistant.model),
-            ("judge", &cfg.judge.model),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect();
+        let models = llm_models(cfg);
         let max_invalid_replies = cfg.max_invalid_replies;
         let c = client.clone();
         let usage = Box::new(move || serde_json::to_value(c.usage()).unwrap_or_default());

@@ -29,6 +29,14 @@ pub enum Error {
     /// The configuration is wrong.
     #[error("config: {0}")]
     Config(String),
+    /// The output directory holds a corpus this run cannot continue or grow.
+    #[error("{}: {message}", dir.display())]
+    Grow {
+        /// The output directory.
+        dir: PathBuf,
+        /// What differs and what to do.
+        message: String,
+    },
     /// A dialogue could not be cast.
     #[error("casting {id}: {message}")]
     Cast {

@@ -63,8 +63,25 @@ pub async fn estimate(
     sample: u64,
 ) -> Result<Estimate> {
     let plan = Plan::build(&lib.set, cfg.seed, cfg.count, &cfg.distribution)?;
+    estimate_plan(lib, &plan, cfg, llm, sample).await
+}
+
+/// [`estimate`] of a given plan (a growing corpus's next step: only what it would make).
+pub async fn estimate_plan(
+    lib: Arc<Library>,
+    plan: &Plan,
+    cfg: &GenerateConfig,
+    llm: &LlmConfig,
+    sample: u64,
+) -> Result<Estimate> {
     let director = Director::new(lib.clone());
     let n = plan.len();
+    if n == 0 {
+        return Ok(Estimate {
+            currency: llm.currency.clone(),
+            ..Default::default()
+        });
+    }
     let sample = sample.clamp(1, n);
     let step = (n / sample).max(1);
     let mut per_role: BTreeMap<Role, (u64, u64, u64)> = BTreeMap::new();

@@ -136,6 +136,19 @@ impl GenerateConfig {
 /// What the pipeline reports while it runs (the CLI draws progress from these).
 #[derive(Debug, Clone)]
 pub enum Event {
+    /// The run grows the corpus in its folder (sent before anything is spent).
+    Grow {
+        /// Dialogues kept as they are.
+        kept: u64,
+        /// Dialogues added.
+        added: u64,
+        /// Dialogues made again.
+        regenerated: u64,
+        /// Scenarios made again (their file changed).
+        regenerate: Vec<String>,
+        /// Scenarios new to the corpus.
+        new_scenarios: Vec<String>,
+    },
     /// The plan is made; `done` dialogues are in shards from an earlier run.
     Started {
         /// Planned dialogues.
@@ -649,81 +662,65 @@ pub async fn generate_judged<B: Backend>(
         .validate("split")
         .map_err(|e| Error::Config(e.to_string()))?;
     let started = Instant::now();
-    let plan = Arc::new(Plan::build(
-        &lib.set,
-        cfg.seed,
-        cfg.count,
-        &cfg.distribution,
-    )?);
-    // Everything that changes the dialogues goes into the fingerprint, so that a different run
-    // is refused instead of being mixed into this one's shards.
-    let fingerprint = {
-        let extra = format!(
-            "{}{}|{}|{}|{:?}|{}|{}|split {}/{}/{}",
-            cfg.max_turns,
-            // The minimum length changes LLM dialogues only; the offline corpus keeps its
-            // fingerprint (and its resumable ledgers).
-            if backend.name() == "sim" {
-                String::new()
-            } else {
-                // So do near-duplicate removal and the prompts.
-                format!(
-                    "-{}-nd{}-p{}",
-                    cfg.min_turns, cfg.near_duplicate_threshold, lib.prompts_digest
-                )
-            },
-            cfg.max_attempts,
-            backend.name(),
-            cfg.check,
-            serde_json::to_string(&backend.models()).unwrap_or_default(),
-            // The judge changes which dialogues are accepted (and its prompt, how).
-            if cfg.judge.enabled {
-                serde_json::to_string(&cfg.judge).unwrap_or_default() + &lib.prompts_digest
-            } else {
-                String::new()
-            },
-            // The splits are written into the shards: a ledger of shards without them (or with
-            // other shares) is another run.
-            cfg.split.train,
-            cfg.split.validation,
-            cfg.split.test
+    let (fingerprint, shared) = run_fingerprint(&lib, backend.name(), &backend.models(), &cfg);
+    let step = crate::grow::plan_step(&lib, &cfg, &fingerprint, &shared)?;
+    let plan = Arc::new(step.plan.clone());
+    let layout = crate::grow::Layout::of(&step.header, plan.len());
+    let (mut ledger, done) = match step.kind {
+        crate::grow::StepKind::Grow => Ledger::open_next_step(&cfg.out, step.header.clone())?,
+        _ => Ledger::open(&cfg.out, step.header.clone())?,
+    };
+    if step.kind == crate::grow::StepKind::Grow {
+        on_event(Event::Grow {
+            kept: step.kept,
+            added: step.added,
+            regenerated: step.regenerated,
+            regenerate: step.header.regenerate.clone(),
+            new_scenarios: step.new_scenarios.clone(),
+        });
+        tracing::info!(
+            step = step.header.step,
+            kept = step.kept,
+            added = step.added,
+            regenerated = step.regenerated,
+            "growing the corpus"
         );
-        format!(
-            "{}-{:016x}",
-            plan.fingerprint(&lib.set.digest),
-            callbench_model::plan::fnv1a(extra.as_bytes())
-        )
-    };
-    let header = RunHeader {
-        fingerprint: fingerprint.clone(),
-        seed: cfg.seed,
-        count: cfg.count,
-        rows_per_shard: cfg.rows_per_shard,
-    };
-    let (mut ledger, done) = Ledger::open(&cfg.out, header)?;
+    }
     // What earlier runs of this corpus spent, from their manifest (the ledger accepted the
-    // directory as this run's, so the manifest, if any, is of the same corpus).
+    // directory as this corpus's, so the manifest, if any, is of the same corpus).
     let earlier_usage = corpus::read_manifest(&cfg.out)
         .ok()
         .filter(|m| m.fingerprint == fingerprint)
         .map(|m| m.report.usage_all_runs.unwrap_or(m.usage))
         .filter(|u| u.as_object().is_some_and(|o| !o.is_empty()));
-    let n_shards = cfg.count.div_ceil(cfg.rows_per_shard);
     let mut done_by_index: BTreeMap<u32, ShardInfo> =
         done.into_iter().map(|s| (s.index, s)).collect();
-    // A partial shard (a stopped run's) is generated again, whole.
-    done_by_index.retain(|&i, s| (i as u64) < n_shards && !s.shard_stats().partial);
+    // A partial shard (a stopped run's) of this step is generated again, whole; shards past
+    // the step's (a larger count asked before, never finished) do not count.
+    let step_shards = layout.indices();
+    done_by_index.retain(|&i, s| {
+        if step_shards.contains(&i) {
+            !s.shard_stats().partial
+        } else {
+            i < layout.first_shard || s.replaces.iter().any(|r| *r < layout.first_shard)
+        }
+    });
     let done_rows: u64 = done_by_index
         .values()
+        .filter(|s| step_shards.contains(&s.index))
         .map(|s| s.rows + s.stats_rejected_or_failed())
         .sum();
     on_event(Event::Started {
-        total: cfg.count,
+        total: plan.len(),
         done: done_rows,
-        done_shards: done_by_index.len(),
+        done_shards: step_shards
+            .clone()
+            .filter(|i| done_by_index.contains_key(i))
+            .count(),
     });
 
-    let todo: Vec<u32> = (0..n_shards as u32)
+    let todo: Vec<u32> = step_shards
+        .clone()
         .filter(|i| !done_by_index.contains_key(i))
         .collect();
     let cfg = Arc::new(cfg);
@@ -747,7 +744,7 @@ pub async fn generate_judged<B: Backend>(
     let out = cfg.out.clone();
     let parquet_cfg = cfg.parquet.clone();
     let writer_events = on_event.clone();
-    let writer = tokio::task::spawn_blocking(move || -> Result<Vec<ShardInfo>> {
+    let writer = tokio::task::spawn_blocking(move || -> Result<(Ledger, Vec<ShardInfo>)> {
         let mut written = Vec::new();
         while let Some(job) = rx.blocking_recv() {
             let mut info = corpus::write_shard(&out, job.index, &job.accepted, &parquet_cfg)?;
@@ -758,16 +755,15 @@ pub async fn generate_judged<B: Backend>(
             writer_events(Event::Shard(info.clone()));
             written.push(info);
         }
-        Ok(written)
+        Ok((ledger, written))
     });
 
     // The plan positions to generate, in order: walked lazily, not held.
-    let mut positions = todo.iter().flat_map(|&k| {
-        let start = k as u64 * cfg.rows_per_shard;
-        let end = ((k as u64 + 1) * cfg.rows_per_shard).min(cfg.count);
-        start..end
-    });
-    let generated_now: u64 = todo.iter().map(|&k| shard_len(k, &cfg)).sum();
+    let mut positions = todo.iter().flat_map(|&k| layout.positions(k));
+    let generated_now: u64 = todo
+        .iter()
+        .map(|&k| layout.positions(k).count() as u64)
+        .sum();
     let n_positions = generated_now as usize;
     // `concurrency` dialogues run at once; finished ones wait in a reorder buffer so that they
     // are written in plan order. A slow or regenerated dialogue no longer holds up the slots
@@ -778,7 +774,9 @@ pub async fn generate_judged<B: Backend>(
     let mut finished: BTreeMap<usize, Outcome> = BTreeMap::new();
     let (mut next_dispatch, mut next_emit) = (0usize, 0usize);
     let mut shard_iter = todo.iter().copied();
-    let mut current: Option<(u32, u64)> = shard_iter.next().map(|k| (k, shard_len(k, &cfg)));
+    let mut current: Option<(u32, u64)> = shard_iter
+        .next()
+        .map(|k| (k, layout.positions(k).count() as u64));
     let mut job = ShardJob {
         index: 0,
         accepted: Vec::new(),
@@ -838,7 +836,10 @@ pub async fn generate_judged<B: Backend>(
                 while let Some(&i) = unread_done.first()
                     && i < k
                 {
-                    store.ingest(&cfg.out.join(&done_by_index[&i].file))?;
+                    store.ingest_except(
+                        &cfg.out.join(&done_by_index[&i].file),
+                        &step.header.regenerate,
+                    )?;
                     unread_done.remove(0);
                 }
                 if let Some(d) = &outcome.accepted {
@@ -899,7 +900,9 @@ pub async fn generate_judged<B: Backend>(
                     break 'run; // the writer failed; its error is reported below
                 }
                 in_shard = 0;
-                current = shard_iter.next().map(|k| (k, shard_len(k, &cfg)));
+                current = shard_iter
+                    .next()
+                    .map(|k| (k, layout.positions(k).count() as u64));
             }
         }
     }
@@ -916,7 +919,7 @@ pub async fn generate_judged<B: Backend>(
             partial.insert(k, job);
         }
         for (_, mut outcome) in std::mem::take(&mut finished) {
-            let k = (outcome.position / cfg.rows_per_shard) as u32;
+            let k = layout.first_shard + (outcome.position / layout.rows) as u32;
             // Past the gap there is no regenerating: a near-duplicate is only rejected.
             if let (Some(store), Some(d)) = (dedup.as_mut(), outcome.accepted.as_ref()) {
                 let sig = outcome
@@ -954,11 +957,36 @@ pub async fn generate_judged<B: Backend>(
         }
     }
     drop(tx);
-    let written = writer
+    let (mut ledger, written) = writer
         .await
         .map_err(|e| Error::Config(format!("the shard writer panicked: {e}")))??;
     for info in written {
         done_by_index.insert(info.index, info);
+    }
+    // A step that made scenarios again: once its own shards are all there, the shards before
+    // it are rewritten without those scenarios' old dialogues.
+    let step_written = layout.indices().all(|k| {
+        done_by_index
+            .get(&k)
+            .is_some_and(|s| !s.shard_stats().partial)
+    });
+    if step_written && !stages.stopped() && !step.header.regenerate.is_empty() {
+        let out = cfg.out.clone();
+        let parquet_cfg = cfg.parquet.clone();
+        let header = step.header.clone();
+        let next = layout.indices().end;
+        done_by_index = tokio::task::spawn_blocking(move || {
+            prune(
+                &out,
+                &header,
+                done_by_index,
+                &mut ledger,
+                &parquet_cfg,
+                next,
+            )
+        })
+        .await
+        .map_err(|e| Error::Config(format!("the shard rewriter panicked: {e}")))??;
     }
     let mut manifest = build_manifest(
         &plan,
@@ -968,6 +996,7 @@ pub async fn generate_judged<B: Backend>(
         done_by_index.into_values().collect(),
         effective_config,
     );
+    manifest.steps = step_records(&step.steps);
     // Usage of this run (a resumed run counts what it sent, and its cache hits).
     manifest.usage = backend.usage();
     manifest.report.usage_all_runs = earlier_usage.map(|e| corpus::add_usage(&e, &manifest.usage));
@@ -991,9 +1020,217 @@ pub async fn generate_judged<B: Backend>(
     })
 }
 
-fn shard_len(k: u32, cfg: &GenerateConfig) -> u64 {
-    let start = k as u64 * cfg.rows_per_shard;
-    ((k as u64 + 1) * cfg.rows_per_shard).min(cfg.count) - start
+/// The counts of a ledger's shard line.
+pub fn stats_of(info: &ShardInfo) -> ShardStats {
+    info.shard_stats()
+}
+
+/// A shard's counts made again from what it holds: its dialogues and its rejects file, grouped
+/// by id as the pipeline collected them (an accepted dialogue with its rejected attempts; a
+/// dialogue given up as rejected; one that failed).
+fn recount(accepted: Vec<Dialogue>, rejects: Vec<Dialogue>) -> ShardStats {
+    let mut job = ShardJob::new(0);
+    let mut by_id: BTreeMap<String, Vec<Dialogue>> = BTreeMap::new();
+    for r in rejects {
+        by_id.entry(r.id.clone()).or_default().push(r);
+    }
+    let failed_kind = callbench_model::vocab::ViolationKind::NaturalGenerationFailed.as_str();
+    for d in accepted {
+        let rejects = by_id.remove(&d.id).unwrap_or_default();
+        job.add(Outcome {
+            position: 0,
+            cell_key: cell_key(&d),
+            accepted: Some(d),
+            signature: None,
+            rejects,
+            failure: None,
+            skipped: false,
+        });
+    }
+    for (_, mut rejects) in by_id {
+        let last_failed = rejects.last().is_some_and(|r| {
+            r.qc.as_ref()
+                .is_some_and(|q| q.violations.iter().any(|v| v.kind == failed_kind))
+        });
+        let failure = if last_failed { rejects.pop() } else { None };
+        let Some(first) = failure.as_ref().or(rejects.first()) else {
+            continue;
+        };
+        job.add(Outcome {
+            position: 0,
+            cell_key: cell_key(first),
+            accepted: None,
+            signature: None,
+            rejects,
+            failure,
+            skipped: false,
+        });
+    }
+    job.stats
+}
+
+/// Rewrites the shards before `header`'s step that hold dialogues of the scenarios it made
+/// again, without them, as new shards from index `next` on that `replace` the old ones (one
+/// ledger line each, so a crash leaves either the old shard or its replacement counted, never
+/// both); the old files are deleted. Returns the shards that count.
+fn prune(
+    out: &std::path::Path,
+    header: &RunHeader,
+    mut done: BTreeMap<u32, ShardInfo>,
+    ledger: &mut Ledger,
+    parquet: &ShardWriterConfig,
+    next: u32,
+) -> Result<BTreeMap<u32, ShardInfo>> {
+    let all: Vec<ShardInfo> = done.values().cloned().collect();
+    let stale: Vec<ShardInfo> = crate::grow::stale_shards(header, &all)
+        .into_iter()
+        .cloned()
+        .collect();
+    let first = done.keys().map(|k| k + 1).max().unwrap_or(0).max(next);
+    let keep = |d: &Dialogue| !header.regenerate.contains(&d.scenario);
+    for (next, old) in (first..).zip(stale) {
+        let accepted: Vec<Dialogue> = corpus::read_shard(&out.join(&old.file))?
+            .into_iter()
+            .filter(keep)
+            .collect();
+        let mut rejects: Vec<Dialogue> = Vec::new();
+        if let Some(r) = &old.rejects {
+            let path = out.join(r);
+            for (line, d) in corpus::read_jsonl(&path)? {
+                let d = d.map_err(|message| Error::Io {
+                    path: path.clone(),
+                    message: format!("line {line}: {message}"),
+                })?;
+                if keep(&d) {
+                    rejects.push(d);
+                }
+            }
+        }
+        let mut info = corpus::write_shard(out, next, &accepted, parquet)?;
+        info.rejects = corpus::write_rejects(out, next, &rejects)?;
+        info.stats = Some(serde_json::to_value(recount(accepted, rejects)).unwrap_or_default());
+        info.replaces = vec![old.index];
+        ledger.record(&info)?;
+        for rel in [Some(&old.file), old.rejects.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            let path = out.join(rel);
+            if let Err(e) = std::fs::remove_file(&path)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                return Err(Error::Io {
+                    path,
+                    message: e.to_string(),
+                });
+            }
+        }
+        tracing::info!(
+            old = old.index,
+            new = next,
+            rows = info.rows,
+            "rewrote a shard without the regenerated scenarios"
+        );
+        done.remove(&old.index);
+        done.insert(next, info);
+    }
+    Ok(done)
+}
+
+/// The manifest's record of every generation step, from the ledger's headers.
+fn step_records(steps: &[RunHeader]) -> Vec<corpus::StepRecord> {
+    let mut out = Vec::new();
+    let mut before: BTreeMap<String, u64> = BTreeMap::new();
+    let mut scenarios_before: BTreeMap<String, String> = BTreeMap::new();
+    for h in steps {
+        let total: u64 = h.cells.values().sum();
+        let regenerated: u64 = before
+            .iter()
+            .filter(|(k, _)| {
+                let s = k.split('/').next().unwrap_or_default();
+                h.regenerate.iter().any(|r| r == s)
+            })
+            .map(|(_, v)| v)
+            .sum();
+        let kept = before.values().sum::<u64>() - regenerated;
+        out.push(corpus::StepRecord {
+            step: h.step,
+            count: h.count,
+            first_shard: h.first_shard,
+            kept,
+            added: total - kept - regenerated,
+            regenerated: h.regenerate.clone(),
+            new_scenarios: h
+                .scenarios
+                .keys()
+                .filter(|s| !scenarios_before.contains_key(*s))
+                .cloned()
+                .collect(),
+            scenarios: h.scenarios.clone(),
+        });
+        before = h.cells.clone();
+        scenarios_before = h.scenarios.clone();
+    }
+    out
+}
+
+/// The run fingerprint — seed, the shared library files the run's dialogues depend on and every
+/// setting that changes them — and those files' fingerprints. Scenario files and counts are
+/// not in it: a growing corpus compares them one by one.
+pub fn run_fingerprint(
+    lib: &Library,
+    backend: &str,
+    models: &BTreeMap<String, String>,
+    cfg: &GenerateConfig,
+) -> (String, BTreeMap<String, String>) {
+    let llm = backend != "sim";
+    let mut shared = lib.fingerprints.shared.clone();
+    if llm || cfg.judge.enabled {
+        shared.extend(lib.fingerprints.prompts.clone());
+    }
+    let extra = format!(
+        "{}{}|{}|{}|{:?}|{}|{}|split {}/{}/{}",
+        cfg.max_turns,
+        // The minimum length changes LLM dialogues only; the offline corpus keeps its
+        // fingerprint (and its resumable ledgers).
+        if llm {
+            // So do near-duplicate removal and the prompts.
+            format!(
+                "-{}-nd{}-p{}",
+                cfg.min_turns, cfg.near_duplicate_threshold, lib.prompts_digest
+            )
+        } else {
+            String::new()
+        },
+        cfg.max_attempts,
+        backend,
+        cfg.check,
+        serde_json::to_string(models).unwrap_or_default(),
+        // The judge changes which dialogues are accepted (and its prompt, how).
+        if cfg.judge.enabled {
+            serde_json::to_string(&cfg.judge).unwrap_or_default() + &lib.prompts_digest
+        } else {
+            String::new()
+        },
+        // The splits are written into the shards: a ledger of shards without them (or with
+        // other shares) is another run.
+        cfg.split.train,
+        cfg.split.validation,
+        cfg.split.test
+    );
+    let mut h = callbench_model::plan::mix64(cfg.seed);
+    for (k, v) in &shared {
+        h = callbench_model::plan::mix64(
+            h ^ callbench_model::plan::fnv1a(format!("{k}={v}").as_bytes()),
+        );
+    }
+    (
+        format!(
+            "{h:016x}-{:016x}",
+            callbench_model::plan::fnv1a(extra.as_bytes())
+        ),
+        shared,
+    )
 }
 
 fn count_findings(findings: &mut BTreeMap<String, u64>, d: &Dialogue) {
@@ -1106,5 +1343,6 @@ fn build_manifest(
         usage: serde_json::json!({}),
         library_digest: lib.set.digest.clone(),
         report,
+        steps: Vec::new(),
     }
 }

@@ -15,6 +15,7 @@ pub mod engine;
 pub mod error;
 pub mod estimate;
 pub mod generate;
+pub mod grow;
 pub mod judge;
 pub mod library;
 pub mod lint;
@@ -24,4 +25,6 @@ pub use backend::{Backend, LlmBackend, Played, SimBackend};
 pub use director::{Director, Setup};
 pub use error::{Error, Result};
 pub use generate::{Event, GenerateConfig, ShardStats, Summary, generate, generate_judged};
-pub use library::{Library, LibraryPaths};
+pub use library::{
+    Fingerprints, Library, LibraryFile, LibraryOverlay, LibraryPaths, LibrarySources, Source,
+};

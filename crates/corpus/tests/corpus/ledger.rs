@@ -13,6 +13,7 @@ fn header() -> RunHeader {
         seed: 7,
         count: 1000,
         rows_per_shard: 4,
+        ..Default::default()
     }
 }
 
@@ -236,4 +237,42 @@ fn a_damaged_middle_line_is_an_error_naming_it() {
         err.starts_with(&format!("{}:2: not a ledger line", path.display())),
         "{err}"
     );
+}
+
+/// A corpus that grows: a second header opens the next step; the earlier step's shards stay
+/// done, the new step's are recorded after it, and a shard line that `replaces` an earlier one
+/// takes its place (its files deleted) in one line.
+#[test]
+fn a_next_step_keeps_the_earlier_shards_and_a_replacement_takes_a_shards_place() {
+    let out = tempfile::tempdir().unwrap();
+    let (mut ledger, _) = Ledger::open(out.path(), header()).unwrap();
+    let s0 = finish_shard(out.path(), &mut ledger, 0);
+    finish_shard(out.path(), &mut ledger, 1);
+    drop(ledger);
+    let next = RunHeader {
+        count: 2000,
+        step: 1,
+        first_shard: 2,
+        ..header()
+    };
+    // Not the same run: `open` refuses, `open_next_step` appends the step.
+    assert!(Ledger::open(out.path(), next.clone()).is_err());
+    let (mut ledger, done) = Ledger::open_next_step(out.path(), next.clone()).unwrap();
+    assert_eq!(done.iter().map(|s| s.index).collect::<Vec<_>>(), [0, 1]);
+    finish_shard(out.path(), &mut ledger, 2);
+    let mut replacement = finish_shard(out.path(), &mut ledger, 3);
+    replacement.replaces = vec![0];
+    ledger.record(&replacement).unwrap();
+    drop(ledger);
+
+    let history = Ledger::history(out.path()).unwrap().unwrap();
+    assert_eq!(history.steps, [header(), next.clone()]);
+    assert_eq!(
+        history.done.iter().map(|s| s.index).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    // Reopened as the same step: the replaced shard's file is gone, the rest is done.
+    let (_, done) = Ledger::open(out.path(), next).unwrap();
+    assert_eq!(done.iter().map(|s| s.index).collect::<Vec<_>>(), [1, 2, 3]);
+    assert!(!out.path().join(&s0.file).exists());
 }

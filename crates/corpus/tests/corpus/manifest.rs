@@ -40,6 +40,7 @@ fn manifest(out: &std::path::Path) -> Manifest {
         usage: serde_json::json!({"requests": 0}),
         library_digest: "abc123".into(),
         report: Default::default(),
+        steps: Vec::new(),
     }
 }
 

@@ -224,6 +224,7 @@ fn a_manifest_names_the_shards() {
         usage: Default::default(),
         library_digest: String::new(),
         report: Default::default(),
+        steps: Vec::new(),
     };
     corpus::write_manifest(dir.path(), &manifest).unwrap();
     let s = draw_sample(dir.path(), &cfg(1)).unwrap();
