@@ -1,10 +1,10 @@
 //! The plan: from `(seed, count, distribution)` a deterministic allocation of dialogues to cells
 //! scenario × preset case × relation, a stable id and a sub-seed for every dialogue.
 //!
-//! A dialogue's identity is its cell and its ordinal within the cell: the id is
-//! `<scenario>-<preset_case>-<relation>-<ordinal>` (`takeout-regular-conflict-000042`;
-//! `life-none-000007` when no preset is active), and its sub-seeds depend only on the run seed
-//! and the id. Nothing in it depends on the other scenarios or on the total count, so adding a
+//! A dialogue's identity is its cell and its ordinal within the cell: the id is the scenario and a
+//! 64-bit hash of the two (`takeout-3f9c0a4e51b27d86` — the cell is not spelled out, so that the
+//! id does not give a method its labels), and its sub-seeds depend only on the run seed and the
+//! id. Nothing in it depends on the other scenarios or on the total count, so adding a
 //! scenario or raising a count leaves every existing dialogue's identity (and an LLM run's
 //! cached calls) as it was, and a corpus can grow in place ([`Plan::grow`]).
 //!
@@ -97,17 +97,13 @@ impl Cell {
         format!("{}/{}/{}", self.scenario, self.preset_case, self.relation)
     }
 
-    /// The id of the cell's dialogue number `ordinal`: `takeout-regular-conflict-000042`, or
-    /// `life-none-000007` when no preset is active.
+    /// The id of the cell's dialogue number `ordinal`: the scenario and a 64-bit hash of the
+    /// cell and the ordinal (`takeout-3f9c0a4e51b27d86`), stable whatever else the plan holds.
     pub fn id(&self, ordinal: u64) -> String {
-        if self.preset_case == PresetCase::None {
-            format!("{}-none-{ordinal:06}", self.scenario)
-        } else {
-            format!(
-                "{}-{}-{}-{ordinal:06}",
-                self.scenario, self.preset_case, self.relation
-            )
-        }
+        // The cell is hashed, not spelled out: an id that said `conflict` would hand a method
+        // (which sees the id) the very label it is scored on.
+        let h = mix64(fnv1a(self.key().as_bytes()) ^ mix64(ordinal));
+        format!("{}-{h:016x}", self.scenario)
     }
 }
 
