@@ -192,6 +192,38 @@ pub fn run(args: Args) -> Result<ExitCode> {
             dry_run,
             quiet,
         }),
+        Command::Release {
+            common,
+            corpus,
+            leave_out,
+            rows_per_file,
+        } => {
+            let Some(out) = common.out.clone() else {
+                anyhow::bail!("release needs --out REL (a new or empty folder)");
+            };
+            let mut rc = release::ReleaseConfig::new(&corpus, &out);
+            rc.rows_per_file = rows_per_file;
+            rc.leave_out = match leave_out {
+                crate::cli::LeaveOutArg::Any => release::LeaveOut::AnyReject,
+                crate::cli::LeaveOutArg::Majority => release::LeaveOut::MajorityReject,
+            };
+            let started = std::time::Instant::now();
+            let summary = release::build(&rc)?;
+            let s = &summary.stats;
+            println!(
+                "released {} dialogues ({}) into {} in {:.1} s; left out {} rejected by auditors",
+                s.dialogues,
+                s.splits
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                summary.out.display(),
+                started.elapsed().as_secs_f64(),
+                s.left_out.dialogues
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Audit { common: _, corpus } => {
             let report = inspection::audit(&corpus)?;
             println!("{}", inspection::to_markdown(&report));

@@ -271,3 +271,18 @@ fn remove_matching(dir: &Path, matches: impl Fn(&str) -> bool) -> Result<()> {
     }
     Ok(())
 }
+
+/// Reads `out_dir/ledger.jsonl` without opening it for appending or touching anything (for a
+/// reader such as `release` that must tell a finished corpus from one being generated): the
+/// run header and every shard line in order (a later line of a shard replaces an earlier one
+/// at resume). A torn last line is ignored; `None` when there is no ledger.
+pub fn read_ledger(out_dir: &Path) -> Result<Option<(RunHeader, Vec<ShardInfo>)>> {
+    let path = out_dir.join(LEDGER_FILE);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(CorpusError::io(&path, e)),
+    };
+    let parsed = parse(&path, &bytes)?;
+    Ok(parsed.header.map(|h| (h, parsed.shards)))
+}

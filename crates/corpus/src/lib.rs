@@ -86,7 +86,7 @@ pub use evalturns::{
     EvalFinding, EvalTrace, EvalTurn, eval_turns_schema, eval_turns_to_batch, write_eval_turns,
 };
 pub use jsonl::{JsonlReader, JsonlWriter, read_jsonl};
-pub use ledger::{LEDGER_FILE, Ledger, RunHeader};
+pub use ledger::{LEDGER_FILE, Ledger, RunHeader, read_ledger};
 pub use manifest::{
     CellCount, MANIFEST_FILE, MANIFEST_FORMAT_VERSION, Manifest, RunReport, Totals, add_usage,
     manifest_path, now_rfc3339, read_manifest, write_manifest,
