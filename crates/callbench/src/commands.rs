@@ -213,11 +213,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             println!(
                 "released {} dialogues ({}) into {} in {:.1} s; left out {} rejected by auditors",
                 s.dialogues,
-                s.splits
-                    .iter()
-                    .map(|(k, v)| format!("{k} {v}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                release::card::splits_in_order(s),
                 summary.out.display(),
                 started.elapsed().as_secs_f64(),
                 s.left_out.dialogues

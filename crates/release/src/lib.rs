@@ -130,8 +130,21 @@ pub fn build(cfg: &ReleaseConfig) -> Result<Summary> {
     for ((_, id), v) in &latest {
         by_id.entry(id.as_str()).or_default().push(v);
     }
+    // A sampled reject shares its id with the dialogue regenerated in its place: a verdict on
+    // it is about the rejected attempt, never about the released dialogue.
+    let sampled_rejects: BTreeSet<String> = if verdicts.is_empty() {
+        BTreeSet::new()
+    } else {
+        inspection::read_sample(&cfg.corpus)?
+            .dialogues
+            .into_iter()
+            .filter(|e| e.origin == Origin::Rejects)
+            .map(|e| e.id)
+            .collect()
+    };
     let leave: BTreeMap<&str, (Vec<String>, Vec<String>)> = by_id
         .iter()
+        .filter(|(id, _)| !sampled_rejects.contains(**id))
         .filter(|(_, vs)| {
             let rejects = vs.iter().filter(|v| v.verdict == Decision::Reject).count();
             match cfg.leave_out {
@@ -237,22 +250,9 @@ pub fn build(cfg: &ReleaseConfig) -> Result<Summary> {
             .copied()
             .filter(|id| !seen_verdict_ids.contains(id))
             .collect();
-        if rest.is_empty() {
-            rest
-        } else {
-            let sampled_rejects: BTreeSet<String> = inspection::read_sample(&cfg.corpus)
-                .map(|s| {
-                    s.dialogues
-                        .into_iter()
-                        .filter(|e| e.origin == Origin::Rejects)
-                        .map(|e| e.id)
-                        .collect()
-                })
-                .unwrap_or_default();
-            rest.into_iter()
-                .filter(|id| !sampled_rejects.contains(*id))
-                .collect()
-        }
+        rest.into_iter()
+            .filter(|id| !sampled_rejects.contains(*id))
+            .collect()
     };
     if !unknown.is_empty() {
         return Err(ReleaseError::UnknownIds {
