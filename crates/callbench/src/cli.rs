@@ -150,6 +150,13 @@ pub enum Command {
         /// Allow an address other than loopback (anyone who can reach it can record verdicts).
         #[arg(long)]
         allow_remote: bool,
+        /// Plan who reviews what (comma-separated names) before serving; the page shows each
+        /// auditor their queue (DIR/inspection/assignments.json).
+        #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
+        auditors: Vec<String>,
+        /// With --auditors: the share of the sample seen by two auditors (default 0.2).
+        #[arg(long, value_name = "R", requires = "auditors")]
+        overlap: Option<f64>,
     },
     /// Benchmark assistant methods on the corpus's test split (resumes when --out holds the same run).
     Evaluate {

@@ -150,7 +150,28 @@ pub fn run(args: Args) -> Result<ExitCode> {
             corpus,
             addr,
             allow_remote,
-        } => review(&corpus, addr, allow_remote),
+            auditors,
+            overlap,
+        } => {
+            if !auditors.is_empty() {
+                let sample = inspection::read_sample(&corpus)?;
+                let plan =
+                    inspection::plan_assignments(&sample, &auditors, overlap.unwrap_or(0.2))?;
+                let path = inspection::write_assignments(&corpus, &plan)?;
+                println!(
+                    "assignments: {} of {} sampled dialogues seen by two auditors; queues: {} ({})",
+                    plan.doubled,
+                    sample.ids.len(),
+                    plan.auditors
+                        .iter()
+                        .map(|a| format!("{a} {}", plan.queues[a].len()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    path.display()
+                );
+            }
+            review(&corpus, addr, allow_remote)
+        }
         Command::Evaluate {
             common,
             corpus,
