@@ -166,6 +166,13 @@ pub enum Command {
         /// Allow an address other than loopback (anyone who can reach it can record verdicts).
         #[arg(long)]
         allow_remote: bool,
+        /// Plan who reviews what (comma-separated names) before serving; the page shows each
+        /// auditor their queue (DIR/inspection/assignments.json).
+        #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
+        auditors: Vec<String>,
+        /// With --auditors: the share of the sample seen by two auditors (default 0.2).
+        #[arg(long, value_name = "R", requires = "auditors")]
+        overlap: Option<f64>,
     },
     /// Benchmark assistant methods on the corpus's test split (resumes when --out holds the same run).
     Evaluate {
@@ -222,6 +229,21 @@ pub enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Write a publishable release of a finished corpus into --out REL (splits as Parquet, dataset
+    /// card, stats.json, figures, checksums), leaving out what the auditors rejected.
+    Release {
+        #[command(flatten)]
+        common: Common,
+        /// The corpus directory.
+        #[arg(long, value_name = "DIR")]
+        corpus: PathBuf,
+        /// Which auditors' rejections leave a dialogue out.
+        #[arg(long, value_enum, default_value = "any")]
+        leave_out: LeaveOutArg,
+        /// Most dialogues in one data file.
+        #[arg(long, value_name = "N", default_value_t = 100_000)]
+        rows_per_file: u64,
+    },
     /// Print the agreement report.
     Audit {
         #[command(flatten)]
@@ -230,6 +252,15 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         corpus: PathBuf,
     },
+}
+
+/// Which rejections leave a dialogue out of a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LeaveOutArg {
+    /// A dialogue any auditor rejected (each auditor's latest verdict).
+    Any,
+    /// A dialogue a strict majority of its auditors rejected.
+    Majority,
 }
 
 /// How `evaluate` meets the corpus.

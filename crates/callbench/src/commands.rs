@@ -165,7 +165,28 @@ pub fn run(args: Args) -> Result<ExitCode> {
             corpus,
             addr,
             allow_remote,
-        } => review(&corpus, addr, allow_remote),
+            auditors,
+            overlap,
+        } => {
+            if !auditors.is_empty() {
+                let sample = inspection::read_sample(&corpus)?;
+                let plan =
+                    inspection::plan_assignments(&sample, &auditors, overlap.unwrap_or(0.2))?;
+                let path = inspection::write_assignments(&corpus, &plan)?;
+                println!(
+                    "assignments: {} of {} sampled dialogues seen by two auditors; queues: {} ({})",
+                    plan.doubled,
+                    sample.ids.len(),
+                    plan.auditors
+                        .iter()
+                        .map(|a| format!("{a} {}", plan.queues[a].len()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    path.display()
+                );
+            }
+            review(&corpus, addr, allow_remote)
+        }
         Command::Evaluate {
             common,
             corpus,
@@ -207,6 +228,34 @@ pub fn run(args: Args) -> Result<ExitCode> {
             dry_run,
             quiet,
         }),
+        Command::Release {
+            common,
+            corpus,
+            leave_out,
+            rows_per_file,
+        } => {
+            let Some(out) = common.out.clone() else {
+                anyhow::bail!("release needs --out REL (a new or empty folder)");
+            };
+            let mut rc = release::ReleaseConfig::new(&corpus, &out);
+            rc.rows_per_file = rows_per_file;
+            rc.leave_out = match leave_out {
+                crate::cli::LeaveOutArg::Any => release::LeaveOut::AnyReject,
+                crate::cli::LeaveOutArg::Majority => release::LeaveOut::MajorityReject,
+            };
+            let started = std::time::Instant::now();
+            let summary = release::build(&rc)?;
+            let s = &summary.stats;
+            println!(
+                "released {} dialogues ({}) into {} in {:.1} s; left out {} rejected by auditors",
+                s.dialogues,
+                release::card::splits_in_order(s),
+                summary.out.display(),
+                started.elapsed().as_secs_f64(),
+                s.left_out.dialogues
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Audit { common: _, corpus } => {
             let report = inspection::audit(&corpus)?;
             println!("{}", inspection::to_markdown(&report));

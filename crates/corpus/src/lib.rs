@@ -31,6 +31,9 @@
 //!   done (and still intact), refuses a directory that holds another run, and survives a crash
 //!   mid-append.
 //! - [`Manifest`], [`write_manifest`], [`read_manifest`]: the corpus summary.
+//! - [`DiversityCounter`] / [`Diversity`]: structural-diversity figures (decision sequences per
+//!   cell, where the first convey falls, repeated assistant turns, sentence skeletons), shared by
+//!   `generate`'s manifest and `release`.
 //! - [`EvalTurn`] and [`write_eval_turns`]: `RUN/turns.parquet` of `callbench evaluate`.
 //! - [`CorpusError`]: every error names the file, and the line, row or column at fault.
 //!
@@ -63,6 +66,7 @@
 
 pub mod atomic;
 pub mod batch;
+pub mod diversity;
 pub mod error;
 pub mod evalturns;
 pub mod jsonl;
@@ -76,6 +80,7 @@ pub use batch::{
     schema,
 };
 pub use callbench_model::Dialogue;
+pub use diversity::{Diversity, DiversityCounter};
 pub use error::{CorpusError, Result};
 pub use evalturns::{
     EvalFinding, EvalTrace, EvalTurn, eval_turns_schema, eval_turns_to_batch, write_eval_turns,

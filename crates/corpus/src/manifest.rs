@@ -55,6 +55,10 @@ pub struct Manifest {
     pub usage: serde_json::Value,
     /// Digest of the scenario library the run used.
     pub library_digest: String,
+    /// Structural-diversity figures of the dialogues in the shards ([`crate::diversity`]);
+    /// absent in manifests written before they were measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diversity: Option<crate::diversity::Diversity>,
     /// Why dialogues failed or were given up, replies repaired, and whether the run stopped
     /// early; absent when there is nothing to say.
     #[serde(default, skip_serializing_if = "RunReport::is_empty")]

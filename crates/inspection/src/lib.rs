@@ -55,6 +55,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod assign;
 pub mod audit;
 pub mod error;
 pub mod files;
@@ -63,6 +64,10 @@ pub mod sample;
 pub mod stats;
 pub mod verdict;
 
+pub use assign::{
+    ASSIGNMENTS_JSON, Assignments, assignments_path, plan as plan_assignments, read_assignments,
+    write_assignments,
+};
 pub use audit::{
     AuditReport, AuditorPair, DimensionTau, StratumReport, audit, build_report, to_html,
     to_markdown, write_report,

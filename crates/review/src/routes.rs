@@ -7,6 +7,7 @@
 //! | `GET /api/sample` | `{total, kinds, accepted_kinds, dimensions, auditors, dialogues: [{id, scenario, preset_case, relation, stratum, origin, turns, checker_passed, checker_kinds, reviews: {auditor: "accept"\|"reject"}}]}` |
 //! | `GET /api/dialogue/{id}` | `{stratum, origin, dialogue}`, the dialogue in the interchange format |
 //! | `GET /api/verdicts?auditor=NAME` | `{auditor, verdicts: [Verdict]}`: that auditor's latest verdict per dialogue (all auditors' without `auditor`) |
+//! | `GET /api/queue?auditor=NAME` | `{auditor, planned, queue: [id], done, total}`: the auditor's queue of the assignment plan (`DIR/inspection/assignments.json`, written by `callbench review --auditors`) and how much of it they have reviewed; without a plan, or for a name the plan does not hold, `planned` is false and the queue is the whole sample |
 //! | `POST /api/verdict` | a [`Verdict`] without `at` (JSON); answers `{verdict}` as stored, after the fsync |
 //!
 //! Errors are `{"error": "…"}` with a 4xx status: 400 for a refused verdict (the message names the
@@ -63,12 +64,15 @@ pub(crate) struct AppState {
     store: VerdictStore,
     /// Every kind the store accepts: the contract's, then those the checker reported.
     kinds: Vec<String>,
+    /// Who reviews what, when a plan was made for this sample.
+    assignments: Option<inspection::Assignments>,
 }
 
 impl AppState {
     /// Reads `DIR/inspection/sample.json` and `sample.jsonl` and opens the verdict store.
     pub(crate) fn load(corpus: &Path) -> Result<AppState> {
         let summary = inspection::read_sample(corpus)?;
+        let assignments = inspection::read_assignments(corpus, &summary)?;
         let dialogues = inspection::read_sample_dialogues(corpus)?;
         let mut by_id: HashMap<String, Dialogue> =
             dialogues.into_iter().map(|d| (d.id.clone(), d)).collect();
@@ -105,6 +109,7 @@ impl AppState {
             index,
             store,
             kinds,
+            assignments,
         })
     }
 
@@ -132,6 +137,7 @@ pub(crate) fn router(state: Arc<AppState>, hosts: HostPolicy) -> Router {
         .route("/api/sample", get(sample))
         .route("/api/dialogue/{id}", get(dialogue))
         .route("/api/verdicts", get(verdicts))
+        .route("/api/queue", get(queue))
         .route("/api/verdict", post(record_verdict))
         .fallback(not_found)
         .with_state(state)
@@ -263,6 +269,7 @@ async fn sample(State(state): State<Arc<AppState>>) -> Response {
         "accepted_kinds": state.kinds,
         "dimensions": JUDGE_DIMENSIONS,
         "auditors": auditors,
+        "assignments": state.assignments.as_ref().map(|a| &a.queues),
         "dialogues": dialogues,
     }))
     .into_response()
@@ -287,6 +294,45 @@ async fn dialogue(State(state): State<Arc<AppState>>, UrlPath(id): UrlPath<Strin
 #[derive(Deserialize)]
 struct VerdictsQuery {
     auditor: Option<String>,
+}
+
+async fn queue(State(state): State<Arc<AppState>>, Query(q): Query<VerdictsQuery>) -> Response {
+    let Some(auditor) = q
+        .auditor
+        .as_deref()
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+    else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "`auditor`: give the auditor's name",
+        );
+    };
+    let planned = state
+        .assignments
+        .as_ref()
+        .and_then(|a| a.queues.get(auditor));
+    let queue: Vec<&str> = match planned {
+        Some(q) => q.iter().map(String::as_str).collect(),
+        None => state
+            .entries
+            .iter()
+            .map(|e| e.summary.id.as_str())
+            .collect(),
+    };
+    let latest = state.store.latest();
+    let done = queue
+        .iter()
+        .filter(|id| latest.contains_key(&(auditor.to_string(), id.to_string())))
+        .count();
+    axum::Json(json!({
+        "auditor": auditor,
+        "planned": planned.is_some(),
+        "total": queue.len(),
+        "done": done,
+        "queue": queue,
+    }))
+    .into_response()
 }
 
 async fn verdicts(State(state): State<Arc<AppState>>, Query(q): Query<VerdictsQuery>) -> Response {

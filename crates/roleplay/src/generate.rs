@@ -744,19 +744,24 @@ pub async fn generate_judged<B: Backend>(
     let out = cfg.out.clone();
     let parquet_cfg = cfg.parquet.clone();
     let writer_events = on_event.clone();
-    let writer = tokio::task::spawn_blocking(move || -> Result<(Ledger, Vec<ShardInfo>)> {
-        let mut written = Vec::new();
-        while let Some(job) = rx.blocking_recv() {
-            let mut info = corpus::write_shard(&out, job.index, &job.accepted, &parquet_cfg)?;
-            info.rejects = corpus::write_rejects(&out, job.index, &job.rejects)?;
-            info.stats = Some(serde_json::to_value(&job.stats).unwrap_or_default());
-            ledger.record(&info)?;
-            tracing::info!(file = %info.file, rows = info.rows, bytes = info.bytes, rejects = job.rejects.len(), "shard written");
-            writer_events(Event::Shard(info.clone()));
-            written.push(info);
-        }
-        Ok((ledger, written))
-    });
+    let writer = tokio::task::spawn_blocking(
+        move || -> Result<(Ledger, Vec<ShardInfo>, corpus::DiversityCounter)> {
+            let mut written = Vec::new();
+            // The manifest's structural-diversity figures, counted as shards are written.
+            let mut diversity = corpus::DiversityCounter::new();
+            while let Some(job) = rx.blocking_recv() {
+                job.accepted.iter().for_each(|d| diversity.add(d));
+                let mut info = corpus::write_shard(&out, job.index, &job.accepted, &parquet_cfg)?;
+                info.rejects = corpus::write_rejects(&out, job.index, &job.rejects)?;
+                info.stats = Some(serde_json::to_value(&job.stats).unwrap_or_default());
+                ledger.record(&info)?;
+                tracing::info!(file = %info.file, rows = info.rows, bytes = info.bytes, rejects = job.rejects.len(), "shard written");
+                writer_events(Event::Shard(info.clone()));
+                written.push(info);
+            }
+            Ok((ledger, written, diversity))
+        },
+    );
 
     // The plan positions to generate, in order: walked lazily, not held.
     let mut positions = todo.iter().flat_map(|&k| layout.positions(k));
@@ -957,9 +962,10 @@ pub async fn generate_judged<B: Backend>(
         }
     }
     drop(tx);
-    let (mut ledger, written) = writer
+    let (mut ledger, written, mut diversity) = writer
         .await
         .map_err(|e| Error::Config(format!("the shard writer panicked: {e}")))??;
+    let written_now: std::collections::HashSet<u32> = written.iter().map(|s| s.index).collect();
     for info in written {
         done_by_index.insert(info.index, info);
     }
@@ -988,6 +994,14 @@ pub async fn generate_judged<B: Backend>(
         .await
         .map_err(|e| Error::Config(format!("the shard rewriter panicked: {e}")))??;
     }
+    // Shards this run did not write (earlier steps, a resumed run, shards rewritten without a
+    // remade scenario) are read back for the diversity figures: they cover the final corpus.
+    diversity.add_shards(
+        done_by_index
+            .values()
+            .filter(|s| !written_now.contains(&s.index))
+            .map(|s| cfg.out.join(&s.file)),
+    )?;
     let mut manifest = build_manifest(
         &plan,
         &cfg,
@@ -997,6 +1011,7 @@ pub async fn generate_judged<B: Backend>(
         effective_config,
     );
     manifest.steps = step_records(&step.steps);
+    manifest.diversity = Some(diversity.finish());
     // Usage of this run (a resumed run counts what it sent, and its cache hits).
     manifest.usage = backend.usage();
     manifest.report.usage_all_runs = earlier_usage.map(|e| corpus::add_usage(&e, &manifest.usage));
@@ -1342,6 +1357,7 @@ fn build_manifest(
         config: effective_config,
         usage: serde_json::json!({}),
         library_digest: lib.set.digest.clone(),
+        diversity: None,
         report,
         steps: Vec::new(),
     }

@@ -39,6 +39,7 @@ fn manifest(out: &std::path::Path) -> Manifest {
         config: serde_json::json!({"backend": "sim", "concurrency": 8}),
         usage: serde_json::json!({"requests": 0}),
         library_digest: "abc123".into(),
+        diversity: None,
         report: Default::default(),
         steps: Vec::new(),
     }

@@ -223,6 +223,7 @@ fn a_manifest_names_the_shards() {
         config: Default::default(),
         usage: Default::default(),
         library_digest: String::new(),
+        diversity: None,
         report: Default::default(),
         steps: Vec::new(),
     };

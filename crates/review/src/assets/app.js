@@ -16,6 +16,8 @@
     kinds: [],
     dimensions: [],
     items: [],            // /api/sample dialogues
+    assignments: null,    // auditor -> [id], the plan of `callbench review --auditors`
+    queue: null,          // Set of this auditor's assigned ids; null: the whole sample
     index: 0,
     current: null,        // { stratum, dialogue } of the dialogue on screen
     cache: new Map(),     // id -> { stratum, dialogue }
@@ -102,9 +104,16 @@
 
   async function setAuditor(name) {
     state.auditor = name;
+    const planned = state.assignments && state.assignments[name];
+    state.queue = planned ? new Set(planned) : null;
     state.drafts.clear();
     $('auditor-name').textContent = name;
     await loadMine();
+    if (state.queue && !hashId()) {
+      // Start at the first dialogue of the queue still to review.
+      const first = state.items.findIndex((it) => inQueue(it) && !state.mine.has(it.id));
+      if (first >= 0) state.index = first;
+    }
     renderList();
     renderProgress();
     if (state.items.length) await show(state.index);
@@ -118,12 +127,19 @@
 
   // ---- sample list and progress -----------------------------------------------------------
 
+  function inQueue(it) {
+    return !state.queue || state.queue.has(it.id);
+  }
+
   function renderProgress() {
     const total = state.items.length;
+    const mine = state.items.filter(inQueue);
     let done = 0;
-    for (const it of state.items) if (state.mine.has(it.id)) done += 1;
-    $('progress-text').textContent = `${done} / ${total} reviewed`;
-    $('progress-fill').style.width = total ? `${(100 * done) / total}%` : '0%';
+    for (const it of mine) if (state.mine.has(it.id)) done += 1;
+    $('progress-text').textContent = state.queue
+      ? `${done} / ${mine.length} of your queue reviewed`
+      : `${done} / ${total} reviewed`;
+    $('progress-fill').style.width = mine.length ? `${(100 * done) / mine.length}%` : '0%';
     $('position').textContent = total ? `dialogue ${state.index + 1} of ${total}` : 'the sample is empty';
   }
 
@@ -150,7 +166,9 @@
     const draft = state.drafts.get(it.id);
     const mark = mine ? (mine.verdict === 'accept' ? '✓' : '✗') : '·';
     const others = Object.keys(it.reviews || {}).filter((a) => a !== state.auditor).length;
-    row.className = 'item' + (i === state.index ? ' current' : '') + (mine ? ' ' + mine.verdict : '');
+    row.className = 'item' + (i === state.index ? ' current' : '') + (mine ? ' ' + mine.verdict : '')
+      + (inQueue(it) ? '' : ' not-mine');
+    row.title = inQueue(it) ? it.stratum : `${it.stratum} (assigned to another auditor)`;
     clear(row);
     row.append(
       el('span', { class: 'mark', text: mark }),
@@ -560,9 +578,10 @@
     const n = state.items.length;
     for (let step = 1; step <= n; step += 1) {
       const i = (state.index + step) % n;
-      if (!state.mine.has(state.items[i].id)) { show(i); return; }
+      const it = state.items[i];
+      if (inQueue(it) && !state.mine.has(it.id)) { show(i); return; }
     }
-    status('you have reviewed every dialogue of the sample', 'ok');
+    status(state.queue ? 'you have reviewed every dialogue of your queue' : 'you have reviewed every dialogue of the sample', 'ok');
   }
 
   function onKey(e) {
@@ -644,6 +663,7 @@
     state.kinds = sample.kinds;
     state.dimensions = sample.dimensions;
     state.items = sample.dialogues;
+    state.assignments = sample.assignments || null;
     const at = state.items.findIndex((it) => it.id === hashId());
     state.index = at >= 0 ? at : 0;
 
