@@ -176,18 +176,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             judge,
             trials,
             split,
-            llm_flags: [
-                ("--base-url", base_url.is_some()),
-                ("--model", model.is_some()),
-                ("--judge-base-url", judge_base_url.is_some()),
-                ("--judge-model", judge_model.is_some()),
-                ("--rpm", rpm.is_some()),
-                ("--tpm", tpm.is_some()),
-            ]
-            .into_iter()
-            .filter(|(_, given)| *given)
-            .map(|(flag, _)| flag)
-            .collect(),
+            llm: crate::evaluate::LlmFlags {
+                base_url,
+                model,
+                judge_base_url,
+                judge_model,
+                rpm,
+                tpm,
+            },
             concurrency,
             dry_run,
             quiet,

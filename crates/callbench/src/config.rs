@@ -38,6 +38,10 @@ pub struct FileConfig {
     pub scenarios_dir: PathBuf,
     /// Phrase-bank directory.
     pub templates_dir: PathBuf,
+    /// `evaluate`'s method files (`methods/<name>.toml` and their prompts). Not written into
+    /// a corpus's manifest (`generate` does not use it; its effective config stays as it was).
+    #[serde(skip_serializing)]
+    pub methods_dir: PathBuf,
     /// `sim` or `openai`.
     pub backend: String,
     /// How the corpus spreads over cells.
@@ -109,6 +113,7 @@ impl Default for FileConfig {
             near_duplicate_threshold: g.near_duplicate_threshold,
             scenarios_dir: PathBuf::from("scenarios"),
             templates_dir: PathBuf::from("templates"),
+            methods_dir: PathBuf::from("methods"),
             backend: "sim".into(),
             distribution: g.distribution,
             parquet: g.parquet,
