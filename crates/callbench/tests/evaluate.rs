@@ -255,17 +255,41 @@ fn bad_input_says_what_and_writes_nothing() {
         &ev(&["--methods", "nosuch"]),
         &["unknown method \"nosuch\"", "available: reference"],
     );
+    // Every method the build has is listed: the offline one and the method files.
     fails_with(
-        &ev(&["--methods", "react"]),
-        &["LLM method", "not available yet"],
-    );
-    fails_with(
-        &ev(&["--methods", "reference", "--judge", "llm"]),
-        &["--judge llm", "not available yet"],
+        &ev(&["--methods", "nosuch"]),
+        &["direct", "react", "chatsop", "simpletod"],
     );
     fails_with(
         &ev(&["--methods", "reference", "--base-url", "http://127.0.0.1:1"]),
-        &["--base-url", "not available yet"],
+        &["--base-url", "LLM methods"],
+    );
+    fails_with(
+        &ev(&["--methods", "reference", "--judge-model", "m"]),
+        &["--judge-model", "--judge llm"],
+    );
+    fails_with(
+        &ev(&["--methods", "reference", "--rpm", "10"]),
+        &["--rpm", "makes none"],
+    );
+    // A method file with an error names the file and the key.
+    let methods = dir.path().join("methods");
+    std::fs::create_dir_all(&methods).unwrap();
+    std::fs::write(methods.join("p.tera"), "你好").unwrap();
+    std::fs::write(
+        methods.join("broken.toml"),
+        "kind = \"single\"\n[prompts]\nsystm = \"p.tera\"\n",
+    )
+    .unwrap();
+    let cfg = dir.path().join("methods.toml");
+    std::fs::write(
+        &cfg,
+        format!("methods_dir = {:?}\n", methods.to_str().unwrap()),
+    )
+    .unwrap();
+    fails_with(
+        &ev(&["--methods", "broken", "--config", cfg.to_str().unwrap()]),
+        &["broken.toml", "`prompts.system`"],
     );
     fails_with(
         &ev(&["--methods", "reference", "--trials", "0"]),
@@ -296,4 +320,119 @@ fn bad_input_says_what_and_writes_nothing() {
         &["no manifest.json", "not a corpus"],
     );
     assert!(!run.exists(), "nothing written by a refused run");
+}
+
+/// The LLM path end to end against the in-repo mock (candidate and judge on two servers): a run
+/// killed with `kill -9` half-way and run again pays for nothing its cache holds, and its
+/// results equal an uninterrupted run's but for `created_at`.
+#[test]
+fn an_llm_run_killed_and_rerun_pays_nothing_twice_and_gives_the_same_results() {
+    use mock_openai::{MockConfig, MockServer};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mock = |latency_ms| {
+        rt.block_on(MockServer::start(MockConfig {
+            latency_ms,
+            ..MockConfig::default()
+        }))
+        .unwrap()
+    };
+    let (candidate, judge) = (mock(3), mock(3));
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 300);
+    let args = |run: &Path| -> Vec<String> {
+        [
+            "evaluate",
+            "--corpus",
+            c.to_str().unwrap(),
+            "--methods",
+            "direct,procot",
+            "--judge",
+            "llm",
+            "--base-url",
+            &candidate.base_url(),
+            "--model",
+            "mock-candidate",
+            "--judge-base-url",
+            &judge.base_url(),
+            "--judge-model",
+            "mock-judge",
+            "--concurrency",
+            "4",
+            "--out",
+            run.to_str().unwrap(),
+            "--quiet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let paid = || candidate.stats().ok + judge.stats().ok;
+    let whole = dir.path().join("whole");
+    let before = paid();
+    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args(&whole))
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let uninterrupted = paid() - before;
+    assert!(uninterrupted > 100, "{uninterrupted} calls");
+    let r = results_without_time(&whole);
+    assert_eq!(r["judge"], "llm");
+    for m in ["direct", "procot"] {
+        let m = &r["methods"][m];
+        assert_eq!(m["unjudged"], 0);
+        assert!(m["dimensions"]["semantic_understanding"]["mean"].is_number());
+        assert!(m["usage"]["requests"].as_u64().unwrap() > 0);
+        assert!(m["usage"]["judge_requests"].as_u64().unwrap() > 0);
+    }
+    assert_eq!(r["provenance"]["judge"]["model"], "mock-judge", "{r}");
+
+    let killed = dir.path().join("killed");
+    let start = paid();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args(&killed))
+        .current_dir(repo())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while paid() - start < uninterrupted / 2 && child.try_wait().unwrap().is_none() {
+        assert!(t0.elapsed() < Duration::from_secs(120), "never half-way");
+        std::thread::yield_now();
+    }
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+    assert!(
+        !killed.join("results.json").exists(),
+        "killed before the end"
+    );
+    let paid_killed = paid() - start;
+    let cached = {
+        let cache = llm_client::Cache::open(&killed.join("llm-cache.redb")).unwrap();
+        cache.len().unwrap()
+    };
+    assert!(cached <= paid_killed);
+    let resume = paid();
+    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args(&killed))
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let paid_resume = paid() - resume;
+    assert!(
+        paid_resume + cached <= uninterrupted,
+        "resume {paid_resume} + cached {cached} > uninterrupted {uninterrupted}"
+    );
+    assert!(cached > 0, "the killed run left its replies in the cache");
+    assert_eq!(results_without_time(&killed), r);
+    eprintln!(
+        "killed run paid {paid_killed}, cached {cached}, resume paid {paid_resume}, uninterrupted {uninterrupted}"
+    );
 }
