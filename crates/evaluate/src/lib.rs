@@ -28,6 +28,7 @@ pub mod load;
 pub mod reference;
 pub mod report;
 pub mod results;
+pub mod review;
 pub mod stats;
 
 pub use error::{EvalError, Result};
