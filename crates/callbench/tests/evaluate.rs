@@ -391,6 +391,7 @@ fn an_llm_run_killed_and_rerun_pays_nothing_twice_and_gives_the_same_results() {
         assert!(m["usage"]["judge_requests"].as_u64().unwrap() > 0);
     }
     assert_eq!(r["provenance"]["judge"]["model"], "mock-judge", "{r}");
+    humans_check_the_judge(&c, &whole);
 
     let killed = dir.path().join("killed");
     let start = paid();
@@ -435,4 +436,82 @@ fn an_llm_run_killed_and_rerun_pays_nothing_twice_and_gives_the_same_results() {
     eprintln!(
         "killed run paid {paid_killed}, cached {cached}, resume paid {paid_resume}, uninterrupted {uninterrupted}"
     );
+}
+
+/// `sample --from-eval` draws judged turns of the run; auditors who rate as the judge scored
+/// give τ_b = 1 on every dimension and pooled, with a point interval; auditors who rate the
+/// reverse give -1.
+fn humans_check_the_judge(corpus: &Path, run: &Path) {
+    let o = callbench(&[
+        "sample",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--from-eval",
+        run.to_str().unwrap(),
+        "--rate",
+        "0.5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = inspection::read_sample(run).unwrap();
+    let dialogues = inspection::read_sample_dialogues(run).unwrap();
+    assert!(summary.sampled >= 20, "{} sampled", summary.sampled);
+    assert_eq!(dialogues.len() as u64, summary.sampled);
+    for d in &dialogues {
+        let judged = &d.judge.as_ref().unwrap().turns;
+        assert_eq!(judged.len(), 1);
+        assert_eq!(
+            judged[0].turn + 1,
+            d.turns.len(),
+            "{}: ends with the judged turn",
+            d.id
+        );
+        assert_eq!(
+            d.turns.last().unwrap().speaker,
+            callbench_model::Speaker::Assistant
+        );
+    }
+    let store = inspection::VerdictStore::open(run).unwrap();
+    let rate = |auditor: &str, flip: bool| {
+        for d in &dialogues {
+            let t = &d.judge.as_ref().unwrap().turns[0];
+            let ratings = callbench_model::JUDGE_DIMENSIONS
+                .iter()
+                .map(|k| {
+                    let x = t.score(k).unwrap();
+                    (k.to_string(), if flip { 1.0 - x } else { x })
+                })
+                .collect();
+            store
+                .append(&inspection::Verdict {
+                    auditor: auditor.into(),
+                    id: d.id.clone(),
+                    verdict: inspection::Decision::Accept,
+                    findings: vec![],
+                    ratings,
+                    note: String::new(),
+                    at: String::new(),
+                })
+                .unwrap();
+        }
+    };
+    rate("agrees", false);
+    let o = callbench(&["audit", "--corpus", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = inspection::audit(run).unwrap();
+    let pooled = report.overall.judge_pooled.clone().unwrap();
+    assert_eq!(pooled.tau, Some(1.0));
+    assert_eq!(pooled.ci95, Some([1.0, 1.0]));
+    assert_eq!(pooled.n, 7 * summary.sampled);
+    for d in &report.overall.judge {
+        if let Some(t) = d.tau {
+            assert!((t - 1.0).abs() < 1e-12, "{d:?}");
+        }
+    }
+    let md = String::from_utf8_lossy(&o.stdout);
+    assert!(md.contains("pooled") && md.contains("0.764"), "{md}");
+    // The same auditor changes their mind: the reverse of the judge.
+    rate("agrees", true);
+    let report = inspection::audit(run).unwrap();
+    let pooled = report.overall.judge_pooled.unwrap();
+    assert!((pooled.tau.unwrap() + 1.0).abs() < 1e-12, "{pooled:?}");
 }
