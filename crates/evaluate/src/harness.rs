@@ -133,6 +133,9 @@ struct Ctx<M, J> {
 }
 
 /// The caller of a live call: the offline agent or a model.
+// One per live call, on its task's stack: boxing the offline caller would buy an allocation per
+// call and nothing else.
+#[allow(clippy::large_enum_variant)]
 enum AnyCaller<'a> {
     Offline(SimCaller<'a>),
     Llm(Box<llm_agent::LlmCaller<'static, llm_client::LlmClient>>),

@@ -18,6 +18,9 @@ use inspection::{Origin, SampleSummary, Stratum, StratumSample};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+/// A turn that may be drawn: its rank, its row, its seven scores, its corpus dialogue.
+type Candidate<'a> = (u64, &'a EvalTurn, [f64; 7], &'a Dialogue);
+
 /// The id of a sampled turn: the dialogue, the method and the turn.
 pub fn item_id(r: &EvalTurn) -> String {
     format!("{}~{}~t{}", r.dialogue_id, r.method, r.turn)
@@ -191,7 +194,7 @@ pub fn sample_from_eval(
     let rows = read_run_rows(run)?;
     let total = rows.len();
     // Eligible turns by stratum, each with its rank.
-    let mut strata: BTreeMap<Stratum, Vec<(u64, &EvalTurn, [f64; 7], &Dialogue)>> = BTreeMap::new();
+    let mut strata: BTreeMap<Stratum, Vec<Candidate<'_>>> = BTreeMap::new();
     for r in &rows {
         let (Some(s), Some(d)) = (scored(r), by_id.get(r.dialogue_id.as_str())) else {
             continue;

@@ -302,7 +302,7 @@ mod tests {
     fn replies_are_found_before_and_after_commit_and_after_reopening() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cache.redb");
-        let mut cache = Cache::open(&path).unwrap();
+        let cache = Cache::open(&path).unwrap();
         for n in 0..50u8 {
             cache.put(&key(n), &reply(n as u64)).unwrap();
         }
