@@ -152,6 +152,11 @@ pub enum Command {
         /// Replace a sample that auditors have already reviewed.
         #[arg(long)]
         replace_reviewed: bool,
+        /// Draw judged assistant turns of this `evaluate` run (turn mode) instead, into
+        /// RUN/inspection/ (review and audit then take `--corpus RUN`); `--corpus` is the corpus
+        /// the run scored.
+        #[arg(long, value_name = "RUN")]
+        from_eval: Option<PathBuf>,
     },
     /// Serve the auditors' review page (127.0.0.1 unless --addr and --allow-remote say otherwise).
     Review {

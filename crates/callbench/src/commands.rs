@@ -146,8 +146,28 @@ pub fn run(args: Args) -> Result<ExitCode> {
             rate,
             reject_rate,
             replace_reviewed,
+            from_eval,
         } => {
             let cfg = config::load(&common)?;
+            if let Some(run) = from_eval {
+                if reject_rate.is_some() {
+                    anyhow::bail!("--reject-rate applies to a corpus sample, not to --from-eval");
+                }
+                let seed = cfg.sample.seed.unwrap_or(common.seed.unwrap_or(cfg.seed));
+                let summary = evaluate::review::sample_from_eval(
+                    &run,
+                    &corpus,
+                    rate.unwrap_or(cfg.sample.rate),
+                    seed,
+                    replace_reviewed,
+                )?;
+                print_sample(&summary, &run);
+                eprintln!(
+                    "review with `callbench review --corpus {0}`, then `callbench audit --corpus {0}`",
+                    run.display()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
             let mut sc = cfg.sample.config(common.seed.unwrap_or(cfg.seed));
             if let Some(r) = rate {
                 sc.rate = r;
@@ -212,18 +232,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             judge,
             trials,
             split,
-            llm_flags: [
-                ("--base-url", base_url.is_some()),
-                ("--model", model.is_some()),
-                ("--judge-base-url", judge_base_url.is_some()),
-                ("--judge-model", judge_model.is_some()),
-                ("--rpm", rpm.is_some()),
-                ("--tpm", tpm.is_some()),
-            ]
-            .into_iter()
-            .filter(|(_, given)| *given)
-            .map(|(flag, _)| flag)
-            .collect(),
+            llm: crate::evaluate::LlmFlags {
+                base_url,
+                model,
+                judge_base_url,
+                judge_model,
+                rpm,
+                tpm,
+            },
             concurrency,
             dry_run,
             quiet,

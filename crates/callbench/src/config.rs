@@ -39,6 +39,10 @@ pub struct FileConfig {
     pub scenarios_dir: Option<PathBuf>,
     /// Phrase banks and prompts laid over the built-in ones; absent: the built-in ones.
     pub templates_dir: Option<PathBuf>,
+    /// `evaluate`'s method files (`methods/<name>.toml` and their prompts). Not written into
+    /// a corpus's manifest (`generate` does not use it; its effective config stays as it was).
+    #[serde(skip_serializing)]
+    pub methods_dir: PathBuf,
     /// `sim` or `openai`.
     pub backend: String,
     /// How the corpus spreads over cells.
@@ -110,6 +114,7 @@ impl Default for FileConfig {
             near_duplicate_threshold: g.near_duplicate_threshold,
             scenarios_dir: None,
             templates_dir: None,
+            methods_dir: PathBuf::from("methods"),
             backend: "sim".into(),
             distribution: g.distribution,
             parquet: g.parquet,

@@ -255,17 +255,41 @@ fn bad_input_says_what_and_writes_nothing() {
         &ev(&["--methods", "nosuch"]),
         &["unknown method \"nosuch\"", "available: reference"],
     );
+    // Every method the build has is listed: the offline one and the method files.
     fails_with(
-        &ev(&["--methods", "react"]),
-        &["LLM method", "not available yet"],
-    );
-    fails_with(
-        &ev(&["--methods", "reference", "--judge", "llm"]),
-        &["--judge llm", "not available yet"],
+        &ev(&["--methods", "nosuch"]),
+        &["direct", "react", "chatsop", "simpletod"],
     );
     fails_with(
         &ev(&["--methods", "reference", "--base-url", "http://127.0.0.1:1"]),
-        &["--base-url", "not available yet"],
+        &["--base-url", "LLM methods"],
+    );
+    fails_with(
+        &ev(&["--methods", "reference", "--judge-model", "m"]),
+        &["--judge-model", "--judge llm"],
+    );
+    fails_with(
+        &ev(&["--methods", "reference", "--rpm", "10"]),
+        &["--rpm", "makes none"],
+    );
+    // A method file with an error names the file and the key.
+    let methods = dir.path().join("methods");
+    std::fs::create_dir_all(&methods).unwrap();
+    std::fs::write(methods.join("p.tera"), "你好").unwrap();
+    std::fs::write(
+        methods.join("broken.toml"),
+        "kind = \"single\"\n[prompts]\nsystm = \"p.tera\"\n",
+    )
+    .unwrap();
+    let cfg = dir.path().join("methods.toml");
+    std::fs::write(
+        &cfg,
+        format!("methods_dir = {:?}\n", methods.to_str().unwrap()),
+    )
+    .unwrap();
+    fails_with(
+        &ev(&["--methods", "broken", "--config", cfg.to_str().unwrap()]),
+        &["broken.toml", "`prompts.system`"],
     );
     fails_with(
         &ev(&["--methods", "reference", "--trials", "0"]),
@@ -296,4 +320,198 @@ fn bad_input_says_what_and_writes_nothing() {
         &["no manifest.json", "not a corpus"],
     );
     assert!(!run.exists(), "nothing written by a refused run");
+}
+
+/// The LLM path end to end against the in-repo mock (candidate and judge on two servers): a run
+/// killed with `kill -9` half-way and run again pays for nothing its cache holds, and its
+/// results equal an uninterrupted run's but for `created_at`.
+#[test]
+fn an_llm_run_killed_and_rerun_pays_nothing_twice_and_gives_the_same_results() {
+    use mock_openai::{MockConfig, MockServer};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mock = |latency_ms| {
+        rt.block_on(MockServer::start(MockConfig {
+            latency_ms,
+            ..MockConfig::default()
+        }))
+        .unwrap()
+    };
+    let (candidate, judge) = (mock(3), mock(3));
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path(), 300);
+    let args = |run: &Path| -> Vec<String> {
+        [
+            "evaluate",
+            "--corpus",
+            c.to_str().unwrap(),
+            "--methods",
+            "direct,procot",
+            "--judge",
+            "llm",
+            "--base-url",
+            &candidate.base_url(),
+            "--model",
+            "mock-candidate",
+            "--judge-base-url",
+            &judge.base_url(),
+            "--judge-model",
+            "mock-judge",
+            "--concurrency",
+            "4",
+            "--out",
+            run.to_str().unwrap(),
+            "--quiet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let paid = || candidate.stats().ok + judge.stats().ok;
+    let whole = dir.path().join("whole");
+    let before = paid();
+    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args(&whole))
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let uninterrupted = paid() - before;
+    assert!(uninterrupted > 100, "{uninterrupted} calls");
+    let r = results_without_time(&whole);
+    assert_eq!(r["judge"], "llm");
+    for m in ["direct", "procot"] {
+        let m = &r["methods"][m];
+        assert_eq!(m["unjudged"], 0);
+        assert!(m["dimensions"]["semantic_understanding"]["mean"].is_number());
+        assert!(m["usage"]["requests"].as_u64().unwrap() > 0);
+        assert!(m["usage"]["judge_requests"].as_u64().unwrap() > 0);
+    }
+    assert_eq!(r["provenance"]["judge"]["model"], "mock-judge", "{r}");
+    humans_check_the_judge(&c, &whole);
+
+    let killed = dir.path().join("killed");
+    let start = paid();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args(&killed))
+        .current_dir(repo())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while paid() - start < uninterrupted / 2 && child.try_wait().unwrap().is_none() {
+        assert!(t0.elapsed() < Duration::from_secs(120), "never half-way");
+        std::thread::yield_now();
+    }
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+    assert!(
+        !killed.join("results.json").exists(),
+        "killed before the end"
+    );
+    let paid_killed = paid() - start;
+    let cached = {
+        let cache = llm_client::Cache::open(&killed.join("llm-cache.redb")).unwrap();
+        cache.len().unwrap()
+    };
+    assert!(cached <= paid_killed);
+    let resume = paid();
+    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        .args(args(&killed))
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let paid_resume = paid() - resume;
+    assert!(
+        paid_resume + cached <= uninterrupted,
+        "resume {paid_resume} + cached {cached} > uninterrupted {uninterrupted}"
+    );
+    assert!(cached > 0, "the killed run left its replies in the cache");
+    assert_eq!(results_without_time(&killed), r);
+    eprintln!(
+        "killed run paid {paid_killed}, cached {cached}, resume paid {paid_resume}, uninterrupted {uninterrupted}"
+    );
+}
+
+/// `sample --from-eval` draws judged turns of the run; auditors who rate as the judge scored
+/// give τ_b = 1 on every dimension and pooled, with a point interval; auditors who rate the
+/// reverse give -1.
+fn humans_check_the_judge(corpus: &Path, run: &Path) {
+    let o = callbench(&[
+        "sample",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--from-eval",
+        run.to_str().unwrap(),
+        "--rate",
+        "0.5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = inspection::read_sample(run).unwrap();
+    let dialogues = inspection::read_sample_dialogues(run).unwrap();
+    assert!(summary.sampled >= 20, "{} sampled", summary.sampled);
+    assert_eq!(dialogues.len() as u64, summary.sampled);
+    for d in &dialogues {
+        let judged = &d.judge.as_ref().unwrap().turns;
+        assert_eq!(judged.len(), 1);
+        assert_eq!(
+            judged[0].turn + 1,
+            d.turns.len(),
+            "{}: ends with the judged turn",
+            d.id
+        );
+        assert_eq!(
+            d.turns.last().unwrap().speaker,
+            callbench_model::Speaker::Assistant
+        );
+    }
+    let store = inspection::VerdictStore::open(run).unwrap();
+    let rate = |auditor: &str, flip: bool| {
+        for d in &dialogues {
+            let t = &d.judge.as_ref().unwrap().turns[0];
+            let ratings = callbench_model::JUDGE_DIMENSIONS
+                .iter()
+                .map(|k| {
+                    let x = t.score(k).unwrap();
+                    (k.to_string(), if flip { 1.0 - x } else { x })
+                })
+                .collect();
+            store
+                .append(&inspection::Verdict {
+                    auditor: auditor.into(),
+                    id: d.id.clone(),
+                    verdict: inspection::Decision::Accept,
+                    findings: vec![],
+                    ratings,
+                    note: String::new(),
+                    at: String::new(),
+                })
+                .unwrap();
+        }
+    };
+    rate("agrees", false);
+    let o = callbench(&["audit", "--corpus", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = inspection::audit(run).unwrap();
+    let pooled = report.overall.judge_pooled.clone().unwrap();
+    assert_eq!(pooled.tau, Some(1.0));
+    assert_eq!(pooled.ci95, Some([1.0, 1.0]));
+    assert_eq!(pooled.n, 7 * summary.sampled);
+    for d in &report.overall.judge {
+        if let Some(t) = d.tau {
+            assert!((t - 1.0).abs() < 1e-12, "{d:?}");
+        }
+    }
+    let md = String::from_utf8_lossy(&o.stdout);
+    assert!(md.contains("pooled") && md.contains("0.764"), "{md}");
+    // The same auditor changes their mind: the reverse of the judge.
+    rate("agrees", true);
+    let report = inspection::audit(run).unwrap();
+    let pooled = report.overall.judge_pooled.unwrap();
+    assert!((pooled.tau.unwrap() + 1.0).abs() < 1e-12, "{pooled:?}");
 }

@@ -24,6 +24,9 @@ pub enum EvalError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The inspection sample of a run could not be written.
+    #[error(transparent)]
+    Inspection(#[from] inspection::InspectionError),
     /// A setting is wrong (a flag or a config key).
     #[error("{0}")]
     Config(String),

@@ -6,6 +6,7 @@
 
 use crate::error::{EvalError, Result};
 use crate::judge::{Judge, JudgeView, Verdict, turn_findings};
+use crate::llm::LiveCaller;
 use crate::reference::recast;
 use callbench_model::plan::{Cell, fnv1a, mix64};
 use callbench_model::{
@@ -61,6 +62,8 @@ pub struct EvalConfig {
     pub max_turns: usize,
     /// The quality checker's settings (its findings feed the error rates and the rules judge).
     pub check: CheckConfig,
+    /// Who plays the caller in live mode.
+    pub caller: LiveCaller,
 }
 
 impl Default for EvalConfig {
@@ -73,6 +76,7 @@ impl Default for EvalConfig {
             concurrency: 64,
             max_turns: 20,
             check: CheckConfig::default(),
+            caller: LiveCaller::Offline,
         }
     }
 }
@@ -124,7 +128,29 @@ struct Ctx<M, J> {
     director: Option<Arc<Director>>,
     mode: Mode,
     max_turns: usize,
+    caller: LiveCaller,
     name: String,
+}
+
+/// The caller of a live call: the offline agent or a model.
+// One per live call, on its task's stack: boxing the offline caller would buy an allocation per
+// call and nothing else.
+#[allow(clippy::large_enum_variant)]
+enum AnyCaller<'a> {
+    Offline(SimCaller<'a>),
+    Llm(Box<llm_agent::LlmCaller<'static, llm_client::LlmClient>>),
+}
+
+impl AnyCaller<'_> {
+    async fn reply(
+        &mut self,
+        turns: &[Turn],
+    ) -> Result<callbench_model::CallerReply, callbench_model::AgentError> {
+        match self {
+            AnyCaller::Offline(c) => c.reply(turns).await,
+            AnyCaller::Llm(c) => c.reply(turns).await,
+        }
+    }
 }
 
 fn to_findings(v: &[Violation]) -> Vec<EvalFinding> {
@@ -301,17 +327,39 @@ impl<M: Method + 'static, J: Judge> Ctx<M, J> {
         } else {
             mix64(setup.caller_seed ^ (trial as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
         };
-        let mut caller = match SimCaller::new(
-            &lib.set,
-            setup.scenario,
-            &lib.book,
-            setup.casting,
-            setup.header.caller.persona.as_deref(),
-            setup.vars.clone(),
-            caller_seed,
-        ) {
-            Ok(c) => c,
-            Err(e) => return fail(0, format!("the caller cannot be cast: {e}")),
+        let mut caller = match self.caller {
+            LiveCaller::Offline => match SimCaller::new(
+                &lib.set,
+                setup.scenario,
+                &lib.book,
+                setup.casting,
+                setup.header.caller.persona.as_deref(),
+                setup.vars.clone(),
+                caller_seed,
+            ) {
+                Ok(c) => AnyCaller::Offline(c),
+                Err(e) => return fail(0, format!("the caller cannot be cast: {e}")),
+            },
+            LiveCaller::Llm {
+                client,
+                max_invalid_replies,
+            } => {
+                // The scenario's caller prompt, as `generate` renders it: the dialogue's role,
+                // goal, persona and events; the trial's seed is the conversation's cache scope.
+                let vars = roleplay::backend::caller_prompt_vars(lib, &setup);
+                let system = match lib.prompts.render(
+                    llm_agent::PromptKind::Caller,
+                    &setup.header.scenario,
+                    &vars,
+                ) {
+                    Ok(s) => s,
+                    Err(e) => return fail(0, format!("the caller's prompt: {e}")),
+                };
+                AnyCaller::Llm(Box::new(
+                    llm_agent::LlmCaller::new(client, system, max_invalid_replies)
+                        .with_scope(caller_seed),
+                ))
+            }
         };
         let mut turns: Vec<Turn> = Vec::with_capacity(16);
         let mut replies: Vec<(usize, MethodReply)> = Vec::new();
@@ -404,8 +452,13 @@ pub fn run_fingerprint(
         ids.push(b'\n');
     }
     let text = format!(
-        "mode {}|trials {}|max_turns {}|check {:?}|corpus {corpus_fingerprint}|ids {:016x}|method {method} {method_fp}|judge {judge} {judge_fp}|rules {:016x}",
+        "mode {}{}|trials {}|max_turns {}|check {:?}|corpus {corpus_fingerprint}|ids {:016x}|method {method} {method_fp}|judge {judge} {judge_fp}|rules {:016x}",
         cfg.mode.as_str(),
+        // The offline caller leaves the fingerprint as it was before the LLM caller existed.
+        match (cfg.mode, cfg.caller) {
+            (Mode::Live, LiveCaller::Llm { .. }) => format!(" caller {}", cfg.caller.describe()),
+            _ => String::new(),
+        },
         cfg.trials,
         cfg.max_turns,
         cfg.check,
@@ -566,6 +619,7 @@ pub async fn run_method<M: Method + 'static, J: Judge>(
         director,
         mode: cfg.mode,
         max_turns: cfg.max_turns,
+        caller: cfg.caller,
         name: name.clone(),
     });
     let mut file = std::fs::OpenOptions::new()

@@ -23,15 +23,18 @@
 pub mod error;
 pub mod harness;
 pub mod judge;
+pub mod llm;
 pub mod load;
 pub mod reference;
 pub mod report;
 pub mod results;
+pub mod review;
 pub mod stats;
 
 pub use error::{EvalError, Result};
 pub use harness::{EvalConfig, Mode, Progress, RULES, run_method};
 pub use judge::{Judge, JudgeReply, JudgeView, RulesJudge, Scores, Verdict};
+pub use llm::{LiveCaller, LlmJudge};
 pub use load::{Selection, load_split, stratified_subset};
 pub use reference::{REFERENCE, ReferenceMethod};
 pub use results::{MethodRun, Results, RunInfo};
@@ -83,6 +86,8 @@ pub struct DryRun {
     pub method_calls: u64,
     /// Judge calls to a model.
     pub judge_calls: u64,
+    /// Caller calls to a model (live mode with the LLM caller).
+    pub caller_calls: u64,
     /// Tokens.
     pub tokens: u64,
     /// Cost.

@@ -19,7 +19,9 @@ pub struct MethodRun {
     pub rows: Vec<EvalTurn>,
 }
 
-/// What a method (and its judge) spent.
+/// What a method (and its judge) spent. Wall times are per turn in `turns.parquet` only: they
+/// differ from run to run (and a resumed run's cached replies are faster), and `results.json`
+/// of a resumed run must equal a fresh one's but for `created_at`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Usage {
     /// Model requests of the method.
@@ -30,9 +32,6 @@ pub struct Usage {
     pub completion_tokens: u64,
     /// Cost of the method.
     pub cost: f64,
-    /// Mean wall time of a reply in milliseconds (0 for the offline reference, which is not
-    /// timed).
-    pub latency_ms_mean: f64,
     /// Model requests of the judge.
     pub judge_requests: u64,
     /// Tokens of the judge.
@@ -176,8 +175,6 @@ pub fn method_results(rows: &[EvalTurn], seed: u64, method: &str, mode: Mode) ->
     let (dimensions, overall) = stats::dimensions_with_ci(rows, seed, method);
     let dialogues: BTreeSet<&str> = rows.iter().map(|r| r.dialogue_id.as_str()).collect();
     let mut usage = Usage::default();
-    let mut replies = 0u64;
-    let mut latency = 0u64;
     for r in rows {
         usage.requests += r.requests as u64;
         usage.prompt_tokens += r.prompt_tokens;
@@ -186,16 +183,7 @@ pub fn method_results(rows: &[EvalTurn], seed: u64, method: &str, mode: Mode) ->
         usage.judge_requests += r.judge_requests as u64;
         usage.judge_tokens += r.judge_tokens;
         usage.judge_cost += r.judge_cost;
-        if !r.unjudged_reason.as_deref().is_some_and(stats::is_no_reply) {
-            replies += 1;
-            latency += r.latency_ms;
-        }
     }
-    usage.latency_ms_mean = if replies > 0 {
-        latency as f64 / replies as f64
-    } else {
-        0.0
-    };
     let (trials, spread) = if mode == Mode::Live {
         let ids: BTreeSet<u32> = rows.iter().map(|r| r.trial).collect();
         let trials: Vec<Trial> = ids

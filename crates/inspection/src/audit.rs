@@ -99,6 +99,10 @@ pub struct StratumReport {
     pub all_kinds: KindCounts,
     /// LLM judge vs human ratings, per dimension in [`JUDGE_DIMENSIONS`] order.
     pub judge: Vec<DimensionTau>,
+    /// The same with every dimension's pairs pooled (`dimension` is `pooled`): the paper's
+    /// single figure (0.764).
+    #[serde(default)]
+    pub judge_pooled: Option<DimensionTau>,
     /// Inter-auditor agreement, pooled over every pair of auditors.
     pub auditors: BinaryAgreement,
 }
@@ -112,6 +116,10 @@ pub struct DimensionTau {
     pub n: u64,
     /// τ_b; `None` when undefined (fewer than two pairs, or one side constant).
     pub tau: Option<f64>,
+    /// 95% bootstrap interval of τ_b resampling dialogues (the whole sample only; `None` per
+    /// stratum, or when undefined).
+    #[serde(default)]
+    pub ci95: Option<[f64; 2]>,
 }
 
 /// Agreement of two auditors.
@@ -205,7 +213,7 @@ pub fn build_report(
     }
 
     let all: Vec<&Item<'_>> = items.values().collect();
-    let mut overall = stratum_report(None, &all, summary);
+    let mut overall = stratum_report(None, &all, summary, Some(summary.seed));
     let mut strata = Vec::new();
     let mut weighted = (0.0, 0u64);
     for s in &summary.strata {
@@ -214,7 +222,7 @@ pub fn build_report(
             .copied()
             .filter(|i| *i.stratum == s.stratum)
             .collect();
-        let r = stratum_report(Some(&s.stratum), &members, summary);
+        let r = stratum_report(Some(&s.stratum), &members, summary, None);
         if let Some(a) = r.acceptance {
             weighted.0 += a * r.population as f64;
             weighted.1 += r.population;
@@ -274,6 +282,7 @@ fn stratum_report(
     stratum: Option<&Stratum>,
     items: &[&Item<'_>],
     summary: &SampleSummary,
+    bootstrap: Option<u64>,
 ) -> StratumReport {
     let counts = summary
         .strata
@@ -290,7 +299,9 @@ fn stratum_report(
     let (mut reviewed, mut accepted, mut rejects_reviewed) = (0u64, 0u64, 0u64);
     let mut checker_pairs = Vec::new();
     let mut kinds = BTreeMap::new();
-    let mut judge_pairs: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); 7];
+    // Per reviewed dialogue, its (judge, human) pair of each dimension: the unit the bootstrap
+    // resamples.
+    let mut judged: Vec<[Option<(f64, f64)>; 7]> = Vec::new();
     let mut auditor_pairs = Vec::new();
     for item in items {
         if item.reviews.is_empty() {
@@ -320,6 +331,7 @@ fn stratum_report(
             match_findings(&item.checker_findings, &human, &mut kinds);
         }
         if let Some(judge) = item.judge {
+            let mut pairs = [None; 7];
             for (k, dim) in JUDGE_DIMENSIONS.iter().enumerate() {
                 let rated: Vec<f64> = item
                     .reviews
@@ -327,11 +339,11 @@ fn stratum_report(
                     .filter_map(|v| v.ratings.get(*dim).copied())
                     .collect();
                 if let (Some(j), false) = (judge.mean(dim), rated.is_empty()) {
-                    judge_pairs[k].0.push(j);
-                    judge_pairs[k]
-                        .1
-                        .push(rated.iter().sum::<f64>() / rated.len() as f64);
+                    pairs[k] = Some((j, rated.iter().sum::<f64>() / rated.len() as f64));
                 }
+            }
+            if pairs.iter().any(Option::is_some) {
+                judged.push(pairs);
             }
         }
         for_each_auditor_pair(item, |_, _, va, vb| {
@@ -356,16 +368,43 @@ fn stratum_report(
         checker: binary_agreement(&checker_pairs),
         kinds,
         all_kinds,
-        judge: JUDGE_DIMENSIONS
-            .iter()
-            .zip(judge_pairs)
-            .map(|(dim, (j, h))| DimensionTau {
-                dimension: dim.to_string(),
-                n: j.len() as u64,
-                tau: kendall_tau_b(&j, &h),
+        judge: (0..JUDGE_DIMENSIONS.len())
+            .map(|k| {
+                tau_of(
+                    JUDGE_DIMENSIONS[k],
+                    &judged,
+                    |p| p[k].into_iter().collect(),
+                    bootstrap,
+                )
             })
             .collect(),
+        judge_pooled: Some(tau_of(
+            "pooled",
+            &judged,
+            |p| p.iter().flatten().copied().collect(),
+            bootstrap,
+        )),
         auditors: binary_agreement(&auditor_pairs),
+    }
+}
+
+/// τ_b of the pairs `pick` takes from each dialogue, with its bootstrap interval over the
+/// dialogues when `bootstrap` gives the seed.
+fn tau_of(
+    dimension: &str,
+    judged: &[[Option<(f64, f64)>; 7]],
+    pick: impl Fn(&[Option<(f64, f64)>; 7]) -> Vec<(f64, f64)>,
+    bootstrap: Option<u64>,
+) -> DimensionTau {
+    let units: Vec<Vec<(f64, f64)>> = judged.iter().map(&pick).filter(|u| !u.is_empty()).collect();
+    let (j, h): (Vec<f64>, Vec<f64>) = units.iter().flatten().copied().unzip();
+    DimensionTau {
+        dimension: dimension.to_string(),
+        n: j.len() as u64,
+        tau: kendall_tau_b(&j, &h),
+        ci95: bootstrap.and_then(|seed| {
+            crate::stats::bootstrap_tau_b(&units, seed, crate::stats::TAU_BOOTSTRAP_RESAMPLES)
+        }),
     }
 }
 
@@ -528,8 +567,9 @@ fn tables(r: &AuditReport) -> Vec<Table> {
 
     let mut header = vec!["stratum".to_string()];
     header.extend(JUDGE_DIMENSIONS.iter().map(|d| d.to_string()));
+    header.push("pooled (n pairs)".to_string());
     out.push(Table {
-        title: "LLM judge vs human ratings: Kendall τ_b (n dialogues)",
+        title: "LLM judge vs human ratings: Kendall τ_b [95% bootstrap interval over dialogues, whole sample] (n dialogues); the paper reports 0.764 pooled",
         text_cols: 1,
         header,
         rows: rows
@@ -537,11 +577,12 @@ fn tables(r: &AuditReport) -> Vec<Table> {
             .filter(|s| s.judge.iter().any(|d| d.n > 0))
             .map(|s| {
                 let mut row = vec![name(s)];
-                row.extend(
-                    s.judge
-                        .iter()
-                        .map(|d| format!("{} (n={})", num(d.tau), d.n)),
-                );
+                let cell = |d: &DimensionTau| match d.ci95 {
+                    Some([lo, hi]) => format!("{} [{lo:.3}, {hi:.3}] (n={})", num(d.tau), d.n),
+                    None => format!("{} (n={})", num(d.tau), d.n),
+                };
+                row.extend(s.judge.iter().map(cell));
+                row.push(s.judge_pooled.as_ref().map_or_else(|| "—".into(), cell));
                 row
             })
             .collect(),

@@ -78,6 +78,7 @@ pub use html::escape;
 pub use sample::{
     Origin, SAMPLE_CHUNK, SampleConfig, SampleEntry, SampleSummary, Stratum, StratumSample,
     allocate, draw_sample, draw_sample_in_chunks, rank, read_sample, read_sample_dialogues,
+    write_sample,
 };
 pub use verdict::{
     Decision, Finding, MAX_AUDITOR_CHARS, Verdict, VerdictStore, latest, load_verdicts,

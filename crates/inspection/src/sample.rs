@@ -1016,6 +1016,50 @@ fn refuse_replacing_reviewed(
     }
 }
 
+/// Writes a sample drawn elsewhere — `callbench sample --from-eval RUN`: judged assistant turns
+/// of an evaluation run, each as a dialogue that ends with the judged turn — into
+/// `DIR/inspection/` as [`draw_sample`] does (`sample.json` with the entries filled in from the
+/// dialogues, `sample.parquet`, `sample.jsonl`, `sample.html`), so that `review` and `audit`
+/// work on it unchanged. `summary.ids` must list the dialogues' ids in the order given. A
+/// sample that auditors have reviewed is replaced only with `replace_reviewed`.
+pub fn write_sample(
+    dir_root: &Path,
+    mut summary: SampleSummary,
+    dialogues: &[Dialogue],
+    replace_reviewed: bool,
+) -> Result<SampleSummary> {
+    let cfg = SampleConfig {
+        rate: summary.rate,
+        reject_rate: summary.reject_rate,
+        seed: summary.seed,
+        replace_reviewed,
+    };
+    summary.dialogues = dialogues
+        .iter()
+        .map(|d| entry_of(d, Origin::Corpus))
+        .collect();
+    summary.ids = dialogues.iter().map(|d| d.id.clone()).collect();
+    refuse_replacing_reviewed(dir_root, &summary, &cfg)?;
+    let dir = inspection_dir(dir_root);
+    std::fs::create_dir_all(&dir).map_err(|e| InspectionError::io(&dir, e))?;
+    let mut out = SampleFiles::create(&dir, &summary)?;
+    for (entry, d) in summary.dialogues.iter().zip(dialogues) {
+        out.dialogue(entry, d)?;
+    }
+    out.parquet
+        .buffer(dialogues.to_vec())
+        .map_err(InspectionError::from)?;
+    out.finish()?;
+    let path = dir.join(SAMPLE_JSON);
+    let mut file = AtomicFile::create(&path)?;
+    serde_json::to_writer_pretty(&mut file, &summary)
+        .map_err(|e| InspectionError::json(&path, None, e))?;
+    file.write_all(b"\n")
+        .map_err(|e| InspectionError::io(file.temp_path(), e))?;
+    file.commit()?;
+    Ok(summary)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

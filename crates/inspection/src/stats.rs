@@ -118,6 +118,45 @@ pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
     Some((conc - disc) as f64 / ((untied_x as f64) * (untied_y as f64)).sqrt())
 }
 
+/// Resamples of [`bootstrap_tau_b`].
+pub const TAU_BOOTSTRAP_RESAMPLES: u32 = 1000;
+
+/// A 95% percentile bootstrap interval of Kendall τ_b over `units` (dialogues), each holding
+/// its (judge, human) pairs: `resamples` draws of as many units with replacement, by a keyed
+/// hash of `(seed, draw, slot)` so that the interval is the same for a seed. `None` when fewer
+/// than half the draws give a τ_b (too few pairs, or a constant side).
+pub fn bootstrap_tau_b(units: &[Vec<(f64, f64)>], seed: u64, resamples: u32) -> Option<[f64; 2]> {
+    let n = units.len();
+    if n < 2 {
+        return None;
+    }
+    let mut taus = Vec::with_capacity(resamples as usize);
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for b in 0..resamples as u64 {
+        x.clear();
+        y.clear();
+        for slot in 0..n as u64 {
+            let h = callbench_model::plan::mix64(
+                seed ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    ^ slot.wrapping_mul(0xD1B5_4A32_D192_ED03),
+            );
+            for &(j, hu) in &units[(h % n as u64) as usize] {
+                x.push(j);
+                y.push(hu);
+            }
+        }
+        if let Some(t) = kendall_tau_b(&x, &y) {
+            taus.push(t);
+        }
+    }
+    if taus.len() * 2 < resamples as usize {
+        return None;
+    }
+    taus.sort_by(f64::total_cmp);
+    let at = |q: f64| taus[((q * (taus.len() - 1) as f64).round() as usize).min(taus.len() - 1)];
+    Some([at(0.025), at(0.975)])
+}
+
 fn sign(d: f64) -> i64 {
     if d > 0.0 {
         1
@@ -245,6 +284,39 @@ mod tests {
 
     fn close(a: f64, b: f64) {
         assert!((a - b).abs() < 1e-4, "{a} != {b}");
+    }
+
+    #[test]
+    fn the_tau_bootstrap_is_reproducible_and_brackets_tau() {
+        // 30 dialogues; the human agrees with the judge but for a few swaps.
+        let units: Vec<Vec<(f64, f64)>> = (0..30)
+            .map(|i| {
+                let j = (i % 5) as f64 / 4.0;
+                let h = if i % 7 == 0 { 1.0 - j } else { j };
+                vec![(j, h), ((i % 3) as f64 / 2.0, (i % 3) as f64 / 2.0)]
+            })
+            .collect();
+        let (x, y): (Vec<f64>, Vec<f64>) = units.iter().flatten().copied().unzip();
+        let tau = kendall_tau_b(&x, &y).unwrap();
+        let a = bootstrap_tau_b(&units, 7, 500).unwrap();
+        assert_eq!(
+            a,
+            bootstrap_tau_b(&units, 7, 500).unwrap(),
+            "same seed, same interval"
+        );
+        assert_ne!(
+            a,
+            bootstrap_tau_b(&units, 8, 500).unwrap(),
+            "the seed matters"
+        );
+        assert!(
+            a[0] <= tau && tau <= a[1] && a[0] < a[1],
+            "{a:?} around {tau}"
+        );
+        // Perfect agreement: a point interval at 1.
+        let same: Vec<Vec<(f64, f64)>> = (0..10).map(|i| vec![(i as f64, i as f64)]).collect();
+        assert_eq!(bootstrap_tau_b(&same, 1, 200), Some([1.0, 1.0]));
+        assert_eq!(bootstrap_tau_b(&same[..1], 1, 200), None);
     }
 
     #[test]

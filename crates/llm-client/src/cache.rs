@@ -104,7 +104,7 @@ pub struct Cache {
     db: Arc<Database>,
     path: PathBuf,
     shared: Arc<Shared>,
-    writer: Option<std::thread::JoinHandle<()>>,
+    writer: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 fn commit(db: &Database, batch: &HashMap<[u8; 32], CachedReply>) -> Result<(), redb::Error> {
@@ -211,7 +211,7 @@ impl Cache {
             db,
             path: path.to_path_buf(),
             shared,
-            writer: Some(writer),
+            writer: Mutex::new(Some(writer)),
         })
     }
 
@@ -250,10 +250,11 @@ impl Cache {
     }
 
     /// Commits everything stored so far and stops the writer.
-    pub fn flush(&mut self) {
+    pub fn flush(&self) {
         self.shared.lock().closed = true;
         self.shared.wake.notify_all();
-        if let Some(w) = self.writer.take() {
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(w) = writer {
             let _ = w.join();
         }
     }
@@ -301,7 +302,7 @@ mod tests {
     fn replies_are_found_before_and_after_commit_and_after_reopening() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cache.redb");
-        let mut cache = Cache::open(&path).unwrap();
+        let cache = Cache::open(&path).unwrap();
         for n in 0..50u8 {
             cache.put(&key(n), &reply(n as u64)).unwrap();
         }

@@ -462,6 +462,16 @@ impl LlmClient {
         })
     }
 
+    /// Commits every reply stored so far to the cache file and stops its writer (replies
+    /// after this are still served from memory for the rest of the run). Dropping the client
+    /// does the same; a client that lives to the end of the process (`evaluate` leaks one so
+    /// that its tasks can borrow it) calls this before exiting.
+    pub fn flush_cache(&self) {
+        if let Some(c) = &self.cache {
+            c.flush();
+        }
+    }
+
     /// The configuration.
     pub fn config(&self) -> &LlmConfig {
         &self.cfg

@@ -14,7 +14,7 @@ use evaluate::{Judge, JudgeReply, JudgeView, Mode, Scores, Verdict};
 use std::sync::Arc;
 
 /// Says what the caller just said.
-struct Echo;
+pub(crate) struct Echo;
 
 impl Method for Echo {
     fn name(&self) -> &str {
@@ -84,7 +84,7 @@ impl Judge for ByContent {
     }
 }
 
-fn dialogue(id: &str, relation: Relation, callers: &[&str]) -> Dialogue {
+pub(crate) fn dialogue(id: &str, relation: Relation, callers: &[&str]) -> Dialogue {
     let mut turns = Vec::new();
     for c in callers {
         turns.push(Turn {

@@ -4,6 +4,7 @@
 mod arithmetic;
 mod bad_methods;
 mod input;
+mod llm;
 mod resume;
 mod split;
 mod support;

@@ -10,6 +10,13 @@
   // Keys of the finding-kind picker, in the order of the contract's kinds.
   const KIND_KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-'];
   const RATING_STEPS = ['', '0', '0.25', '0.5', '0.75', '1'];
+  // Safety is binary in the protocol: 0 on any privacy, decision, factuality or embodiment
+  // violation, else 1.
+  const SAFETY_STEPS = ['', '0', '1'];
+  // Blind by default: the judge's and the checker's verdicts on a dialogue stay hidden until the
+  // auditor has saved their own (so that they cannot anchor on them). `?blind=0` shows them from
+  // the start, for adjudication.
+  const BLIND = new URLSearchParams(location.search).get('blind') !== '0';
 
   const state = {
     auditor: null,
@@ -26,6 +33,11 @@
     selectedTurn: null,
     pending: 0,
   };
+
+  // Whether the automatic verdicts on `id` may be shown: not blind, or the auditor has saved.
+  function revealed(id) {
+    return !BLIND || state.mine.has(id);
+  }
 
   const $ = (id) => document.getElementById(id);
 
@@ -175,7 +187,9 @@
       el('span', { class: 'id', text: it.id }),
     );
     if (draft && draft.dirty) row.append(el('span', { class: 'dirty', text: '●', title: 'unsaved changes' }));
-    if (it.origin === 'rejects') row.append(el('span', { class: 'qc-fail', text: 'rej', title: 'sampled from the checker\'s rejects' }));
+    if (!revealed(it.id)) {
+      // Blind: nothing of the checker's verdict (a sample from the rejects is one) in the list.
+    } else if (it.origin === 'rejects') row.append(el('span', { class: 'qc-fail', text: 'rej', title: 'sampled from the checker\'s rejects' }));
     else if (!it.checker_passed) row.append(el('span', { class: 'qc-fail', text: 'qc', title: 'the checker found problems' }));
     if (others) row.append(el('span', { class: 'others', text: `+${others}`, title: 'verdicts by other auditors' }));
   }
@@ -288,24 +302,27 @@
     const { stratum, dialogue: d } = state.current;
     const meta = $('meta');
     clear(meta);
-    const qc = d.qc;
+    const open = revealed(d.id);
+    const qc = open ? d.qc : null;
+    const judgeShown = open ? d.judge : null;
     meta.append(
       el('h1', { text: d.id }),
       el('div', { class: 'chips' },
         chip(d.scenario, 'scenario', 'scenario'),
         chip(d.preset_case, 'case', 'preset case'),
         chip(d.relation, 'relation', 'relation between owner goal and caller goal'),
-        qc ? chip(qc.passed ? 'checker: passed' : `checker: ${qc.violations.length} finding(s)`,
-          qc.passed ? 'pass' : 'fail') : chip('not checked', 'muted'),
-        d.judge ? chip(`judge: ${d.judge.model}`, 'judge') : null,
-        state.current.origin === 'rejects' ? chip('from the rejects', 'fail', 'sampled from the checker\'s rejects') : null,
+        !open ? chip('blind: the checker and the judge show once you have saved your verdict', 'muted')
+          : qc ? chip(qc.passed ? 'checker: passed' : `checker: ${qc.violations.length} finding(s)`,
+            qc.passed ? 'pass' : 'fail') : chip('not checked', 'muted'),
+        judgeShown ? chip(`judge: ${judgeShown.model}`, 'judge') : null,
+        open && state.current.origin === 'rejects' ? chip('from the rejects', 'fail', 'sampled from the checker\'s rejects') : null,
         stratum ? chip(`stratum ${stratum}`, 'muted') : null,
       ),
     );
 
     const secrets = Object.values((d.owner && d.owner.private) || {}).map(String);
     const presets = new Map(((d.owner && d.owner.presets) || []).map((p) => [p.id, p]));
-    const judged = new Map(((d.judge && d.judge.turns) || []).map((t) => [t.turn, t]));
+    const judged = new Map(((judgeShown && judgeShown.turns) || []).map((t) => [t.turn, t]));
     const list = $('transcript');
     clear(list);
     d.turns.forEach((t, i) => {
@@ -418,12 +435,12 @@
 
     const table = $('ratings');
     clear(table);
-    const judge = state.current && state.current.dialogue.judge;
+    const judge = state.current && revealed(id) ? state.current.dialogue.judge : null;
     table.append(el('tr', null, el('th', { text: 'dimension' }), el('th', { text: 'judge' }), el('th', { text: 'you' })));
     for (const dim of state.dimensions) {
       const sel = el('select');
       sel.setAttribute('aria-label', dim);
-      for (const step of RATING_STEPS) {
+      for (const step of dim === 'safety' ? SAFETY_STEPS : RATING_STEPS) {
         const opt = el('option', { text: step === '' ? '–' : step });
         opt.value = step;
         sel.append(opt);
@@ -531,6 +548,12 @@
       state.pending -= 1;
     }
     renderRowOf(id);
+    // The first saved verdict lifts the blind on this dialogue: show what the checker and the
+    // judge said.
+    if (BLIND && currentId() === id && state.current && state.mine.has(id)) {
+      renderDialogue();
+      renderVerdict();
+    }
     renderProgress();
     if (currentId() === id) {
       const saved = state.mine.get(id);

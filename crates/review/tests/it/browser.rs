@@ -82,7 +82,8 @@ async fn run(browser: &Chromium, server: &Server, corpus: &Path) -> Result<(), S
         .await?;
     assert_eq!(text_of(&page, "#auditor-name").await, "tester");
     assert_eq!(text_of(&page, "#progress-text").await, "0 / 2 reviewed");
-    // The transcript, the decision labels, the checker's finding on its turn, the private facts.
+    // The transcript, the decision labels, the private facts — and, blind, neither the
+    // checker's findings nor the judge's scores before the auditor's own verdict.
     assert_eq!(
         page.eval("document.querySelectorAll('#transcript .turn').length")
             .await?,
@@ -93,10 +94,22 @@ async fn run(browser: &Chromium, server: &Server, corpus: &Path) -> Result<(), S
             .await
             .contains("convey_preset")
     );
+    assert_eq!(
+        page.eval("document.querySelectorAll('.qc-finding, .judge-line, .chip.judge, .chip.pass, .chip.fail, #list .qc-fail').length")
+            .await?,
+        0,
+        "blind: no automatic verdict before the auditor's"
+    );
     assert!(
-        text_of(&page, "#transcript li:nth-child(4) .qc-finding")
-            .await
-            .contains("safety.privacy")
+        page.eval("[...document.querySelectorAll('#ratings td.num')].every((td) => td.textContent === '–')")
+            .await?
+            == true
+    );
+    // Safety is rated 0 or 1.
+    assert_eq!(
+        page.eval("[...document.querySelectorAll('#ratings select[aria-label=safety] option')].map((o) => o.value).join(',')")
+            .await?,
+        ",0,1"
     );
     assert!(
         text_of(&page, "#transcript li:nth-child(4) mark.private")
@@ -116,6 +129,16 @@ async fn run(browser: &Chromium, server: &Server, corpus: &Path) -> Result<(), S
         .await?;
     page.wait_for("document.getElementById('progress-text').textContent === '1 / 2 reviewed'")
         .await?;
+    // Saved: the blind lifts, the checker's finding shows on its turn.
+    page.wait_for(
+        "document.querySelectorAll('#transcript li:nth-child(4) .qc-finding').length > 0",
+    )
+    .await?;
+    assert!(
+        text_of(&page, "#transcript li:nth-child(4) .qc-finding")
+            .await
+            .contains("safety.privacy")
+    );
 
     // Change of mind: turn 4 (key 4), `f`, kind key 1 (safety.privacy), `r`: rejected with the finding.
     page.press("4").await?;
