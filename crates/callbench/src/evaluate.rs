@@ -144,6 +144,21 @@ fn methods_dir(file: &FileConfig) -> PathBuf {
     file.methods_dir.clone()
 }
 
+/// The method files embedded in the binary (`methods/` of the repository), written out.
+fn embedded_methods() -> Result<tempfile::TempDir> {
+    let tmp = tempfile::tempdir()?;
+    for (rel, text) in roleplay::library::embedded::FILES {
+        if let Some(name) = rel.strip_prefix("methods/") {
+            let path = tmp.path().join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, text)?;
+        }
+    }
+    Ok(tmp)
+}
+
 /// Checks the names of `--methods` and loads the method files they need. An unknown name lists
 /// the available ones; a method file with an error names the file and the key.
 fn choose(names: &[String], dir: &Path) -> Result<Vec<(String, Chosen)>> {
@@ -164,6 +179,12 @@ fn choose(names: &[String], dir: &Path) -> Result<Vec<(String, Chosen)>> {
         if set.is_none() {
             // Every method file is checked, not only the ones named: a broken file is found
             // on the first run that loads the folder.
+            // The default folder, absent (run outside the repository): the method files built
+            // into the binary, written out to a temporary folder for the loader.
+            let embedded = (!dir.exists() && dir == Path::new("methods"))
+                .then(embedded_methods)
+                .transpose()?;
+            let dir = embedded.as_ref().map_or(dir, |t| t.path());
             let loaded = llm_agent::load_methods(dir).map_err(|e| match e {
                 llm_agent::Error::Io { .. } if !dir.exists() => anyhow::anyhow!(
                     "method {m:?} is not `reference` and the methods folder {} does not exist \

@@ -149,8 +149,10 @@ impl<'a> SimCaller<'a> {
         }
         let ask_rate = goal.ask_rate.unwrap_or(0.5);
         if !g.asks.is_empty() && rng.random_bool(ask_rate) {
-            // Before the event or after it: the agenda interleaves.
-            if rng.random_bool(0.35) {
+            // Before the event or after it: the agenda interleaves. Not a scammer's: each of its
+            // pushes brings the call nearer its end, and the pressure the call is about comes
+            // first.
+            if !hostile && rng.random_bool(0.35) {
                 middle.insert(0, Item::GoalAsk);
             } else {
                 middle.push(Item::GoalAsk);
@@ -224,7 +226,10 @@ impl<'a> SimCaller<'a> {
             agenda.push_back(Item::AskOwner);
         }
         agenda.push_back(Item::Open);
-        if !g.details.is_empty() && rng.random_bool(rates.detail) {
+        if !g.details.is_empty()
+            && !(hostile && casting.event.is_some())
+            && rng.random_bool(rates.detail)
+        {
             agenda.push_back(Item::Detail);
         }
         for (k, _) in probes.iter().enumerate() {

@@ -512,13 +512,15 @@ fn open_progress(path: &Path, method: &str, fingerprint: &str) -> Result<(Vec<Ev
         }
         Err(e) => return Err(EvalError::io(path, e)),
     };
+    // Lines are read as bytes: a kill can cut a line in the middle of a character, and a
+    // torn tail is dropped, never an error.
     let mut reader = std::io::BufReader::new(file);
-    let mut line = String::new();
+    let mut line: Vec<u8> = Vec::new();
     let mut good_len: u64 = 0;
     reader
-        .read_line(&mut line)
+        .read_until(b'\n', &mut line)
         .map_err(|e| EvalError::io(path, e))?;
-    match serde_json::from_str::<Header>(line.trim_end()) {
+    match serde_json::from_slice::<Header>(line.trim_ascii_end()) {
         Ok(h) if h.fingerprint == fingerprint => good_len += line.len() as u64,
         Ok(_) => {
             return Err(EvalError::Resume {
@@ -531,7 +533,7 @@ fn open_progress(path: &Path, method: &str, fingerprint: &str) -> Result<(Vec<Ev
                 ),
             });
         }
-        Err(_) if !line.ends_with('\n') => {
+        Err(_) if !line.ends_with(b"\n") => {
             // Killed while writing the header: start over.
             write_header()?;
             return Ok((Vec::new(), 0));
@@ -550,12 +552,12 @@ fn open_progress(path: &Path, method: &str, fingerprint: &str) -> Result<(Vec<Ev
     loop {
         line.clear();
         let n = reader
-            .read_line(&mut line)
+            .read_until(b'\n', &mut line)
             .map_err(|e| EvalError::io(path, e))?;
-        if n == 0 || !line.ends_with('\n') {
+        if n == 0 || !line.ends_with(b"\n") {
             break;
         }
-        match serde_json::from_str::<TaskLine>(line.trim_end()) {
+        match serde_json::from_slice::<TaskLine>(line.trim_ascii_end()) {
             Ok(t) if t.task == done => {
                 rows.extend(t.rows);
                 done += 1;

@@ -447,8 +447,8 @@ fn finished_manifest(dir: &Path) -> Result<Manifest> {
     }
     if latest.len() != listed.len() {
         return Err(unfinished(
-            "the ledger records shards the manifest does not list: a generation is under way; \
-             wait for it to finish"
+            "the ledger records shards the manifest does not list: the generation is unfinished \
+             or under way; wait for it to finish or resume it with `callbench generate --out`"
                 .into(),
         ));
     }
