@@ -227,7 +227,7 @@ impl<'a> SimCaller<'a> {
         }
         agenda.push_back(Item::Open);
         if !g.details.is_empty()
-            && !(hostile && casting.event.is_some())
+            && (!hostile || casting.event.is_none())
             && rng.random_bool(rates.detail)
         {
             agenda.push_back(Item::Detail);
