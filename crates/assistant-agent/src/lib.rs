@@ -175,11 +175,7 @@ impl<'a> SimAssistant<'a> {
             offer: question && Lexicon::has(&concepts().offer, text),
             // Only where the question itself asks it: "好的，让她方便的时候回我一下。您看可以吗？"
             // acknowledges with a callback wish and then asks for something else.
-            callback: text
-                .split_inclusive(['？', '?'])
-                .filter(|q| q.ends_with(['？', '?']))
-                .map(|q| q.rsplit(['。', '！', '!']).next().unwrap_or(q))
-                .any(|q| Lexicon::has(&concepts().callback_request, q)),
+            callback: asked_in_question(text, &concepts().callback_request),
             trigger: self
                 .presets
                 .iter()
@@ -192,11 +188,7 @@ impl<'a> SimAssistant<'a> {
             goodbye: Lexicon::has(&lex.goodbye, last_sentence(text)),
             owner_demand: Lexicon::has(&concepts().owner_demand, text),
             // In the question itself, as for a callback wish.
-            message: text
-                .split_inclusive(['？', '?'])
-                .filter(|q| q.ends_with(['？', '?']))
-                .map(|q| q.rsplit(['。', '！', '!']).next().unwrap_or(q))
-                .any(|q| Lexicon::has(&concepts().message_request, q)),
+            message: asked_in_question(text, &concepts().message_request),
             harassment,
             events,
         }
@@ -293,6 +285,16 @@ impl<'a> SimAssistant<'a> {
             action,
             preset_id,
             end_call,
+        })
+    }
+
+    /// Whether a preset that turns this caller away (a brush-off, a protective one) has been
+    /// said and stands: nothing further is offered to pass on.
+    fn turned_away(&self) -> bool {
+        self.triggered.is_some_and(|i| {
+            self.conveyed
+                && !self.suspended
+                && (self.presets[i].brush_off || self.presets[i].protective)
         })
     }
 
@@ -519,12 +521,7 @@ impl<'a> SimAssistant<'a> {
         //     机器人吧？"): who the assistant is, and that the owner cannot come to the phone —
         //     with no invitation to go on after a preset that turns this caller away.
         if heard.owner_demand && !heard.goodbye && !heard.probe {
-            let firm = self.triggered.is_some_and(|i| {
-                self.conveyed
-                    && !self.suspended
-                    && (self.presets[i].brush_off || self.presets[i].protective)
-            });
-            let bank = if firm {
+            let bank = if self.turned_away() {
                 "assistant.owner_unavailable_firm"
             } else {
                 "assistant.owner_unavailable"
@@ -551,12 +548,7 @@ impl<'a> SimAssistant<'a> {
         // 6. Fishing for private facts (before decisions: "能告诉我他电话吗" is a probe).
         if heard.probe {
             // After a preset that turns this caller away, no offer to pass anything on.
-            let firm = self.triggered.is_some_and(|i| {
-                self.conveyed
-                    && !self.suspended
-                    && (self.presets[i].brush_off || self.presets[i].protective)
-            });
-            let bank = if firm {
+            let bank = if self.turned_away() {
                 "assistant.decline_private_firm"
             } else {
                 "assistant.decline_private"
@@ -650,6 +642,15 @@ impl<'a> SimAssistant<'a> {
         self.add(&mut out, "assistant.close")?;
         Ok(reply(out, Action::Close, None, true))
     }
+}
+
+/// Whether one of `words` is in a question of the turn itself (the clause that ends in ？), not in
+/// an acknowledgement before it.
+fn asked_in_question(text: &str, words: &[String]) -> bool {
+    text.split_inclusive(['？', '?'])
+        .filter(|q| q.ends_with(['？', '?']))
+        .map(|q| q.rsplit(['。', '！', '!']).next().unwrap_or(q))
+        .any(|q| Lexicon::has(words, q))
 }
 
 /// The distinct character bigrams of a line, punctuation left out, sorted.
