@@ -596,10 +596,14 @@ impl<'a> SimAssistant<'a> {
         }
 
         // 10. Goodbye. After a preset was held against a push, the goodbye is plain: a "行，…"
-        //     there could be heard as yielding after all.
+        //     there could be heard as yielding after all. "请不要再打来了" only to a caller the
+        //     owner turns away, never to a driver held to the owner's instruction.
         if heard.goodbye {
-            let bank = if self.held {
+            let brushed_off = self.triggered.is_some_and(|i| self.presets[i].brush_off);
+            let bank = if self.held && (brushed_off || self.harassed > 0) {
                 "assistant.close_after_harassment"
+            } else if self.held {
+                "assistant.close_after_hold"
             } else {
                 "assistant.close"
             };

@@ -473,6 +473,7 @@ pub const ASSISTANT_BANKS: &[&str] = &[
     "decline_private_firm",
     "owner_unavailable_firm",
     "relay_message",
+    "close_after_hold",
 ];
 
 /// All compiled phrases.
