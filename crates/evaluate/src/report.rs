@@ -8,21 +8,8 @@ use crate::stats::Stat;
 use callbench_model::JUDGE_DIMENSIONS;
 use std::fmt::Write;
 
-/// HTML/XML text escaping (also for attribute values).
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            _ => o.push(c),
-        }
-    }
-    o
-}
+/// HTML/XML text escaping (also for attribute values): the charts crate's, one definition.
+pub use charts::esc;
 
 /// Markdown table cell escaping (pipes and line breaks).
 fn md(s: &str) -> String {
