@@ -176,10 +176,11 @@ impl<'a> SimAssistant<'a> {
             // Only where the question itself asks it: "好的，让她方便的时候回我一下。您看可以吗？"
             // acknowledges with a callback wish and then asks for something else.
             callback: asked_in_question(text, &concepts().callback_request),
+            // A cue said and denied ("我还没到楼下呢") is no trigger.
             trigger: self
                 .presets
                 .iter()
-                .position(|p| Lexicon::has(&p.def.cues, text)),
+                .position(|p| lex.affirms(&p.def.cues, text)),
             decision: asks_something(text, lex) && Lexicon::has(&lex.decision_request, text),
             question: asks_something(text, lex),
             // The shared probe words, and those of the private facts the scenario declares

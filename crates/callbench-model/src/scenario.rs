@@ -238,6 +238,22 @@ pub struct PresetDef {
     /// calls to cancel). Empty: every goal of a triggered role fits.
     #[serde(default)]
     pub goal_tags: Vec<String>,
+    /// Lines a caller whose situation does not meet the trigger may say with one of its cue
+    /// words denied ("我还没到楼下呢", "不是维修的事"): the preset must not be conveyed then.
+    #[serde(default)]
+    pub near_misses: Vec<NearMiss>,
+}
+
+/// Near-miss lines of a preset (`[[regular_presets.near_misses]]`): its cue word is there, its
+/// condition is not. Said in calls where the preset does not apply (an `irrelevance` cell).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NearMiss {
+    /// The goals (ids) whose callers may say them; a goal whose role and tags meet the trigger
+    /// is an error.
+    pub goals: Vec<String>,
+    /// The lines; tera (slots of the scenario). Each holds a cue of the preset, denied.
+    pub lines: Vec<String>,
 }
 
 /// `scenarios/common/*.toml`: what every scenario shares.
@@ -436,6 +452,10 @@ fn check_preset(source: &str, key: &str, p: &PresetDef, seen: &mut BTreeSet<Stri
     }
     nonempty_list(source, &format!("{key}.when"), &p.when)?;
     nonempty_list(source, &format!("{key}.cues"), &p.cues)?;
+    for (i, n) in p.near_misses.iter().enumerate() {
+        nonempty_list(source, &format!("{key}.near_misses[{i}].goals"), &n.goals)?;
+        nonempty_list(source, &format!("{key}.near_misses[{i}].lines"), &n.lines)?;
+    }
     Ok(())
 }
 
@@ -643,6 +663,58 @@ impl ScenarioFile {
                 &mut preset_ids,
             )?;
         }
+        for (key, list) in [
+            ("regular_presets", &self.regular_presets),
+            ("emergent_presets", &self.emergent_presets),
+        ] {
+            for (i, p) in list.iter().enumerate() {
+                self.check_near_misses(source, &format!("{key}[{i}]"), p, true)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A preset's near misses name goals of this file (`required`: they must) whose callers the
+    /// trigger does not hold for.
+    pub fn check_near_misses(
+        &self,
+        source: &str,
+        key: &str,
+        p: &PresetDef,
+        required: bool,
+    ) -> Result<()> {
+        for (i, n) in p.near_misses.iter().enumerate() {
+            for (j, id) in n.goals.iter().enumerate() {
+                let k = format!("{key}.near_misses[{i}].goals[{j}]");
+                let Some(goal) = self.goals.iter().find(|g| &g.id == id) else {
+                    if required {
+                        return Err(err(
+                            source,
+                            k,
+                            format!("no goal with id {id:?} in this file"),
+                        ));
+                    }
+                    continue;
+                };
+                let roles = self
+                    .roles
+                    .iter()
+                    .filter(|r| goal.roles.is_empty() || goal.roles.contains(&r.id));
+                for r in roles {
+                    if ScenarioSet::triggers(p, r, goal) {
+                        return Err(err(
+                            source,
+                            k,
+                            format!(
+                                "the trigger of {:?} holds for goal {id:?} with role {:?}: a near \
+                                 miss belongs to a call where the preset does not apply",
+                                p.id, r.id
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
         Ok(())
     }
 }
@@ -790,6 +862,27 @@ impl ScenarioSet {
                 if !out.iter().any(|x| x.name() == s) {
                     return Err(ModelError::Library(format!(
                         "emergent preset {:?} names scenario {s:?}, which no file defines",
+                        p.id
+                    )));
+                }
+            }
+            // A shared preset's near misses name goals of the scenarios it is for.
+            let fits: Vec<&Scenario> = out
+                .iter()
+                .filter(|x| p.scenarios.is_empty() || p.scenarios.iter().any(|n| n == x.name()))
+                .collect();
+            for x in &fits {
+                let key = format!("emergent preset {:?}", p.id);
+                x.file.check_near_misses(&x.source, &key, p, false)?;
+            }
+            for id in p.near_misses.iter().flat_map(|n| &n.goals) {
+                if !fits
+                    .iter()
+                    .any(|x| x.file.goals.iter().any(|g| &g.id == id))
+                {
+                    return Err(ModelError::Library(format!(
+                        "emergent preset {:?}: near_misses goal {id:?} is no goal of the \
+                         scenarios it is for",
                         p.id
                     )));
                 }

@@ -27,6 +27,14 @@ const MAX_ITEMS: usize = 6;
 /// Share of callers who first only check who answers ("喂，请问是王先生吗？").
 const CHECK_FIRST_RATE: f64 = 0.45;
 
+/// How often a caller whose situation does not meet the owner's preset says one of its
+/// near-miss lines (the cue word, denied: "我还没到楼下呢"), where the preset has one for the goal.
+const NEAR_MISS_RATE: f64 = 0.6;
+
+/// Salt of the near-miss draw's own random stream: adding near misses leaves the rest of every
+/// call as it was drawn.
+const NEAR_MISS_STREAM: u64 = 0x6e65_6172_5f6d_6973;
+
 /// One thing the caller still means to say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Item {
@@ -54,6 +62,8 @@ enum Item {
     AskOwner,
     /// Reveal the second event (an extra need on the side).
     Extra,
+    /// Say a near-miss line of the owner's preset: its cue word, its condition not met.
+    NearMiss,
     /// Ask the assistant to decide something about the second event.
     ExtraAsk,
     /// Say goodbye.
@@ -93,6 +103,8 @@ pub struct SimCaller<'a> {
     hostile: bool,
     /// What it said pressing on so far.
     pressed: Vec<String>,
+    /// The near-miss lines it may say (the owner's preset does not apply to it).
+    near_miss: Option<&'a Bank>,
 }
 
 impl<'a> SimCaller<'a> {
@@ -219,6 +231,30 @@ impl<'a> SimCaller<'a> {
                 probes.push(draw_weighted(&mut pool, &mut rng));
             }
         }
+        // A preset that does not apply to this caller, whose cue word it still says in passing
+        // ("我还没到楼下呢", "不是维修的事"): the assistant has to hear that the condition is not
+        // met. Drawn from its own stream.
+        let near_miss = casting.preset.and_then(|r| {
+            let def = set.preset_def(scenario, r);
+            if ScenarioSet::triggers(def, &f.roles[casting.role], goal) {
+                return None;
+            }
+            let banks = match r {
+                PresetRef::Regular(i) => &phrases.regular_presets[i].near_misses,
+                PresetRef::ScenarioEmergent(i) => &phrases.emergent_presets[i].near_misses,
+                PresetRef::SharedEmergent(i) => &book.shared_emergent[i].near_misses,
+            };
+            let fitting: Vec<&Bank> = def
+                .near_misses
+                .iter()
+                .zip(banks)
+                .filter(|(n, b)| n.goals.contains(&goal.id) && !b.is_empty())
+                .map(|(_, b)| b)
+                .collect();
+            let mut nm_rng = ChaCha8Rng::seed_from_u64(seed ^ NEAR_MISS_STREAM);
+            (!fitting.is_empty() && nm_rng.random_bool(NEAR_MISS_RATE))
+                .then(|| fitting[nm_rng.random_range(0..fitting.len())])
+        });
         let mut agenda = VecDeque::new();
         // A scammer who first checked who answers may demand the owner before saying why.
         if hostile && check_first && middle.contains(&Item::AskOwner) && rng.random_bool(0.35) {
@@ -226,6 +262,10 @@ impl<'a> SimCaller<'a> {
             agenda.push_back(Item::AskOwner);
         }
         agenda.push_back(Item::Open);
+        // Right after the matter, in the caller's next turn.
+        if near_miss.is_some() {
+            agenda.push_back(Item::NearMiss);
+        }
         if !g.details.is_empty()
             && (!hostile || casting.event.is_none())
             && rng.random_bool(rates.detail)
@@ -284,6 +324,7 @@ impl<'a> SimCaller<'a> {
             last_word,
             hostile,
             pressed: Vec::new(),
+            near_miss,
         })
     }
 
@@ -325,6 +366,15 @@ impl<'a> SimCaller<'a> {
                     return Ok(format!("{greeting}{intro}，{probe}"));
                 }
                 let opening = self.say(&g.opening)?;
+                // A near miss comes first as often as not, in the same breath ("我是快行的司机，
+                // 您千万别帮我取消，我这边路上堵了"): the cue is in the very turn the assistant
+                // answers.
+                if self.agenda.front() == Some(&Item::NearMiss) && self.rng.random_bool(0.5) {
+                    self.agenda.pop_front();
+                    let bank = self.near_miss.expect("a NearMiss item implies its lines");
+                    let near = self.say(bank)?;
+                    return Ok(format!("{greeting}{intro}，{near}，{opening}"));
+                }
                 // Conflicts and extra needs are sometimes told at once, in the same breath.
                 let mut text = format!("{greeting}{intro}，{opening}");
                 if self.agenda.front() == Some(&Item::Event) && self.rng.random_bool(0.35) {
@@ -337,6 +387,10 @@ impl<'a> SimCaller<'a> {
             }
             Item::Matter => self.say(&g.opening),
             Item::Detail => self.say(&g.details),
+            Item::NearMiss => {
+                let bank = self.near_miss.expect("a NearMiss item implies its lines");
+                self.say(bank)
+            }
             Item::Event => {
                 let e = self.casting.event.expect("an Event item implies an event");
                 self.say(&self.phrases.events[e].reveal)

@@ -134,6 +134,8 @@ pub struct PresetPhrases {
     pub response: Phrase,
     /// How callers acknowledge it.
     pub accept: Bank,
+    /// Per `near_misses[i]` of the definition: its lines.
+    pub near_misses: Vec<Bank>,
 }
 
 /// A role's phrases.
@@ -216,12 +218,66 @@ pub struct Lexicon {
     pub deferred: Vec<String>,
     /// Marks of the assistant closing.
     pub closing: Vec<String>,
+    /// Words that deny what follows them in the same clause ("我还没到楼下", "不是维修的事"): a
+    /// cue right after one (at most [`NEGATION_REACH`] characters between) is not heard.
+    #[serde(default)]
+    pub negation: Vec<String>,
 }
+
+/// How many characters may stand between a negation and the cue it denies ("不是约面试").
+pub const NEGATION_REACH: usize = 2;
 
 impl Lexicon {
     /// Whether `text` contains any of `cues`.
     pub fn has(cues: &[String], text: &str) -> bool {
         cues.iter().any(|c| text.contains(c.as_str()))
+    }
+
+    /// Whether `text` says one of `cues` without denying it: "我到楼下了" says 到楼下, "我还没到楼下"
+    /// does not. A near-miss line of a preset (its cue word, its condition not met) must read
+    /// as not said.
+    pub fn affirms(&self, cues: &[String], text: &str) -> bool {
+        cues.iter().any(|c| {
+            !c.is_empty()
+                && text
+                    .match_indices(c.as_str())
+                    .any(|(at, _)| !self.denied_before(&text[..at]))
+        })
+    }
+
+    /// Whether the clause that `before` ends in ends with a negation, give or take
+    /// [`NEGATION_REACH`] characters.
+    fn denied_before(&self, before: &str) -> bool {
+        let clause = before
+            .rfind(|c: char| "，。？！；,.?!;…".contains(c))
+            .map_or(before, |i| {
+                let c = before[i..].chars().next().map_or(1, char::len_utf8);
+                &before[i + c..]
+            });
+        let mut tail = clause;
+        for _ in 0..=NEGATION_REACH {
+            let denies = self.negation.iter().any(|n| {
+                let Some(at) = tail.len().checked_sub(n.len()) else {
+                    return false;
+                };
+                if !tail.ends_with(n.as_str()) {
+                    return false;
+                }
+                // "是不是可以放柜子？", "有没有看新机会": an A-not-A question asks, it denies nothing.
+                let first = n.chars().next().map_or(0, char::len_utf8);
+                let before = clause[..at].chars().next_back();
+                let after = clause[at + first..].chars().next();
+                before.is_none() || before != after
+            });
+            if denies {
+                return true;
+            }
+            let Some((i, _)) = tail.char_indices().next_back() else {
+                break;
+            };
+            tail = &tail[..i];
+        }
+        false
     }
 }
 
@@ -560,6 +616,15 @@ impl Collector {
                 scenario,
                 &p.caller_accept,
             ),
+            near_misses: p
+                .near_misses
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let k = format!("{key}.near_misses[{i}].lines");
+                    self.bank(file, &k, scenario, &n.lines)
+                })
+                .collect(),
         }
     }
 

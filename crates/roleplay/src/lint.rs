@@ -158,6 +158,60 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
                     .map(|(j, t)| (format!("probes[{i}].asks[{j}]"), t.as_str())),
             );
         }
+        // Near misses of the presets this scenario's owners may hold: (key, goals, preset, lines).
+        let mut near: Vec<(String, &[String], PresetRef, Vec<String>)> = Vec::new();
+        for case in [
+            callbench_model::PresetCase::Regular,
+            callbench_model::PresetCase::Emergent,
+        ] {
+            for r in set.presets_for(s, case) {
+                let (key, banks) = match r {
+                    PresetRef::Regular(i) => {
+                        (format!("regular_presets[{i}]"), &sp.regular_presets[i])
+                    }
+                    PresetRef::ScenarioEmergent(i) => {
+                        (format!("emergent_presets[{i}]"), &sp.emergent_presets[i])
+                    }
+                    PresetRef::SharedEmergent(i) => (
+                        format!("shared emergent preset {:?}", set.emergent_presets[i].id),
+                        &book.shared_emergent[i],
+                    ),
+                };
+                let p = set.preset_def(s, r);
+                for (i, (n, b)) in p.near_misses.iter().zip(&banks.near_misses).enumerate() {
+                    let k = format!("{key}.near_misses[{i}].lines");
+                    near.push((k, &n.goals, r, cx.render_all(b, &vars)));
+                }
+            }
+        }
+        // A near miss says the preset's cue and denies it: the assistant must not hear it as
+        // the trigger.
+        for (key, _, r, lines) in &near {
+            let p = set.preset_def(s, *r);
+            for (j, t) in lines.iter().enumerate() {
+                let k = format!("{key}[{j}]");
+                if hit(&p.cues, t).is_none() {
+                    cx.push(
+                        file,
+                        k,
+                        format!(
+                            "a near miss of {:?} says none of its cues {:?}: {t:?}",
+                            p.id, p.cues
+                        ),
+                    );
+                } else if lex.affirms(&p.cues, t) {
+                    cx.push(file, k, format!("the assistant hears {t:?} as the trigger of {:?}: deny the cue right before it (one of `negation` in templates/lexicon.toml)", p.id));
+                }
+            }
+        }
+        for (key, _, _, lines) in &near {
+            plain.extend(
+                lines
+                    .iter()
+                    .enumerate()
+                    .map(|(j, t)| (format!("{key}[{j}]"), t.as_str())),
+            );
+        }
         // Event asks are said after their own event: other events' cues must not be in them.
         let mut asks_lines: Vec<(String, usize, &str)> = Vec::new();
         for (i, v) in event_asks.iter().enumerate() {
@@ -346,7 +400,7 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
                                 .collect()
                         };
                         for (key, t) in lines {
-                            if hit(&p.cues, t).is_none() {
+                            if !lex.affirms(&p.cues, t) {
                                 cx.push(file, key, format!("{pkey} ({:?}) applies to role {:?} with goal {:?} but none of its cues {:?} is in {t:?}", p.id, role.id, g.id, p.cues));
                             }
                         }
@@ -405,8 +459,19 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
                         for v in &shared_probes {
                             lines.extend(v.iter().map(|t| ("shared probes".to_string(), t)));
                         }
+                        for (key, goals, _, v) in &near {
+                            if goals.contains(&g.id) {
+                                lines.extend(
+                                    v.iter()
+                                        .enumerate()
+                                        .map(|(j, t)| (format!("{key}[{j}]"), t)),
+                                );
+                            }
+                        }
                         for (key, t) in lines {
-                            if let Some(c) = hit(&p.cues, t) {
+                            if lex.affirms(&p.cues, t)
+                                && let Some(c) = hit(&p.cues, t)
+                            {
                                 cx.push(file, key, format!("{pkey} ({:?}) does not apply to role {:?} with goal {:?}, yet its cue {c:?} is in {t:?}", p.id, role.id, g.id));
                             }
                         }

@@ -556,3 +556,74 @@ fn a_scenario_file_says_what_it_needs() {
             .all(|d| d.qc.as_ref().is_some_and(|q| q.passed))
     );
 }
+
+/// Near misses: a caller the owner's preset does not apply to says its cue word denied ("我还没到
+/// 楼下呢", "您千万别帮我取消"), in its own turn or in the same breath as its matter. Over a
+/// corpus, such calls occur in several scenarios, and the preset is never conveyed in them.
+#[test]
+fn a_near_miss_is_not_the_trigger() {
+    let lib = Arc::new(library_with(&[]));
+    // The near-miss lines of the library that need no slot, with their preset's trigger.
+    let mut lines: Vec<(String, String)> = Vec::new();
+    for s in &lib.set.scenarios {
+        for p in s
+            .file
+            .regular_presets
+            .iter()
+            .chain(&s.file.emergent_presets)
+        {
+            for n in &p.near_misses {
+                for l in n.lines.iter().filter(|l| !l.contains("{{")) {
+                    lines.push((l.clone(), p.trigger.clone()));
+                }
+            }
+        }
+    }
+    assert!(lines.len() >= 20, "the shipped library has near misses");
+    let dir = tempfile::tempdir().unwrap();
+    run(lib, config(dir.path(), 12_000, 12_000)).unwrap();
+    let mut scenarios = BTreeSet::new();
+    let mut calls = 0;
+    let mut in_opening = 0;
+    for d in read_corpus(dir.path()) {
+        let said = d.turns.iter().enumerate().find_map(|(i, t)| {
+            let l = lines
+                .iter()
+                .find(|(l, _)| t.speaker == Speaker::Caller && t.text.contains(l.as_str()))?;
+            Some((i, l))
+        });
+        let Some((at, (line, trigger))) = said else {
+            continue;
+        };
+        calls += 1;
+        scenarios.insert(d.scenario.clone());
+        let first_caller = d.turns.iter().position(|t| t.speaker == Speaker::Caller);
+        if first_caller == Some(at) || d.turns[at].text.len() > line.len() + 30 {
+            in_opening += 1;
+        }
+        assert_eq!(
+            d.relation,
+            Relation::Irrelevance,
+            "{}: a near miss ({line:?}) is said only where the preset does not apply",
+            d.id
+        );
+        let preset_id = d
+            .owner
+            .presets
+            .iter()
+            .find(|p| &p.trigger == trigger)
+            .map(|p| p.id.clone());
+        for t in d.turns.iter().filter(|t| t.speaker == Speaker::Assistant) {
+            assert!(
+                t.action.as_deref() != Some(Action::ConveyPreset.as_str())
+                    && (preset_id.is_none() || t.preset_id != preset_id),
+                "{}: the assistant took the near miss {line:?} for the trigger: {:?}",
+                d.id,
+                t.text
+            );
+        }
+    }
+    assert!(calls >= 50, "near misses are said ({calls} calls)");
+    assert!(scenarios.len() >= 4, "in several scenarios: {scenarios:?}");
+    assert!(in_opening > 0, "some in the caller's matter itself");
+}
