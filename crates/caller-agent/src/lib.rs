@@ -29,7 +29,7 @@ const CHECK_FIRST_RATE: f64 = 0.45;
 
 /// How often a caller whose situation does not meet the owner's preset says one of its
 /// near-miss lines (the cue word, denied: "我还没到楼下呢"), where the preset has one for the goal.
-const NEAR_MISS_RATE: f64 = 0.6;
+const NEAR_MISS_RATE: f64 = 0.8;
 
 /// Salt of the near-miss draw's own random stream: adding near misses leaves the rest of every
 /// call as it was drawn.

@@ -604,10 +604,21 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
     // With several presets the relation is about one of them: no prior then.
     let mut first = true;
     let mut named_role = false;
+    let mut named_trade = false;
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         // A caller who names a role (快递, 同事) is judged by it, not by the prior.
         named_role = named_role || self_intro(t, false).any(|s| ANY_ROLE.is_match(s));
         let intro: Vec<&str> = self_intro(t, first).collect();
+        // … and one who says they are not selling (人事, 物业, 快递) pitches only in words that
+        // say so, not in `产品经理岗位` or `办理入职`.
+        named_trade = named_trade
+            || intro.iter().any(|s| {
+                (0..CONCEPTS.len()).any(|ci| {
+                    CONCEPTS[ci].0 == Sort::Role
+                        && !PITCH_ROLES.iter().any(|w| CONCEPTS[ci].1.starts_with(w))
+                        && EVIDENCE[ci].is_match(s)
+                })
+            });
         let needs_role = trig
             .groups
             .iter()
@@ -621,7 +632,12 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
             ok[gi] = g.iter().any(|&ci| match CONCEPTS[ci].0 {
                 // A pitch (推销, 贷款, 催收) shows in what is said, anywhere, not in who says it.
                 Sort::Role if PITCH_ROLES.iter().any(|w| CONCEPTS[ci].1.starts_with(w)) => {
-                    substantive || EVIDENCE[ci].is_match(t.text)
+                    substantive
+                        || if named_trade {
+                            pitch_shown(ci, t.text)
+                        } else {
+                            EVIDENCE[ci].is_match(t.text)
+                        }
                 }
                 Sort::Role => substantive || intro.iter().any(|s| EVIDENCE[ci].is_match(s)),
                 Sort::Event => event_said(ci, t.text),
@@ -634,6 +650,27 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
         }
     }
     Ok(None)
+}
+
+/// Words of a pitch that ordinary calls say too (`产品经理`, `推荐信`, `办理入职`): one
+/// alone shows no pitch, two different ones do.
+static COMMON_PITCH_WORDS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::words("产品 推荐 办理"));
+
+/// Whether `text` shows the pitch of concept `ci` (推销, 贷款, 催收): one of its own words, or
+/// two different common ones.
+fn pitch_shown(ci: usize, text: &str) -> bool {
+    let mut common: Vec<&str> = Vec::new();
+    for m in EVIDENCE[ci].find_iter(text) {
+        let w = &text[m.start()..m.end()];
+        if !COMMON_PITCH_WORDS.is_match(w) {
+            return true;
+        }
+        if !common.contains(&w) {
+            common.push(w);
+        }
+    }
+    common.len() >= 2
 }
 
 /// Whether the caller introduces themselves as one of the delivery trades (外卖, 快递, 司机)

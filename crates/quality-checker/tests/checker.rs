@@ -1112,3 +1112,48 @@ fn going_along_drops_an_ordinary_preset_only_on_its_own_matter() {
     );
     assert!(has(&penalty, "preset.dropped", 3), "{:?}", found(&penalty));
 }
+
+/// A caller who says who they are (人事) pitches only in words that say so: "产品经理岗位" shows
+/// no sales call, so the owner's "如果是推销电话" preset is not missing. A 客服 offering "免费上门
+/// 量房" still pitches. (Seen at 500,000 offline dialogues: every attempt of one recruiter call
+/// was rejected for the sales preset.)
+#[test]
+fn a_job_title_is_no_pitch() {
+    let presets = [
+        ("如果是推销电话", "不需要，谢谢"),
+        (
+            "如果是人事打来",
+            "请把公司名称和具体事情发短信过来，下班后回复",
+        ),
+    ];
+    let d = dialogue(
+        &presets,
+        Relation::Complementarity,
+        &[
+            "喂，您好啊，我是禾芮智能的人事阿明，姜女士投的产品经理岗位简历我们看过了，想约个面试",
+            "您好，我是替姜女士接电话的助理。姜女士交代过，请把公司名称和具体事情发短信过来，下班后回复。",
+            "好，那我先发过去。需要带一份纸质简历和身份证",
+            "好，这个我也记下了，待会儿一起发给姜女士。",
+            "好的，拜拜。",
+            "好的，再见。",
+        ],
+    );
+    assert!(
+        !found(&d).iter().any(|(k, _)| k == "preset.missing"),
+        "{:?}",
+        found(&d)
+    );
+    let d = dialogue(
+        &[("如果是推销电话", "不需要，谢谢")],
+        Relation::None,
+        &[
+            "您好，我是筑家装饰的客服，之前您咨询过装修，想回访一下",
+            "您好，机主现在不方便接听。",
+            "那方便的话我们可以免费上门量房，出个设计方案。",
+            "您的来意我会转告机主，她有兴趣会联系您。",
+            "好的，那麻烦您了。",
+            "不客气，再见。",
+        ],
+    );
+    assert!(has(&d, "preset.missing", 5), "{:?}", found(&d));
+}
