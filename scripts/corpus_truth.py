@@ -15,7 +15,10 @@ Truth (each should be 0):
 * contradictory_profiles: a 先生 with a 丈夫 or 公公婆婆, a 女士 with a 妻子 or 岳父岳母;
 * double_greeting: the first assistant turn greets twice;
 * refusal_before_convey: a `convey_preset` turn that opens with a refusal;
-* offer_refused: a caller's harmless offer (OFFER) answered with `refuse_decision`.
+* offer_refused: a caller's harmless offer (OFFER) answered with `refuse_decision`;
+* near_miss_conveyed: a call whose caller says a near-miss line of a preset (`near_misses` in the
+  scenario files: its cue word denied, "我还没到楼下呢") in which the assistant conveys a preset.
+  `near_miss_calls` (structure) counts such calls.
 
 Structure:
 * distinct decision sequences per cell (target >= 60 in every cell of >= 500 dialogues);
@@ -94,11 +97,18 @@ def main():
     # Events a scenario file declares as pressure (kind = "pressure"): a call that holds one must
     # never see its preset suspended.
     pressure_events = set()
-    for sf in glob.glob(f"{a.scenarios}/*.toml"):
+    # Near-miss lines that need no slot (those with one are left out of the count).
+    near_lines = set()
+    for sf in glob.glob(f"{a.scenarios}/*.toml") + glob.glob(f"{a.scenarios}/common/*.toml"):
         with open(sf, "rb") as fh:
-            for e in tomllib.load(fh).get("events", []):
-                if e.get("kind") == "pressure":
-                    pressure_events.add(e["description"])
+            doc = tomllib.load(fh)
+        for e in doc.get("events", []):
+            if e.get("kind") == "pressure":
+                pressure_events.add(e["description"])
+        for p in doc.get("regular_presets", []) + doc.get("emergent_presets", []):
+            for nm in p.get("near_misses", []):
+                near_lines.update(x for x in nm["lines"] if "{{" not in x)
+    near_calls = 0
     for f in files:
         for d in pq.read_table(f, columns=["id", "scenario", "preset_case", "relation", "owner", "caller", "turns"]).to_pylist():
             n += 1
@@ -127,6 +137,11 @@ def main():
             if (male and has(["丈夫", "公公婆婆"], fam)) or (female and has(["妻子", "岳父岳母"], fam)):
                 truth["contradictory_profiles"] += 1
             pressure_call = bool(set(d["caller"].get("events") or []) & pressure_events)
+            if any(t["speaker"] == "caller" and any(x in t["text"] for x in near_lines) for t in turns):
+                near_calls += 1
+                conv = [i for i, t in enumerate(turns) if t["action"] == "convey_preset"]
+                if conv:
+                    note("near_miss_conveyed", d, conv[0])
             first = True
             for i, t in enumerate(turns):
                 if t["speaker"] != "assistant":
@@ -155,7 +170,7 @@ def main():
     small = {f"{s}/{p}/{r}": len(seqs[c]) for c in cells for (s, p, r) in [c] if cells[c] >= 500 and len(seqs[c]) < 60}
     out = {
         "dialogues": n,
-        "truth": {k: truth.get(k, 0) for k in ["pressure_suspended", "scam_not_refused", "contradictory_profiles", "double_greeting", "refusal_before_convey", "offer_refused"]},
+        "truth": {k: truth.get(k, 0) for k in ["pressure_suspended", "scam_not_refused", "contradictory_profiles", "double_greeting", "refusal_before_convey", "offer_refused", "near_miss_conveyed"]},
         "examples": examples,
         "structure": {
             "decision_sequences_min_per_cell": min(len(v) for v in seqs.values()),
@@ -166,6 +181,7 @@ def main():
             "assistant_sentence_skeletons": len(sentences),
             "odd_turn_count_share": odd / max(1, n),
             "caller_ends_share": caller_ends / max(1, n),
+            "near_miss_calls": near_calls,
         },
     }
     print(json.dumps(out, ensure_ascii=False, indent=1))
