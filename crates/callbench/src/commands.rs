@@ -464,8 +464,21 @@ fn outcome_line(m: &corpus::Manifest) -> (String, ExitCode) {
         0 => String::new(),
         n => format!("; {n} rejected attempts in rejects/ (regenerated where a later one passed)"),
     };
+    // The uncertain findings put to the judge, when it was asked any.
+    let asked = m.report.second_opinions.get("asked").copied().unwrap_or(0);
+    let second = if asked == 0 {
+        String::new()
+    } else {
+        let n = |w: &str| m.report.second_opinions.get(w).copied().unwrap_or(0);
+        format!(
+            "; {asked} uncertain findings put to the judge ({} confirmed, {} denied, {} unanswered)",
+            n("confirmed"),
+            n("denied"),
+            n("unanswered")
+        )
+    };
     let line = format!(
-        "{} of {} written; {} failed{}; {} rejected{}{regenerated}",
+        "{} of {} written; {} failed{}; {} rejected{}{regenerated}{second}",
         t.dialogues,
         m.count,
         t.failed,
