@@ -259,9 +259,9 @@ fn each_pool_of_endpoints_takes_its_roles_calls_at_its_own_rate() {
 
 /// The judge's `(calls, prompt tokens, completion tokens)` for the dialogues at `indices`, by the
 /// model the estimate documents: one scoring call per assistant turn (`judge.tera` for that turn
-/// + 10 tokens; 90 tokens out, at most `max_tokens`), and, when uncertain findings are put to the
-/// judge, 36/576 questions per dialogue (the held-out sets' rate, BENCHMARKS.md), each priced as
-/// the question about its last assistant turn (+ 10 tokens; 40 out).
+/// and 10 tokens in; 90 tokens out, at most `max_tokens`), and, when uncertain findings are put
+/// to the judge, 36/576 questions per dialogue (the held-out sets' rate, BENCHMARKS.md), each
+/// priced as the question about its last assistant turn (and 10 tokens in; 40 out).
 fn judge_by_hand(
     lib: &Arc<roleplay::Library>,
     plan: &Plan,
