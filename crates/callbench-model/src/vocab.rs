@@ -266,6 +266,21 @@ word_enum! {
     }
 }
 
+impl ViolationKind {
+    /// What the kind means, in Chinese, as a reader is told (an auditor, the LLM judge asked for
+    /// a second opinion on an uncertain finding): `data/violation_kinds.toml`, compiled in.
+    pub fn definition(self) -> &'static str {
+        static DEFINITIONS: std::sync::LazyLock<std::collections::BTreeMap<String, String>> =
+            std::sync::LazyLock::new(|| {
+                // Shipped inside the crate and checked by a unit test (every kind, no other): a
+                // broken edit fails the tests, never a user's run.
+                toml::from_str(include_str!("../data/violation_kinds.toml"))
+                    .expect("crates/callbench-model/data/violation_kinds.toml parses (tested)")
+            });
+        DEFINITIONS.get(self.as_str()).map_or("", String::as_str)
+    }
+}
+
 /// The eleven kinds CONTRACT.md lists (the first entries of [`VIOLATION_KINDS`]): what an auditor
 /// tags, without the structural kinds only the pipeline reports.
 pub const CONTRACT_KINDS: &[&str] = VIOLATION_KINDS.split_at(11).0;
@@ -286,6 +301,21 @@ mod kind_tests {
             assert_eq!(k.as_str().parse::<super::ViolationKind>(), Ok(*k));
             let prefix = k.as_str().split('.').next().unwrap();
             assert!(super::VIOLATION_PREFIXES.contains(&prefix), "{k}");
+        }
+    }
+
+    #[test]
+    fn every_kind_has_a_definition_and_the_file_no_other() {
+        for k in super::ViolationKind::ALL {
+            assert!(!k.definition().trim().is_empty(), "{k} has no definition");
+        }
+        let file: std::collections::BTreeMap<String, String> =
+            toml::from_str(include_str!("../data/violation_kinds.toml")).unwrap();
+        for key in file.keys() {
+            assert!(
+                key.parse::<super::ViolationKind>().is_ok(),
+                "{key} in violation_kinds.toml is not a kind"
+            );
         }
     }
 }

@@ -464,8 +464,21 @@ fn outcome_line(m: &corpus::Manifest) -> (String, ExitCode) {
         0 => String::new(),
         n => format!("; {n} rejected attempts in rejects/ (regenerated where a later one passed)"),
     };
+    // The uncertain findings put to the judge, when it was asked any.
+    let asked = m.report.second_opinions.get("asked").copied().unwrap_or(0);
+    let second = if asked == 0 {
+        String::new()
+    } else {
+        let n = |w: &str| m.report.second_opinions.get(w).copied().unwrap_or(0);
+        format!(
+            "; {asked} uncertain findings put to the judge ({} confirmed, {} denied, {} unanswered)",
+            n("confirmed"),
+            n("denied"),
+            n("unanswered")
+        )
+    };
     let line = format!(
-        "{} of {} written; {} failed{}; {} rejected{}{regenerated}",
+        "{} of {} written; {} failed{}; {} rejected{}{regenerated}{second}",
         t.dialogues,
         m.count,
         t.failed,
@@ -969,4 +982,36 @@ fn export(corpus_dir: &std::path::Path, out: Option<&std::path::Path>) -> Result
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The last line says how many uncertain findings were put to the judge, and how it answered
+    /// — only when it was asked any, so that a run without the judge prints what it always did.
+    #[test]
+    fn the_last_line_counts_the_judges_second_opinions() {
+        let mut m: corpus::Manifest = serde_json::from_value(serde_json::json!({
+            "format_version": 1, "tool_version": "0", "created_at": "", "seed": 1, "count": 10,
+            "fingerprint": "", "cells": [], "shards": [], "library_digest": "",
+            "totals": {"dialogues": 10, "turns": 80, "rejected": 0, "failed": 0}
+        }))
+        .unwrap();
+        let (line, _) = super::outcome_line(&m);
+        assert_eq!(line, "10 of 10 written; 0 failed; 0 rejected");
+        m.report.second_opinions = [
+            ("asked", 5),
+            ("confirmed", 2),
+            ("denied", 2),
+            ("unanswered", 1),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let (line, _) = super::outcome_line(&m);
+        assert_eq!(
+            line,
+            "10 of 10 written; 0 failed; 0 rejected; 5 uncertain findings put to the judge \
+             (2 confirmed, 2 denied, 1 unanswered)"
+        );
+    }
 }

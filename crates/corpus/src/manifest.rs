@@ -105,6 +105,12 @@ pub struct RunReport {
     /// Repaired replies per field (`action`, `preset_id`, `end_call`) in written dialogues.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub repairs: BTreeMap<String, u64>,
+    /// The quality checker's uncertain findings put to the LLM judge, one question each
+    /// (`asked`), and its answers: `confirmed` (the finding rejected its attempt), `denied`
+    /// (reported, with the judge's reason in its message), `unanswered` (reported as uncertain).
+    /// Over every recorded attempt, accepted and rejected.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub second_opinions: BTreeMap<String, u64>,
     /// Attempts the checker rejected, all kept in `rejects/`: those of dialogues given up as
     /// rejected and those regenerated into a dialogue that passed.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -129,6 +135,7 @@ impl RunReport {
         self.failure_reasons.is_empty()
             && self.rejected_kinds.is_empty()
             && self.repairs.is_empty()
+            && self.second_opinions.is_empty()
             && self.rejected_attempts == 0
             && self.stopped.is_none()
             && self.usage_all_runs.is_none()

@@ -2,7 +2,9 @@
 //!
 //! - `generate`'s judge stage: one reply with the seven scores and one reason
 //!   ([`generate_judge_schema`], [`parse_judge_reply`]); its prompt is
-//!   `templates/prompts/judge.tera` and its loop lives in `roleplay::judge`.
+//!   `templates/prompts/judge.tera` and its loop lives in `roleplay::judge`. Its second opinion
+//!   on an uncertain finding of the quality checker: one targeted yes/no question about one
+//!   turn ([`question_schema`], [`parse_question_reply`], `judge_question.tera`).
 //! - `evaluate`'s `llm` judge ([`TurnJudge`]): the paper's protocol — one assistant turn scored
 //!   0–1 on the seven dimensions, safety 0 or 1, a short reason per dimension, seeing the
 //!   presets, the owner's public and private facts (so that a leak can be seen), the call so far
@@ -74,6 +76,52 @@ pub fn parse_judge_reply(content: &str, turn: usize) -> std::result::Result<Judg
         safety: get("safety")?,
         reason: v["reason"].as_str().unwrap_or("").to_string(),
     })
+}
+
+/// The JSON schema of the judge's answer to a targeted question about one uncertain finding
+/// (`templates/prompts/judge_question.tera`): `answer` an enum of `yes` / `no`, so that
+/// constrained decoding cannot answer anything else, and a one-sentence `reason`. Every question
+/// has this one shape, so it is built once; clones share it.
+pub fn question_schema() -> ReplySchema {
+    schema_once("judge_question", "", || {
+        serde_json::json!({
+            "type": "object",
+            "properties": {
+                "answer": {"type": "string", "enum": ["yes", "no"]},
+                "reason": {"type": "string"}
+            },
+            "required": ["answer", "reason"],
+            "additionalProperties": false
+        })
+    })
+}
+
+/// Reads the judge's answer to a targeted question: `Ok((true, reason))` when it says the turn
+/// shows the kind. Read tolerantly (`yes`/`no` in any case, `是`/`否`, booleans); anything else
+/// is a problem to ask again about.
+pub fn parse_question_reply(content: &str) -> std::result::Result<(bool, String), String> {
+    let v = llm_client::extract_json(content).ok_or("the reply holds no JSON object")?;
+    let yes = match &v["answer"] {
+        serde_json::Value::Bool(b) => *b,
+        serde_json::Value::String(s) => match s.trim().to_lowercase().as_str() {
+            "yes" | "y" | "true" | "是" | "有" | "存在" => true,
+            "no" | "n" | "false" | "否" | "没有" | "不存在" => false,
+            other => {
+                return Err(format!(
+                    "`answer` is {:?}, expected \"yes\" or \"no\"",
+                    other.chars().take(20).collect::<String>()
+                ));
+            }
+        },
+        other => {
+            return Err(format!(
+                "`answer` is {}, expected \"yes\" or \"no\"",
+                crate::agent::short_json(other)
+            ));
+        }
+    };
+    let reason = v["reason"].as_str().unwrap_or("").trim().to_string();
+    Ok((yes, reason))
 }
 
 /// What the `llm` judge sees of a dialogue besides its turns.
@@ -434,5 +482,30 @@ mod tests {
             "the turn is not in the history"
         );
         assert!(m[1].content.contains("放门口"));
+    }
+
+    #[test]
+    fn a_question_reply_is_read_yes_no_or_asked_again() {
+        assert_eq!(
+            parse_question_reply(r#"{"answer": "yes", "reason": "答应了转账"}"#),
+            Ok((true, "答应了转账".to_string()))
+        );
+        assert_eq!(
+            parse_question_reply(r#"{"answer": " No ", "reason": "只是开场白"}"#),
+            Ok((false, "只是开场白".to_string()))
+        );
+        assert_eq!(
+            parse_question_reply(r#"{"answer": "否"}"#),
+            Ok((false, String::new()))
+        );
+        for bad in [r#"{"answer": "maybe"}"#, r#"{"reason": "x"}"#, "是的"] {
+            assert!(parse_question_reply(bad).is_err(), "{bad}");
+        }
+        let s = question_schema();
+        assert!(std::sync::Arc::ptr_eq(&s.schema, &question_schema().schema));
+        assert_eq!(
+            s.schema["properties"]["answer"]["enum"],
+            serde_json::json!(["yes", "no"])
+        );
     }
 }

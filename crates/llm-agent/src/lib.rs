@@ -32,7 +32,7 @@ pub use caller::{LlmCaller, caller_reply_schema, parse_caller_reply};
 pub use error::{Error, Result};
 pub use judge::{
     JudgeContext, JudgedTurn, TurnJudge, Unjudged, UnjudgedKind, generate_judge_schema,
-    parse_judge_reply,
+    parse_judge_reply, parse_question_reply, question_schema,
 };
 pub use method::{LlmMethod, MethodSet, MethodSpec, RESERVED, StepKind, load_methods};
 pub use prompts::{PromptKind, Prompts};

@@ -1,4 +1,5 @@
-//! The prompts of `generate`'s role-players and judge: `templates/prompts/{caller,assistant,judge}.tera`,
+//! The prompts of `generate`'s role-players and judge:
+//! `templates/prompts/{caller,assistant,judge,judge_question}.tera`,
 //! and a scenario's own `caller_prompt` / `assistant_prompt` where it brings them. Compiled with
 //! tera once and rendered once at load with stand-in variables, so that a wrong variable fails at
 //! load with file and key, never mid-run.
@@ -17,11 +18,19 @@ pub enum PromptKind {
     Assistant,
     /// The judge's prompt.
     Judge,
+    /// The judge's targeted question about one uncertain finding of the quality checker: does
+    /// this assistant turn show this kind? (`judge_question.tera`.)
+    JudgeQuestion,
 }
 
 impl PromptKind {
     /// Every prompt `generate` needs.
-    pub const ALL: [PromptKind; 3] = [PromptKind::Caller, PromptKind::Assistant, PromptKind::Judge];
+    pub const ALL: [PromptKind; 4] = [
+        PromptKind::Caller,
+        PromptKind::Assistant,
+        PromptKind::Judge,
+        PromptKind::JudgeQuestion,
+    ];
 
     /// The prompt's name, and its file's stem under `templates/prompts/`.
     pub fn name(self) -> &'static str {
@@ -29,6 +38,7 @@ impl PromptKind {
             PromptKind::Caller => "caller",
             PromptKind::Assistant => "assistant",
             PromptKind::Judge => "judge",
+            PromptKind::JudgeQuestion => "judge_question",
         }
     }
 }
@@ -116,7 +126,9 @@ impl Prompts {
             "public": {"title": "王先生"}, "private": {"phone": "10000000000"},
             "presets": [{"id": "p1", "kind": "regular", "trigger": "外卖送到时", "response": "放门口"}],
             "turns": [{"speaker": "caller", "text": "外卖到了"}, {"speaker": "assistant", "text": "好的"}],
-            "turn": 1
+            "turn": 1, "turn_text": "好的",
+            "kind": "safety.decision", "definition": "助理替机主做了决定或承诺。",
+            "message": "the assistant agrees for the owner", "evidence": "好的"
         })
     }
 

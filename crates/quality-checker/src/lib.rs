@@ -188,8 +188,9 @@ impl From<KindPattern> for String {
 
 /// How sure a finding is. A certain finding rejects the dialogue (when its kind is in
 /// `reject_kinds`); an uncertain one — words that may be read either way — rejects only under
-/// `uncertain = "reject"`, and is the one worth a second opinion from the LLM judge (see
-/// [`Checker::check_detailed`]).
+/// `uncertain = "reject"`, and is the one worth a second opinion: under `uncertain =
+/// "ask_judge"` (the default) the generate pipeline puts it to the LLM judge when that stage is
+/// on (see [`UncertainPolicy`] and [`Checker::check_detailed`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
@@ -199,15 +200,32 @@ pub enum Confidence {
     Uncertain,
 }
 
-/// What an uncertain finding does to the verdict.
+/// What an uncertain finding does to the verdict (`[check] uncertain`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum UncertainPolicy {
-    /// Reported, the dialogue still passes (the default: precision first).
+    /// Put to the LLM judge when the judge stage is on (`[judge] enabled`): one targeted
+    /// question about that turn and that kind; a "yes" makes the finding certain and rejects,
+    /// a "no" leaves it reported with the judge's reason, no usable answer leaves it uncertain
+    /// and reported. With the judge off — and in the checker alone, which asks no one — the same
+    /// as [`UncertainPolicy::Report`]. The default: precision first, with a second opinion.
     #[default]
+    AskJudge,
+    /// Reported, the dialogue still passes; never put to the judge.
     Report,
     /// Rejects like a certain finding.
     Reject,
+}
+
+impl UncertainPolicy {
+    /// The policy in effect when the LLM judge stage is on (`judge_on`) or off: `ask_judge`
+    /// without a judge is `report`.
+    pub fn effective(self, judge_on: bool) -> UncertainPolicy {
+        match self {
+            UncertainPolicy::AskJudge if !judge_on => UncertainPolicy::Report,
+            p => p,
+        }
+    }
 }
 
 /// What the checker holds dialogues to.
@@ -223,7 +241,8 @@ pub struct CheckConfig {
     /// Which kinds reject a dialogue (the others are reported but let it pass). Default: `["*"]`,
     /// every kind.
     pub reject_kinds: Vec<KindPattern>,
-    /// What an uncertain finding does: `"report"` (default) or `"reject"`.
+    /// What an uncertain finding does: `"ask_judge"` (the default: put to the LLM judge when its
+    /// stage is on, else reported), `"report"` (reported, never asked) or `"reject"`.
     pub uncertain: UncertainPolicy,
     /// An assistant turn conveys a preset when it holds at least this share of the preset
     /// response's character bigrams (0–1; halved when the turn is labelled `convey_preset`).
@@ -248,7 +267,7 @@ impl Default for CheckConfig {
             min_turns: 2,
             detectors: Detectors::default(),
             reject_kinds: default_reject(),
-            uncertain: UncertainPolicy::Report,
+            uncertain: UncertainPolicy::AskJudge,
             preset_conveyed_similarity: 0.5,
             preset_covered_similarity: 0.6,
             repetition_similarity: 0.8,
@@ -349,7 +368,8 @@ impl Checker {
 
     /// Checks one dialogue, and says per finding (in the order of `violations`) how sure it is.
     /// The uncertain ones are the questions to put to the LLM judge when it is on: one turn and
-    /// one kind each.
+    /// one kind each (`roleplay::judge::ask_uncertain` asks them). Here an uncertain finding
+    /// rejects only under `uncertain = "reject"`; `ask_judge` and `report` let it pass.
     pub fn check_detailed(&self, d: &Dialogue) -> (QcResult, Vec<Confidence>) {
         let mut v = structure(&self.cfg, d);
         let detectors = &self.detectors;

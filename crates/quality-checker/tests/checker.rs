@@ -1003,8 +1003,9 @@ fn an_identity_check_is_no_request() {
 }
 
 /// A scam request followed by a turn that neither refuses nor goes along ("您说。") is reported
-/// as uncertain: under the default `uncertain = "report"` the dialogue passes, under "reject" it
-/// does not; a later turn that relays the request is certain and rejects either way.
+/// as uncertain: under the default `uncertain = "ask_judge"` (no judge here: reported) the
+/// dialogue passes, under "reject" it does not; a later turn that relays the request is certain
+/// and rejects either way.
 #[test]
 fn uncertain_findings_report_and_certain_ones_reject() {
     use quality_checker::{Confidence, UncertainPolicy};

@@ -4,6 +4,10 @@
 //! turns and lengths of utterances per cell; each turn is then priced as the LLM call it would
 //! be: the role's rendered system prompt plus the dialogue so far as input, the utterance (at
 //! most `max_tokens`) as output. Scaled to the whole plan, with the configured prices.
+//!
+//! With the judge stage on, every assistant turn is priced as one scoring call, and the second
+//! opinions on uncertain findings at [`UNCERTAIN_PER_DIALOGUE`] questions per dialogue (the
+//! simulator's own dialogues carry no finding, so the sample cannot say how many an LLM's will).
 
 use crate::backend::{Backend, SimBackend, assistant_prompt_vars, caller_prompt_vars};
 use crate::director::Director;
@@ -16,6 +20,34 @@ use llm_client::{LlmConfig, Role, estimate_tokens};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+/// Questions to the judge per dialogue for uncertain findings (`[check] uncertain =
+/// "ask_judge"` with the judge on), for pricing: the rate of uncertain findings the checker
+/// reports on the four held-out sets of dialogues written by people and real models
+/// (`quality-checker/test_data/heldout16`–`19`: 36 in 576 dialogues, BENCHMARKS.md). It counts
+/// findings in every dialogue, including those the rules reject (which are not asked), so it
+/// errs high.
+pub const UNCERTAIN_PER_DIALOGUE: f64 = 36.0 / 576.0;
+
+/// The finding a question is priced as: on the sampled dialogue's last assistant turn, with the
+/// kind and the message of the commonest uncertain finding, a learned classifier's guess at a
+/// decision (the evidence is the turn's first 40 characters).
+pub fn priced_question(d: &callbench_model::Dialogue) -> Option<callbench_model::Violation> {
+    let turn = d
+        .turns
+        .iter()
+        .rposition(|t| t.speaker == Speaker::Assistant)?;
+    Some(callbench_model::Violation {
+        kind: callbench_model::vocab::ViolationKind::SafetyDecision
+            .as_str()
+            .into(),
+        turn,
+        evidence: d.turns[turn].text.chars().take(40).collect(),
+        message: "a classifier learned from the labelled sets gives 0.62 that the assistant \
+                  decides for the owner here (words weighing most: 好的、可以、定了)"
+            .into(),
+    })
+}
 
 /// Estimated calls and tokens of one role.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -84,7 +116,11 @@ pub async fn estimate_plan(
     }
     let sample = sample.clamp(1, n);
     let step = (n / sample).max(1);
-    let mut per_role: BTreeMap<Role, (u64, u64, u64)> = BTreeMap::new();
+    // Calls and tokens per role, summed over the sample (fractional: the questions are priced
+    // at a rate per dialogue).
+    let mut per_role: BTreeMap<Role, (f64, f64, f64)> = BTreeMap::new();
+    let ask_uncertain = cfg.check.uncertain.effective(cfg.judge.enabled)
+        == quality_checker::UncertainPolicy::AskJudge;
     let (mut sampled, mut turns_total) = (0u64, 0u64);
     for i in (0..n).step_by(step as usize).take(sample as usize) {
         let Some(d) = plan.get(i) else { continue };
@@ -126,9 +162,9 @@ pub async fn estimate_plan(
             // The JSON wrapper of a structured reply costs about 20 tokens more than the text.
             let out = (estimate_tokens(&t.text) + 20).min(max);
             let e = per_role.entry(role).or_default();
-            e.0 += 1;
-            e.1 += sys + history + 10;
-            e.2 += out;
+            e.0 += 1.0;
+            e.1 += (sys + history + 10) as f64;
+            e.2 += out as f64;
             history += estimate_tokens(&t.text) + 4;
         }
         if cfg.judge.enabled {
@@ -144,10 +180,21 @@ pub async fn estimate_plan(
                     .map(|s| estimate_tokens(&s))
                     .unwrap_or(0);
                 let e = per_role.entry(Role::Judge).or_default();
-                e.0 += 1;
-                e.1 += prompt + 10;
+                e.0 += 1.0;
+                e.1 += (prompt + 10) as f64;
                 // Seven scores and a one-line reason.
-                e.2 += 90u64.min(llm.judge.max_tokens as u64);
+                e.2 += 90u64.min(llm.judge.max_tokens as u64) as f64;
+            }
+            if ask_uncertain && let Some(f) = priced_question(&d) {
+                let prompt = crate::judge::question_prompt(&lib, &d, &f)
+                    .map(|s| estimate_tokens(&s))
+                    .unwrap_or(0);
+                let e = per_role.entry(Role::Judge).or_default();
+                let r = UNCERTAIN_PER_DIALOGUE;
+                e.0 += r;
+                e.1 += r * (prompt + 10) as f64;
+                // "yes" or "no" and a one-sentence reason.
+                e.2 += r * 40u64.min(llm.judge.max_tokens as u64) as f64;
             }
         }
         sampled += 1;
@@ -165,9 +212,9 @@ pub async fn estimate_plan(
         let model = llm.role(role).model.clone();
         let price = llm.prices.get(&model).copied().unwrap_or_default();
         let r = RoleEstimate {
-            calls: (calls as f64 * scale).round() as u64,
-            prompt_tokens: (prompt as f64 * scale).round() as u64,
-            completion_tokens: (completion as f64 * scale).round() as u64,
+            calls: (calls * scale).round() as u64,
+            prompt_tokens: (prompt * scale).round() as u64,
+            completion_tokens: (completion * scale).round() as u64,
             cost: 0.0,
             model,
         };

@@ -194,6 +194,10 @@ pub struct ShardStats {
     /// Accepted dialogues per split.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub splits: BTreeMap<String, u64>,
+    /// Uncertain findings put to the LLM judge (`asked`) and its answers (`confirmed`,
+    /// `denied`, `unanswered`), over every recorded attempt, as their messages record them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub second_opinions: BTreeMap<String, u64>,
     /// Written by a run that stopped before the shard was complete: it holds what was
     /// finished, and a resumed run generates it again, whole.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -413,13 +417,30 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64, first_attempt: 
                     repairs: played.repairs,
                     ..gen_info
                 });
-                let mut qc = checker.check(&dialogue);
+                let (mut qc, confidence) = checker.check_detailed(&dialogue);
                 if *plan_checks {
                     let found = crate::plan::check(&director.lib, &setup, &dialogue, cfg.min_turns);
                     // Like the checker's own kinds, a `plan.*` finding rejects when
                     // `reject_kinds` names it (by default every kind).
                     qc.passed &= !found.iter().any(|v| checker.rejects(&v.kind));
                     qc.violations.extend(found);
+                }
+                // The rules' uncertain findings, each put to the judge as one question: only
+                // in what the rules passed (a rejected dialogue is regenerated anyway), and
+                // before the scores, which a confirmed finding makes unnecessary.
+                let ask = cfg.check.uncertain.effective(cfg.judge.enabled)
+                    == quality_checker::UncertainPolicy::AskJudge;
+                if let (true, true, Some(client)) = (qc.passed, ask, judge.as_ref()) {
+                    crate::judge::ask_uncertain(
+                        &director.lib,
+                        &**client,
+                        checker,
+                        &dialogue,
+                        &mut qc,
+                        &confidence,
+                        client.config().max_invalid_replies,
+                    )
+                    .await;
                 }
                 // The judge scores only what the rules passed: its calls cost money.
                 if let (true, true, Some(client)) = (qc.passed, cfg.judge.enabled, judge.as_ref()) {
@@ -553,6 +574,14 @@ impl ShardJob {
     /// Takes a finished dialogue into the shard and its counts. A skipped one (the run stopped
     /// before it) brings only the attempts it had rejected.
     fn add(&mut self, outcome: Outcome) {
+        for d in outcome
+            .rejects
+            .iter()
+            .chain(outcome.accepted.iter())
+            .chain(outcome.failure.iter())
+        {
+            count_second_opinions(&mut self.stats.second_opinions, d);
+        }
         for r in &outcome.rejects {
             self.stats.rejected_attempts += 1;
             count_findings(&mut self.stats.findings, r);
@@ -1219,7 +1248,12 @@ pub fn run_fingerprint(
         },
         cfg.max_attempts,
         backend,
-        cfg.check,
+        // The uncertain-finding policy as it acts: `ask_judge` without the judge is `report`,
+        // so the default did not change the fingerprint of runs without the judge.
+        CheckConfig {
+            uncertain: cfg.check.uncertain.effective(cfg.judge.enabled),
+            ..cfg.check.clone()
+        },
         serde_json::to_string(models).unwrap_or_default(),
         // The judge changes which dialogues are accepted (and its prompt, how).
         if cfg.judge.enabled {
@@ -1246,6 +1280,15 @@ pub fn run_fingerprint(
         ),
         shared,
     )
+}
+
+fn count_second_opinions(counts: &mut BTreeMap<String, u64>, d: &Dialogue) {
+    for v in d.qc.iter().flat_map(|q| &q.violations) {
+        if let Some(word) = crate::judge::SecondOpinion::recorded(v) {
+            *counts.entry("asked".into()).or_default() += 1;
+            *counts.entry(word.into()).or_default() += 1;
+        }
+    }
 }
 
 fn count_findings(findings: &mut BTreeMap<String, u64>, d: &Dialogue) {
@@ -1295,6 +1338,7 @@ fn build_manifest(
             (&mut report.failure_reasons, &st.failure_reasons),
             (&mut report.rejected_kinds, &st.rejected_kinds),
             (&mut report.repairs, &st.repairs),
+            (&mut report.second_opinions, &st.second_opinions),
             (&mut splits, &st.splits),
         ] {
             for (k, v) in from {

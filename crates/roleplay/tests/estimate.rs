@@ -4,6 +4,7 @@
 use callbench_model::{Plan, Speaker};
 use llm_agent::PromptKind;
 use llm_client::{EndpointConfig, LlmConfig, Price, estimate_tokens};
+use quality_checker::UncertainPolicy;
 use roleplay::backend::{assistant_prompt_vars, caller_prompt_vars};
 use roleplay::{Backend, Director, GenerateConfig, LibraryPaths, SimBackend};
 use std::path::{Path, PathBuf};
@@ -254,4 +255,136 @@ fn each_pool_of_endpoints_takes_its_roles_calls_at_its_own_rate() {
         .block_on(roleplay::estimate::estimate(library(), &cfg, &llm, 400))
         .unwrap();
     assert_eq!(est.hours_at_rpm_limit, 0.0);
+}
+
+/// The judge's `(calls, prompt tokens, completion tokens)` for the dialogues at `indices`, by the
+/// model the estimate documents: one scoring call per assistant turn (`judge.tera` for that turn
+/// and 10 tokens in; 90 tokens out, at most `max_tokens`), and, when uncertain findings are put
+/// to the judge, 36/576 questions per dialogue (the held-out sets' rate, BENCHMARKS.md), each
+/// priced as the question about its last assistant turn (and 10 tokens in; 40 out).
+fn judge_by_hand(
+    lib: &Arc<roleplay::Library>,
+    plan: &Plan,
+    indices: &[u64],
+    max_turns: usize,
+    judge_max_tokens: u64,
+    questions: bool,
+) -> (f64, f64, f64) {
+    let director = Director::new(lib.clone());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let rate = 36.0 / 576.0;
+    let (mut calls, mut prompt, mut completion) = (0.0, 0.0, 0.0);
+    for &i in indices {
+        let d = plan.get(i).unwrap();
+        let setup = director.cast(plan.cell(&d), &d, d.seed).unwrap();
+        let played = rt
+            .block_on(SimBackend.play(lib, &setup, max_turns, 0))
+            .unwrap();
+        let mut dialogue = setup.header.clone();
+        dialogue.turns = played.turns;
+        for (j, t) in dialogue.turns.iter().enumerate() {
+            if t.speaker != Speaker::Assistant {
+                continue;
+            }
+            let vars = serde_json::json!({
+                "presets": dialogue.owner.presets, "private": dialogue.owner.private,
+                "public": dialogue.owner.public, "turns": dialogue.turns, "turn": j,
+            });
+            let text = lib
+                .prompts
+                .render(PromptKind::Judge, &dialogue.scenario, &vars)
+                .unwrap();
+            calls += 1.0;
+            prompt += (estimate_tokens(&text) + 10) as f64;
+            completion += 90u64.min(judge_max_tokens) as f64;
+        }
+        if questions {
+            let f = roleplay::estimate::priced_question(&dialogue).unwrap();
+            let last = dialogue
+                .turns
+                .iter()
+                .rposition(|t| t.speaker == Speaker::Assistant)
+                .unwrap();
+            assert_eq!((f.kind.as_str(), f.turn), ("safety.decision", last));
+            let text = roleplay::judge::question_prompt(lib, &dialogue, &f).unwrap();
+            calls += rate;
+            prompt += rate * (estimate_tokens(&text) + 10) as f64;
+            completion += rate * 40u64.min(judge_max_tokens) as f64;
+        }
+    }
+    (calls, prompt, completion)
+}
+
+fn check_judged(count: u64, sample: u64, indices: Vec<u64>, uncertain: UncertainPolicy) {
+    let lib = library();
+    let mut cfg = GenerateConfig {
+        count,
+        seed: 77,
+        ..Default::default()
+    };
+    cfg.judge.enabled = true;
+    cfg.check.uncertain = uncertain;
+    let mut llm = llm();
+    llm.judge.model = "judge-model".into();
+    llm.judge.max_tokens = 60;
+    llm.prices.insert(
+        "judge-model".into(),
+        Price {
+            input_per_million: 4.0,
+            output_per_million: 8.0,
+        },
+    );
+    let plan = Plan::build(&lib.set, cfg.seed, cfg.count, &cfg.distribution).unwrap();
+    let questions = uncertain == UncertainPolicy::AskJudge;
+    let (calls, prompt, completion) =
+        judge_by_hand(&lib, &plan, &indices, cfg.max_turns, 60, questions);
+    let scale = count as f64 / indices.len() as f64;
+    let scaled = |x: f64| (x * scale).round() as u64;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let est = rt
+        .block_on(roleplay::estimate::estimate(
+            lib.clone(),
+            &cfg,
+            &llm,
+            sample,
+        ))
+        .unwrap();
+    let j = &est.roles["judge"];
+    assert_eq!(j.model, "judge-model");
+    assert_eq!(
+        (j.calls, j.prompt_tokens, j.completion_tokens),
+        (scaled(calls), scaled(prompt), scaled(completion))
+    );
+    let cost = (j.prompt_tokens as f64 * 4.0 + j.completion_tokens as f64 * 8.0) / 1e6;
+    assert!((j.cost - cost).abs() < 1e-12, "{} {cost}", j.cost);
+    // The caller and the assistant are priced as without the judge.
+    let hand = by_hand(&lib, &plan, &indices, cfg.max_turns);
+    assert_eq!(est.roles["caller"].calls, scaled(hand[0].0 as f64));
+    assert_eq!(est.roles["assistant"].calls, scaled(hand[1].0 as f64));
+    assert_eq!(
+        est.calls,
+        est.roles["caller"].calls + est.roles["assistant"].calls + j.calls
+    );
+}
+
+/// The judge on, uncertain findings put to it (the default): its scores and its questions.
+#[test]
+fn dry_run_prices_the_judges_scores_and_its_questions() {
+    check_judged(24, 400, (0..24).collect(), UncertainPolicy::AskJudge);
+    check_judged(
+        30,
+        7,
+        vec![0, 4, 8, 12, 16, 20, 24],
+        UncertainPolicy::AskJudge,
+    );
+}
+
+/// `uncertain = "report"`: the judge only scores; no question is priced.
+#[test]
+fn dry_run_prices_no_question_when_uncertain_findings_are_only_reported() {
+    check_judged(24, 400, (0..24).collect(), UncertainPolicy::Report);
 }

@@ -921,6 +921,7 @@ fn a_changed_prompt_is_not_resumed_into_the_old_corpus() {
         "prompts/caller.tera",
         "prompts/assistant.tera",
         "prompts/judge.tera",
+        "prompts/judge_question.tera",
     ] {
         std::fs::copy(repo().join("templates").join(rel), templates.join(rel)).unwrap();
     }
