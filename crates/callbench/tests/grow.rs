@@ -439,12 +439,24 @@ fn the_binary_alone_carries_its_library() {
     let bin = dir.path().join("callbench");
     std::fs::copy(env!("CARGO_BIN_EXE_callbench"), &bin).unwrap();
     let run = |args: &[&str]| {
-        Command::new(&bin)
-            .args(args)
-            .current_dir(dir.path())
-            .env("RUST_LOG", "warn")
-            .output()
-            .unwrap()
+        // Another test thread that forks while the copy's write handle is open lends it to its
+        // child until that child execs: starting the copy then fails with ETXTBSY ("text file
+        // busy"). The handle is gone within moments; a bounded retry is the usual cure.
+        let mut tries = 0;
+        loop {
+            match Command::new(&bin)
+                .args(args)
+                .current_dir(dir.path())
+                .env("RUST_LOG", "warn")
+                .output()
+            {
+                Err(e) if e.raw_os_error() == Some(26) && tries < 100 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => break other.unwrap(),
+            }
+        }
     };
     let o = run(&["generate", "--count", "1000", "--quiet"]);
     assert!(o.status.success(), "{}", text(&o));
