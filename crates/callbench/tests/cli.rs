@@ -1202,3 +1202,45 @@ fn a_distribution_naming_some_scenarios_warns_about_the_rest() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("get no dialogues"), "{}", stderr(&o));
 }
+
+/// `scenarios` with a scenario folder that is not there, or a scenario file that is not TOML,
+/// names the folder or the file and its line; nothing is listed.
+#[test]
+fn scenarios_refuses_a_bad_library_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-scenarios");
+    let o = callbench(&["scenarios", "--scenarios", missing.to_str().unwrap()]);
+    fails_with(&o, &["no-such-scenarios", "does not exist"]);
+    assert!(stdout(&o).is_empty(), "nothing listed: {}", stdout(&o));
+
+    let sc = dir.path().join("scenarios");
+    std::fs::create_dir_all(&sc).unwrap();
+    std::fs::write(sc.join("broken.toml"), "[scenario]\nname = \"x\"\ntitle = [\n").unwrap();
+    let o = callbench(&["scenarios", "--scenarios", sc.to_str().unwrap()]);
+    fails_with(&o, &["broken.toml", "line 3"]);
+    assert!(stdout(&o).is_empty(), "nothing listed: {}", stdout(&o));
+}
+
+/// `init` into a folder that holds something refuses and leaves it as it was; into a path
+/// under a file, it names the path.
+#[test]
+fn init_refuses_a_folder_that_is_not_empty_and_a_path_under_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    std::fs::create_dir_all(lib.join("scenarios")).unwrap();
+    std::fs::write(lib.join("scenarios/takeout.toml"), "# mine\n").unwrap();
+    let o = callbench(&["init", lib.to_str().unwrap()]);
+    fails_with(&o, &["lib", "not empty"]);
+    assert_eq!(
+        std::fs::read_to_string(lib.join("scenarios/takeout.toml")).unwrap(),
+        "# mine\n",
+        "nothing overwritten"
+    );
+    assert!(!lib.join("templates").exists(), "nothing added");
+
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let o = callbench(&["init", file.join("lib").to_str().unwrap()]);
+    fails_with(&o, &["a-file"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a directory");
+}
