@@ -1,50 +1,12 @@
 //! The `callbench` command as a user runs it: exit codes, messages that say where, resume after
 //! `kill -9`, and nothing already written damaged by a bad run.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/test_data")
-        .join(name)
-}
-
-/// The binary, run from the repository root (where `scenarios/` and `templates/` are).
-fn callbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args)
-        .current_dir(repo())
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn fails_with(o: &Output, needles: &[&str]) {
-    assert!(
-        !o.status.success(),
-        "expected failure; stdout: {}",
-        stdout(o)
-    );
-    let e = stderr(o);
-    for n in needles {
-        assert!(e.contains(n), "stderr lacks {n:?}: {e}");
-    }
-    assert!(!e.contains("panicked"), "{e}");
-}
+use support::{callbench, data, fails_with, repo, stderr, stdout};
 
 fn manifest_shas(out: &Path) -> Vec<(String, String)> {
     let m: serde_json::Value =
@@ -212,9 +174,8 @@ fn resume_after_kill_9_gives_the_uninterrupted_corpus() {
         .map(|s| s.to_string())
         .collect()
     };
-    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+    let o = support::command_in(&repo())
         .args(args(&whole))
-        .current_dir(repo())
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -223,34 +184,24 @@ fn resume_after_kill_9_gives_the_uninterrupted_corpus() {
 
     for (round, kill_after_lines) in [3usize, 12].into_iter().enumerate() {
         let out = dir.path().join(format!("killed-{round}"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
-            .args(args(&out))
-            .current_dir(repo())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = support::spawn_in(&repo(), &args(&out));
         // Kill once the ledger has a few shards: mid-run, with more shards in flight.
         let ledger = out.join("ledger.jsonl");
-        let start = Instant::now();
-        loop {
-            let lines = std::fs::read_to_string(&ledger)
+        let lines = || {
+            std::fs::read_to_string(&ledger)
                 .map(|t| t.lines().count())
-                .unwrap_or(0);
-            if lines >= kill_after_lines || start.elapsed() > Duration::from_secs(60) {
-                break;
-            }
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+                .unwrap_or(0)
+        };
+        let interrupted = support::kill_when(
+            &mut child,
+            &format!("{kill_after_lines} ledger lines"),
+            Duration::from_secs(300),
+            || lines() >= kill_after_lines,
+        );
+        assert!(interrupted, "round {round}: the run ended before the kill");
         assert!(!out.join("manifest.json").exists(), "killed before the end");
-        let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+        let o = support::command_in(&repo())
             .args(args(&out))
-            .current_dir(repo())
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", stderr(&o));
@@ -413,11 +364,6 @@ fn the_readme_config_block_loads() {
     );
 }
 
-/// `CI` set and non-empty (as `.ci/run` exports it): environment-dependent tests are mandatory.
-fn under_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
-}
-
 /// `.ci/run` runs the test command with `CI=1`, so that the Python readers' test and the
 /// browser test fail rather than skip when their tools are missing. Run here with stand-ins for
 /// python3, chromium and cargo on `PATH` that record what they were started with.
@@ -461,15 +407,7 @@ fn ci_run_makes_environment_dependent_tests_mandatory() {
 /// missing and passes only outside CI.
 #[test]
 fn the_corpus_opens_in_pyarrow_duckdb_and_polars() {
-    let probe = Command::new("python3")
-        .args(["-c", "import pyarrow, duckdb, polars"])
-        .output();
-    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(
-            !under_ci(),
-            "CI is set but python3 with pyarrow, duckdb and polars is missing (see .ci/run)"
-        );
-        eprintln!("skipped: python3 with pyarrow, duckdb and polars is not installed here");
+    if !support::python_has("pyarrow, duckdb, polars") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -485,28 +423,12 @@ fn the_corpus_opens_in_pyarrow_duckdb_and_polars() {
         "--quiet",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = Command::new("python3")
-        .arg(repo().join("scripts/read_corpus.py"))
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    support::python_succeeds(&repo().join("scripts/read_corpus.py"), &out);
 }
 
+/// Every file the run wrote.
 fn all_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p)
-            } else {
-                out.push(p)
-            }
-        }
-    }
-    out
+    support::files(dir).into_values().collect()
 }
 
 /// The API key is sent (the mock refuses requests without it) but appears in no log line, no
@@ -525,7 +447,7 @@ fn the_api_key_never_leaves_the_http_client() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o");
-    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+    let o = support::command_in(&repo())
         .args([
             "generate",
             "--backend",
@@ -538,7 +460,6 @@ fn the_api_key_never_leaves_the_http_client() {
             "12",
         ])
         .args(["--out", out.to_str().unwrap()])
-        .current_dir(repo())
         .env("OPENAI_API_KEY", secret)
         .env("RUST_LOG", "trace")
         .output()
@@ -729,7 +650,7 @@ fn key_echoed_with_status_is_redacted_everywhere(status: u16) {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o");
-    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+    let o = support::command_in(&repo())
         .args([
             "generate",
             "--backend",
@@ -742,7 +663,6 @@ fn key_echoed_with_status_is_redacted_everywhere(status: u16) {
             "4",
         ])
         .args(["--out", out.to_str().unwrap()])
-        .current_dir(repo())
         .env("OPENAI_API_KEY", secret)
         .env("RUST_LOG", "trace")
         .output()
@@ -867,9 +787,8 @@ fn dry_run_sends_no_request_and_its_totals_add_up() {
 /// Runs `args` to its end, failing (not hanging) if it has not exited within a minute: for
 /// commands that would serve forever if they wrongly accepted their input.
 fn callbench_to_exit(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
+    let mut child = support::command_in(&repo())
         .args(args)
-        .current_dir(repo())
         .env("RUST_LOG", "warn")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -1096,7 +1015,7 @@ fn a_run_whose_replies_are_cut_short_stops_early_and_says_why() {
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o");
-    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
+    let o = support::command_in(&repo())
         .args([
             "generate",
             "--backend",
@@ -1114,7 +1033,6 @@ fn a_run_whose_replies_are_cut_short_stops_early_and_says_why() {
             "--quiet",
         ])
         .args(["--out", out.to_str().unwrap()])
-        .current_dir(repo())
         .env("RUST_LOG", "error")
         .output()
         .unwrap();
@@ -1201,4 +1119,50 @@ fn a_distribution_naming_some_scenarios_warns_about_the_rest() {
     let o = callbench(&["plan", "--config", cfg.to_str().unwrap(), "--count", "100"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("get no dialogues"), "{}", stderr(&o));
+}
+
+/// `scenarios` with a scenario folder that is not there, or a scenario file that is not TOML,
+/// names the folder or the file and its line; nothing is listed.
+#[test]
+fn scenarios_refuses_a_bad_library_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-scenarios");
+    let o = callbench(&["scenarios", "--scenarios", missing.to_str().unwrap()]);
+    fails_with(&o, &["no-such-scenarios", "does not exist"]);
+    assert!(stdout(&o).is_empty(), "nothing listed: {}", stdout(&o));
+
+    let sc = dir.path().join("scenarios");
+    std::fs::create_dir_all(&sc).unwrap();
+    std::fs::write(
+        sc.join("broken.toml"),
+        "[scenario]\nname = \"x\"\ntitle = [\n",
+    )
+    .unwrap();
+    let o = callbench(&["scenarios", "--scenarios", sc.to_str().unwrap()]);
+    fails_with(&o, &["broken.toml", "line 3"]);
+    assert!(stdout(&o).is_empty(), "nothing listed: {}", stdout(&o));
+}
+
+/// `init` into a folder that holds something refuses and leaves it as it was; into a path
+/// under a file, it names the path.
+#[test]
+fn init_refuses_a_folder_that_is_not_empty_and_a_path_under_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    std::fs::create_dir_all(lib.join("scenarios")).unwrap();
+    std::fs::write(lib.join("scenarios/takeout.toml"), "# mine\n").unwrap();
+    let o = callbench(&["init", lib.to_str().unwrap()]);
+    fails_with(&o, &["lib", "not empty"]);
+    assert_eq!(
+        std::fs::read_to_string(lib.join("scenarios/takeout.toml")).unwrap(),
+        "# mine\n",
+        "nothing overwritten"
+    );
+    assert!(!lib.join("templates").exists(), "nothing added");
+
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let o = callbench(&["init", file.join("lib").to_str().unwrap()]);
+    fails_with(&o, &["a-file"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a directory");
 }

@@ -9,14 +9,12 @@
 //! be seen still checks the resume, and the rounds of the shard phase must each have killed a
 //! run that had not finished.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::time::Duration;
+use support::{files, repo};
 
 /// The run's config: calls longer than 9 turns are rejected (`natural.turn_cap`), so that
 /// the offline backend gives rejects files too (about a third of the attempts).
@@ -48,12 +46,7 @@ fn args(out: &Path) -> Vec<String> {
 }
 
 fn run_to_end(out: &Path) {
-    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args(out))
-        .current_dir(repo())
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
+    let o = support::run_in(&repo(), &args(out));
     // The config rejects long calls, so the corpus ends short of its count by design: exit 3
     // ("incomplete", README), with the rejects named in the last line. Anything else — a crash,
     // an error, a complete corpus — is not the run this harness compares.
@@ -65,27 +58,6 @@ fn run_to_end(out: &Path) {
         last.contains("of 12000 written") && last.contains("natural.turn_cap"),
         "last line: {last}"
     );
-}
-
-/// Every file under `dir`, by path relative to it.
-fn files(dir: &Path) -> BTreeMap<String, PathBuf> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, p);
-            }
-        }
-    }
-    out
 }
 
 /// What a finished run must reproduce: every file's bytes, except the two that carry a
@@ -206,30 +178,9 @@ fn kill_9_at_every_stage_then_resume_gives_the_uninterrupted_run() {
     let mut killed_late = 0;
     for (round, (what, must_interrupt, reached)) in POINTS.iter().enumerate() {
         let out = dir.path().join(format!("killed-{round}"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
-            .args(args(&out))
-            .current_dir(repo())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let start = Instant::now();
-        let mut finished = false;
-        while !reached(&out) {
-            if child.try_wait().unwrap().is_some() {
-                finished = true;
-                break;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(120),
-                "{what}: never reached"
-            );
-            std::thread::yield_now();
-        }
-        let _ = child.kill(); // SIGKILL
-        let status = child.wait().unwrap();
-        // Killed by a signal: no exit code. Exited by itself: the point came too late to catch.
-        let interrupted = !finished && status.code().is_none();
+        let mut child = support::spawn_in(&repo(), &args(&out));
+        let interrupted =
+            support::kill_when(&mut child, what, Duration::from_secs(120), || reached(&out));
         if *must_interrupt {
             assert!(interrupted, "{what}: the run ended before it was killed");
             assert!(

@@ -7,15 +7,13 @@
 //! A point is reached by watching the mock's request counter or the cache file (no sleeping for a
 //! time); the child is killed the moment it is seen.
 
+mod support;
+
 use mock_openai::{MockConfig, MockServer};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+use support::repo;
 
 const COUNT: &str = "60";
 
@@ -52,12 +50,7 @@ fn args(out: &Path, base_url: &str, extra: &str) -> Vec<String> {
 }
 
 fn run_to_end(out: &Path, base_url: &str, extra: &str) {
-    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args(out, base_url, extra))
-        .current_dir(repo())
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
+    let o = support::run_in(&repo(), &args(out, base_url, extra));
     // 0, or 3 when some dialogues were given up as rejected (the mock plays no plan).
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -72,19 +65,8 @@ fn run_to_end(out: &Path, base_url: &str, extra: &str) {
 /// Every file of the corpus by relative path, the manifest without what differs between runs
 /// by design (time, `--out`, what each run spent).
 fn snapshot(out: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    for sub in ["shards", "rejects"] {
-        let Ok(rd) = std::fs::read_dir(out.join(sub)) else {
-            continue;
-        };
-        for e in rd {
-            let p = e.unwrap().path();
-            let rel = format!("{sub}/{}", p.file_name().unwrap().to_string_lossy());
-            files.insert(rel, std::fs::read(&p).unwrap());
-        }
-    }
-    let mut m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let mut files = support::shards_and_rejects(out);
+    let mut m = support::manifest(out);
     let o = m.as_object_mut().unwrap();
     o.remove("created_at");
     o.remove("usage");
@@ -200,20 +182,11 @@ fn harness(
     for (round, point) in points.iter().enumerate() {
         let out = dir.path().join(format!("killed-{round}"));
         let start_ok = mock.stats().ok;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
-            .args(args(&out, &url, extra))
-            .current_dir(repo())
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
+        let mut child = support::spawn_in(&repo(), &args(&out, &url, extra));
         let mut last_cache = None;
-        let mut finished = false;
-        loop {
+        let reached = || {
             let sent = mock.stats().ok - start_ok;
-            let reached = match *point {
+            match *point {
                 Point::Requests(n) => sent >= n,
                 Point::CacheWrite(n) => {
                     let now = cache_state(&out);
@@ -221,23 +194,10 @@ fn harness(
                     last_cache = now;
                     changed
                 }
-            };
-            if reached {
-                break;
             }
-            if child.try_wait().unwrap().is_some() {
-                finished = true;
-                break;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(120),
-                "{point:?}: never reached"
-            );
-            std::thread::yield_now();
-        }
-        let _ = child.kill(); // SIGKILL
-        let status = child.wait().unwrap();
-        if !finished && status.code().is_none() {
+        };
+        let what = format!("{point:?}");
+        if support::kill_when(&mut child, &what, Duration::from_secs(120), reached) {
             interrupted += 1;
         } else {
             eprintln!("note: {point:?}: the run finished before the kill");

@@ -1,26 +1,11 @@
 //! `callbench evaluate` as a user runs it: the offline benchmark end to end, kill -9 and
 //! resume, bad input.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn callbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args)
-        .current_dir(repo())
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::time::Duration;
+use support::{callbench, command_in, fails_with, repo, stderr};
 
 fn corpus(dir: &Path, count: u32) -> PathBuf {
     let out = dir.join("corpus");
@@ -43,28 +28,9 @@ fn corpus(dir: &Path, count: u32) -> PathBuf {
 /// scripts/read_eval.py: `turns.parquet` opens without options in pyarrow, DuckDB and polars and
 /// agrees with results.json. CI installs the three; elsewhere a missing one is said and skipped.
 fn opens_in_pyarrow_duckdb_and_polars(run: &Path) {
-    let probe = Command::new("python3")
-        .args(["-c", "import pyarrow, duckdb, polars"])
-        .output();
-    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var_os("CI").is_none_or(|v| v.is_empty()),
-            "CI is set but python3 with pyarrow, duckdb and polars is missing (see .ci/run)"
-        );
-        eprintln!("skipped: python3 with pyarrow, duckdb and polars is not installed here");
-        return;
+    if support::python_has("pyarrow, duckdb, polars") {
+        support::python_succeeds(&repo().join("scripts/read_eval.py"), run);
     }
-    let o = Command::new("python3")
-        .arg(repo().join("scripts/read_eval.py"))
-        .arg(run)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        stderr(&o)
-    );
 }
 
 fn results_without_time(run: &Path) -> serde_json::Value {
@@ -182,45 +148,28 @@ fn kill_9_and_rerun_gives_the_uninterrupted_results() {
         .collect()
     };
     let whole = dir.path().join("whole");
-    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args(&whole))
-        .current_dir(repo())
-        .output()
-        .unwrap();
+    let o = command_in(&repo()).args(args(&whole)).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let killed = dir.path().join("killed");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args(&killed))
-        .current_dir(repo())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = support::spawn_in(&repo(), &args(&killed));
     let progress = killed.join("progress/reference.jsonl");
-    let start = Instant::now();
-    loop {
-        let lines = std::fs::read_to_string(&progress)
+    let lines = || {
+        std::fs::read_to_string(&progress)
             .map(|t| t.lines().count())
-            .unwrap_or(0);
-        if lines >= 300 || start.elapsed() > Duration::from_secs(60) {
-            break;
-        }
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    let _ = child.kill(); // SIGKILL
-    let _ = child.wait();
+            .unwrap_or(0)
+    };
+    let interrupted = support::kill_when(
+        &mut child,
+        "300 progress lines",
+        Duration::from_secs(300),
+        || lines() >= 300,
+    );
+    assert!(interrupted, "the run ended before the kill");
     assert!(
         !killed.join("results.json").exists(),
         "killed before the end"
     );
-    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args(&killed))
-        .current_dir(repo())
-        .output()
-        .unwrap();
+    let o = command_in(&repo()).args(args(&killed)).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("evaluated"), "{}", stderr(&o));
     // The run directory is not recorded: the two results are equal but for `created_at`.
@@ -229,15 +178,6 @@ fn kill_9_and_rerun_gives_the_uninterrupted_results() {
         std::fs::read(killed.join("turns.parquet")).unwrap(),
         std::fs::read(whole.join("turns.parquet")).unwrap()
     );
-}
-
-fn fails_with(o: &Output, needles: &[&str]) {
-    assert!(!o.status.success(), "expected failure");
-    let e = stderr(o);
-    for n in needles {
-        assert!(e.contains(n), "stderr lacks {n:?}: {e}");
-    }
-    assert!(!e.contains("panicked"), "{e}");
 }
 
 #[test]
@@ -373,11 +313,7 @@ fn an_llm_run_killed_and_rerun_pays_nothing_twice_and_gives_the_same_results() {
     let paid = || candidate.stats().ok + judge.stats().ok;
     let whole = dir.path().join("whole");
     let before = paid();
-    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args(&whole))
-        .current_dir(repo())
-        .output()
-        .unwrap();
+    let o = command_in(&repo()).args(args(&whole)).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let uninterrupted = paid() - before;
     assert!(uninterrupted > 100, "{uninterrupted} calls");
@@ -395,20 +331,14 @@ fn an_llm_run_killed_and_rerun_pays_nothing_twice_and_gives_the_same_results() {
 
     let killed = dir.path().join("killed");
     let start = paid();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args(&killed))
-        .current_dir(repo())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let t0 = Instant::now();
-    while paid() - start < uninterrupted / 2 && child.try_wait().unwrap().is_none() {
-        assert!(t0.elapsed() < Duration::from_secs(120), "never half-way");
-        std::thread::yield_now();
-    }
-    let _ = child.kill(); // SIGKILL
-    let _ = child.wait();
+    let mut child = support::spawn_in(&repo(), &args(&killed));
+    let interrupted = support::kill_when(
+        &mut child,
+        "half the calls",
+        Duration::from_secs(120),
+        || paid() - start >= uninterrupted / 2,
+    );
+    assert!(interrupted, "the run ended before the kill");
     assert!(
         !killed.join("results.json").exists(),
         "killed before the end"
@@ -420,11 +350,7 @@ fn an_llm_run_killed_and_rerun_pays_nothing_twice_and_gives_the_same_results() {
     };
     assert!(cached <= paid_killed);
     let resume = paid();
-    let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args(&killed))
-        .current_dir(repo())
-        .output()
-        .unwrap();
+    let o = command_in(&repo()).args(args(&killed)).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let paid_resume = paid() - resume;
     assert!(

@@ -2,55 +2,17 @@
 //! run as a user runs it — over the in-repo mock for the LLM backend, from an empty folder for
 //! the embedded library.
 
+mod support;
+
 use mock_openai::{MockConfig, MockServer};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::process::Command;
+use support::{manifest, repo, run_in, shards_and_rejects as files, text};
 
 /// The seventh scenario of the roleplay tests: a file, no code.
 fn seventh() -> PathBuf {
     repo().join("crates/roleplay/tests/test_data/seventh")
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args)
-        .current_dir(dir)
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-/// Every shard and rejects file by relative path.
-fn files(out: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    for sub in ["shards", "rejects"] {
-        let Ok(rd) = std::fs::read_dir(out.join(sub)) else {
-            continue;
-        };
-        for e in rd {
-            let p = e.unwrap().path();
-            let rel = format!("{sub}/{}", p.file_name().unwrap().to_string_lossy());
-            files.insert(rel, std::fs::read(&p).unwrap());
-        }
-    }
-    files
-}
-
-fn manifest(out: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap()
 }
 
 /// Every dialogue of the corpus by id: its scenario, split and turn texts.
@@ -550,12 +512,7 @@ fn kill_9_while_growing_then_resume_gives_the_uninterrupted_growth() {
         a
     };
     let run = |a: Vec<String>| {
-        let o = Command::new(env!("CARGO_BIN_EXE_callbench"))
-            .args(with_cfg(a))
-            .current_dir(dir.path())
-            .env("RUST_LOG", "warn")
-            .output()
-            .unwrap();
+        let o = run_in(dir.path(), &with_cfg(a));
         assert!(o.status.success(), "{}", text(&o));
     };
     let whole = dir.path().join("whole");
@@ -574,22 +531,15 @@ fn kill_9_while_growing_then_resume_gives_the_uninterrupted_growth() {
             .filter(|l| l.contains("\"kind\":\"shard\""))
             .count()
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(with_cfg(args(&out, "3000")))
-        .current_dir(dir.path())
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = support::spawn_in(dir.path(), &with_cfg(args(&out, "3000")));
     // Killed once the growing step has recorded some of its shards, not all.
-    let started = std::time::Instant::now();
-    while shard_lines(&ledger) < 6 + 3 && child.try_wait().unwrap().is_none() {
-        assert!(started.elapsed() < std::time::Duration::from_secs(120));
-        std::thread::yield_now();
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+    let interrupted = support::kill_when(
+        &mut child,
+        "three shards of the growing step",
+        std::time::Duration::from_secs(120),
+        || shard_lines(&ledger) >= 6 + 3,
+    );
+    assert!(interrupted, "the growing run ended before the kill");
     for (rel, bytes) in &first {
         assert_eq!(
             std::fs::read(out.join(rel)).ok().as_ref(),

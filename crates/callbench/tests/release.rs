@@ -2,40 +2,13 @@
 //! the card's YAML, the counts, the left-out ids, the checksums, the same bytes twice — and bad
 //! input refused with nothing written.
 
+mod support;
+
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn callbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_callbench"))
-        .args(args)
-        .current_dir(repo())
-        .env("RUST_LOG", "warn")
-        .output()
-        .expect("the binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn fails_with(o: &Output, needles: &[&str]) {
-    assert!(!o.status.success(), "expected failure");
-    let e = stderr(o);
-    for n in needles {
-        assert!(e.contains(n), "stderr lacks {n:?}: {e}");
-    }
-    assert!(!e.contains("panicked"), "{e}");
-}
-
-fn under_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
-}
+use std::process::Command;
+use support::{callbench, fails_with, json, repo, stderr};
 
 /// A 300-dialogue corpus in 3 shards, with its inspection sample.
 fn corpus(dir: &Path) -> PathBuf {
@@ -52,10 +25,6 @@ fn corpus(dir: &Path) -> PathBuf {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     out
-}
-
-fn json(path: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
 /// Ids and splits of every dialogue of the corpus's shards (the `split` column is in `stats`
@@ -97,23 +66,6 @@ fn verdict(auditor: &str, id: &str, decision: &str, kinds: &[&str]) -> String {
     serde_json::json!({"auditor": auditor, "id": id, "verdict": decision, "findings": findings,
         "ratings": {}, "note": "", "at": "2026-01-01T00:00:00Z"})
     .to_string()
-}
-
-fn all_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p)
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
 }
 
 /// The card's front matter as (indentation, text) lines between the `---` fences.
@@ -309,7 +261,7 @@ fn a_release_leaves_out_rejections_and_checks_out() {
     assert!(card.contains("figures/cells.svg") && card.contains("`safety.privacy` 1"));
 
     // Checksums: every other file, right hashes, `sha256sum -c` format.
-    let all = all_files(&rel);
+    let all = support::file_bytes(&rel);
     let sums = String::from_utf8(all["checksums.sha256"].clone()).unwrap();
     let listed: BTreeMap<String, String> = sums
         .lines()
@@ -348,7 +300,7 @@ fn a_release_leaves_out_rejections_and_checks_out() {
         "100",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(all_files(&rel2), all);
+    assert_eq!(support::file_bytes(&rel2), all);
 
     // Under `majority`, x (one of two rejects) stays; z (its only auditor rejects) goes.
     let rel3 = dir.path().join("rel3");
@@ -373,30 +325,9 @@ fn a_release_leaves_out_rejections_and_checks_out() {
 /// `scripts/read_release.py`: `datasets.load_dataset(REL)` and the three Parquet readers agree
 /// with stats.json. CI installs them (.ci/run); elsewhere a missing one skips.
 fn python_readers(rel: &Path) {
-    let probe = Command::new("python3")
-        .args(["-c", "import datasets, pyarrow, duckdb, polars"])
-        .output();
-    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(
-            !under_ci(),
-            "CI is set but python3 with datasets, pyarrow, duckdb and polars is missing (see .ci/run)"
-        );
-        eprintln!(
-            "skipped: python3 with datasets, pyarrow, duckdb and polars is not installed here"
-        );
-        return;
+    if support::python_has("datasets, pyarrow, duckdb, polars") {
+        support::python_succeeds(&repo().join("scripts/read_release.py"), rel);
     }
-    let o = Command::new("python3")
-        .arg(repo().join("scripts/read_release.py"))
-        .arg(rel)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        stderr(&o)
-    );
 }
 
 #[test]

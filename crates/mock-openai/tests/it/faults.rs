@@ -157,7 +157,9 @@ async fn hang_outlasts_a_client_timeout_and_shutdown_ends_it() {
             .send()
             .await
     });
+    let deadline = Instant::now() + Duration::from_secs(30);
     while server.stats().hang < 3 {
+        assert!(Instant::now() < deadline, "the third hang never arrived");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let started = Instant::now();
