@@ -185,6 +185,7 @@ mod tests {
         );
         assert_eq!(stage_direction("好的【微笑】").as_deref(), Some("【微笑】"));
         assert_eq!(stage_direction("请先开口。").as_deref(), Some("请先开口"));
+        assert!(stage_direction("你这一句要说的话").is_some());
         assert_eq!(stage_direction("您好，您的外卖到楼下了。"), None);
     }
 
