@@ -54,43 +54,36 @@ enum Sort {
 }
 
 /// A concept a trigger can name: its sort, the words naming it in a trigger, and the words in
-/// the caller's talk that show it (whitespace-separated).
-#[rustfmt::skip]
-const CONCEPTS: &[(Sort, &str, &str)] = &[
-    (Sort::Role, "外卖 骑手 送餐", "外卖 骑手 送餐 餐到 您的餐 你的餐 饭到 点的餐 配送员 送饭"),
-    (Sort::Role, "快递", "快递 包裹 派件 大件 件到 您的件 你的件 送货 物流 驿站 快递柜 丰巢 同城件 急件 顺丰 邮政"),
-    (Sort::Role, "司机", "司机 网约车 打车 出租车 专车 快车 顺风车 车牌 上车点 接单 车到 车已经 车停 我车 出行 行程 乘客 接驾 调度 电召 师傅到"),
-    (Sort::Role, "商家 店", "店 商家 餐厅 饭店 餐馆 后厨"),
-    (Sort::Role, "同事", "同事 部门 部的 项目组 组里 我们组"),
-    (Sort::Role, "领导", "领导 经理 主管 总监 主任"),
-    (Sort::Role, "客户 甲方 合作方", "客户 合作方 甲方 合作 采购"),
-    (Sort::Role, "人事 猎头 招聘 约面试 面试", "人事 HR hr 招聘 猎头 面试 职位 岗位 简历 工作机会"),
-    (Sort::Role, "家里人 家人 家里 妈妈 爸爸 母亲 父亲 老婆 老公 儿子 女儿", "家里 妈 爸 老婆 老公 儿子 女儿 爷爷 奶奶 外公 外婆 家人 媳妇 哥 姐 弟 妹"),
-    (Sort::Role, "朋友 同学", "朋友 同学 哥们 闺蜜 兄弟 老铁"),
-    (Sort::Role, "邻居", "邻居 楼上 隔壁 对门 楼下的"),
-    (Sort::Role, "物业", "物业 管家 物管"),
-    (Sort::Role, "房东", "房东 房租 租房 租金"),
-    (Sort::Role, "老师 班主任", "老师 班主任 学校 班里"),
-    (Sort::Role, "医院", "医院 诊所 医生 护士 体检 挂号 门诊 复查 检查"),
-    (Sort::Role, "银行", "银行 信用卡 账户 储蓄卡"),
-    (Sort::Role, "推销", "推销 推广 活动 优惠 促销 办卡 套餐 产品 了解一下 免费 礼品 会员 理财 保险 课程 宽带 楼盘 打折 贷 额度 放款 利息 低息 一款 推荐 办理 开通 体验 新用户 首单"),
-    (Sort::Role, "贷款 借贷", "贷款 借款 额度 利息 借贷 放款 借钱 信用贷 利率 低息 随借随还"),
-    (Sort::Role, "欠款 催收", "欠款 催收 逾期 还款 欠费 欠钱 欠了"),
-    (Sort::Role, "退款 理赔", "退款 理赔 赔付 赔偿 退钱"),
-    (Sort::Role, "装修", "装修 装饰 家装 整装 翻新"),
-    (Sort::Role, "维修", "维修 修理 检修 报修 修一下 上门修"),
-    (Sort::Role, "供应商 发票 对账", "供应商 发票 对账 货款"),
-    (Sort::Role, "客服", "客服"),
-    (Sort::Event, "送到 送达 到楼下 到门口 到达 说到了", "到了 已经到 送到了 已送到 已经送到 给您送到 送到楼下 送到门口 送到您 到楼下 在楼下 到门口 在门口 您门口 你门口 您楼下 你楼下 门口呢 楼下呢 家门口 楼下了 门口了 送达 已到 到您楼下 到你楼下 放哪 下来拿 到小区 送过来了 拿到楼下"),
-    (Sort::Event, "上车点", "上车点 到了 已到 已经到 到您这 到您楼下 到您门口 在门口 到地方 到位置 到定位 到这儿了 在路边"),
-    (Sort::Event, "找不到 看不到 问路 看不见", "找不到 怎么走 从哪 看不到 人呢 人在哪 乘客在哪 乘客呢 您在哪 你在哪 在哪儿呢 在哪呢 人去哪 看不着 没见人 没看到 没看见 没见到 没找着 没瞧见 见不到 哪个门 哪栋 迷路 没找到 没见着 看不见 绕了"),
-    (Sort::Event, "卖完 缺货 卖光 售罄 没货", "卖完 卖光 售罄 没货 缺货 没有了 断货 用完了 做不了"),
-    (Sort::Event, "取消", "取消"),
-    (Sort::Event, "没取 未取", "没取 还没取 未取 滞留 没来取 一直没取 没领 超期 没拿"),
-    (Sort::Event, "快递柜或驿站 放到快递柜 放到驿站 放驿站 放快递柜", "放快递柜 放驿站 放到驿站 放到快递柜 放丰巢 存柜 放柜 放代收点 放快递点 放菜鸟 放到柜 放在驿站 放在快递柜 存快递柜 存驿站"),
-    (Sort::Event, "约时间 约上门 上门维修 上门检查 上门服务 上门安装 入户", "约 上门 入户 进户 进屋 到家里 安全检查 排查 什么时候 哪天 时间 日期 过来 过去 维修 空档 预约 安排 面试 通知"),
-    (Sort::Weak, "问工作 谈工作", ""),
-];
+/// the caller's talk that show it (whitespace-separated). The list is data,
+/// `data/trigger_concepts.toml`, compiled in: a new concept is an entry there, not Rust.
+static CONCEPTS: LazyLock<Vec<(Sort, String, String)>> = LazyLock::new(|| {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct File {
+        concept: Vec<Entry>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Entry {
+        sort: String,
+        names: String,
+        shows: String,
+    }
+    let file: File = toml::from_str(include_str!("../data/trigger_concepts.toml"))
+        .unwrap_or_else(|e| panic!("quality-checker data/trigger_concepts.toml: {e}"));
+    file.concept
+        .into_iter()
+        .map(|e| {
+            let sort = match e.sort.as_str() {
+                "role" => Sort::Role,
+                "event" => Sort::Event,
+                "weak" => Sort::Weak,
+                other => panic!("quality-checker data/trigger_concepts.toml: sort {other:?} is not role, event or weak"),
+            };
+            (sort, e.names, e.shows)
+        })
+        .collect()
+});
 
 static TRIGGER_WORDS: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
     let mut words = Vec::new();
@@ -105,7 +98,7 @@ static TRIGGER_WORDS: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
 });
 
 static EVIDENCE: LazyLock<Vec<AhoCorasick>> =
-    LazyLock::new(|| CONCEPTS.iter().map(|c| lexicon::words(c.2)).collect());
+    LazyLock::new(|| CONCEPTS.iter().map(|c| lexicon::words(&c.2)).collect());
 
 /// Every role's evidence words in one automaton (did the caller name any role at all?).
 static ANY_ROLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
@@ -677,7 +670,7 @@ fn pitch_shown(ci: usize, text: &str) -> bool {
 /// that group `g` does not name, and as none that it does.
 fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
     let trade = |ci: usize| {
-        let c = CONCEPTS[ci].1;
+        let c = &CONCEPTS[ci].1;
         c.starts_with("外卖") || c.starts_with("快递") || c.starts_with("司机")
     };
     if !g.iter().any(|&ci| trade(ci)) {
@@ -738,7 +731,7 @@ static FUTURE: LazyLock<AhoCorasick> =
 
 /// Whether the caller's text reports the event (not as future, not negated).
 fn event_said(ci: usize, text: &str) -> bool {
-    let c = CONCEPTS[ci].1;
+    let c = &CONCEPTS[ci].1;
     if (c.starts_with("送到") || c.starts_with("上车点")) && arrived(text) {
         return true;
     }
