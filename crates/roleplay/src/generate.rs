@@ -397,9 +397,19 @@ async fn produce<B: Backend>(stages: Arc<Stages<B>>, index: u64, first_attempt: 
                 continue;
             }
         };
+        // The models that played (and judged) this dialogue: no judge's when the judge is off.
+        let mut models = backend.models();
+        match (&judge, cfg.judge.enabled) {
+            (Some(j), true) => {
+                models.insert("judge".into(), j.config().judge.model.clone());
+            }
+            _ => {
+                models.remove("judge");
+            }
+        }
         let gen_info = GenInfo {
             backend: backend.name().to_string(),
-            models: backend.models(),
+            models,
             seed,
             attempt,
             versions: versions.clone(),

@@ -123,6 +123,11 @@ fn a_clean_run_writes_every_dialogue() {
         d.iter()
             .all(|d| d.turns.len() >= 2 && d.r#gen.as_ref().unwrap().backend == "openai")
     );
+    // The judge is off: the dialogues name the caller's and the assistant's models, no judge's.
+    for d in &d {
+        let models: Vec<&String> = d.r#gen.as_ref().unwrap().models.keys().collect();
+        assert_eq!(models, ["assistant", "caller"], "{}", d.id);
+    }
     let usage = client.usage();
     assert!(usage.roles["caller"].requests > 0 && usage.roles["assistant"].requests > 0);
     assert_eq!(
@@ -243,6 +248,11 @@ fn the_judge_scores_every_assistant_turn_and_its_thresholds_decide() {
     let corpus = shards(dir.path());
     assert!(!corpus.is_empty());
     for d in &corpus {
+        assert!(
+            d.r#gen.as_ref().unwrap().models.contains_key("judge"),
+            "{}",
+            d.id
+        );
         let j = d.judge.as_ref().expect("scores stored with the dialogue");
         let assistant_turns: Vec<usize> = d
             .turns
