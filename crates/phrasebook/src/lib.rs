@@ -237,12 +237,19 @@ impl Lexicon {
     /// does not. A near-miss line of a preset (its cue word, its condition not met) must read
     /// as not said.
     pub fn affirms(&self, cues: &[String], text: &str) -> bool {
-        cues.iter().any(|c| {
-            !c.is_empty()
-                && text
-                    .match_indices(c.as_str())
-                    .any(|(at, _)| !self.denied_before(&text[..at]))
-        })
+        self.affirmed(cues, text).is_some()
+    }
+
+    /// The first of `cues` that `text` says without denying it (see [`Lexicon::affirms`]).
+    pub fn affirmed<'c>(&self, cues: &'c [String], text: &str) -> Option<&'c str> {
+        cues.iter()
+            .find(|c| {
+                !c.is_empty()
+                    && text
+                        .match_indices(c.as_str())
+                        .any(|(at, _)| !self.denied_before(&text[..at]))
+            })
+            .map(String::as_str)
     }
 
     /// Whether the clause that `before` ends in ends with a negation, give or take

@@ -469,9 +469,7 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
                             }
                         }
                         for (key, t) in lines {
-                            if lex.affirms(&p.cues, t)
-                                && let Some(c) = hit(&p.cues, t)
-                            {
+                            if let Some(c) = lex.affirmed(&p.cues, t) {
                                 cx.push(file, key, format!("{pkey} ({:?}) does not apply to role {:?} with goal {:?}, yet its cue {c:?} is in {t:?}", p.id, role.id, g.id));
                             }
                         }
