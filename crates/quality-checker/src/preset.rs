@@ -24,12 +24,22 @@
 //! reported, whoever reports it. A trigger with no known concept falls back to bigram overlap
 //! with the caller's words; one that cannot be read at all is never judged.
 //!
-//! *Priors* (the `relation` a dialogue was generated with; they only hold findings back):
-//! - in an `alignment`, `complementarity` or `conflict` dialogue, a caller who said anything of
-//!   substance without naming any role is taken to have said who they are (`小詹，我是周总`
-//!   for "如果是领导打来") — the timing of a bare "喂" is still judged;
-//! - `preset.missing` is not reported in `conflict` and `irrelevance` dialogues: their callers
-//!   word their situation beyond any lexicon, and not conveying is right there.
+//! *Read leniently*: a caller who said anything of substance without naming any role may be the
+//! one the trigger names (`小詹，我是周总` for "如果是领导打来"), and a topic never said may be
+//! what they call about. This lenient reading stands in for the words only where they are
+//! missing: a conveyance is premature when even the lenient reading has the trigger not yet
+//! holding (a bare "喂"), or when the caller's answer shows they asked for nothing of the kind
+//! (`啊？什么包裹？我问的是接口文档`, `data/caller_reactions.toml`); `preset.missing` read from it
+//! alone is uncertain. A caller who reported a situation that contradicts the preset has shown
+//! its situation from their first words of substance — unless they said they are someone the
+//! trigger does not name: a push after it is a conflict, not premature.
+//!
+//! *The one prior left* (the `relation` a dialogue was generated with; it only holds findings
+//! back): `preset.missing` is not reported in `conflict` and `irrelevance` dialogues. Without it
+//! the offline corpus's rejected attempts rose from 231 to 911 and 3 of 50,000 dialogues could not
+//! be written: the trigger is read too eagerly (`您先别取消订单啊` read as a request to cancel,
+//! `出行` in a platform's name read as the driver) and conflicts worded beyond the lexicon
+//! (`按规定这类件要实名签收` against "不用等人签收") go unseen. Removing it waits on those.
 //!
 //! Refusals of suspicious callers (sales, loans, debts, refunds, banks) are undone only by an
 //! emergency, not by the caller's own story (the parcel was lost, the account will be frozen).
@@ -465,7 +475,7 @@ fn self_intro<'a>(t: &'a TurnCtx, first: bool) -> impl Iterator<Item = &'a str> 
 }
 
 /// The first caller turn by which the trigger holds; `Err(())` when the trigger cannot be read.
-fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
+fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()> {
     if trig.groups.is_empty() && trig.topic.is_empty() {
         return Err(());
     }
@@ -479,11 +489,7 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
         g.iter()
             .any(|&ci| CONCEPTS[ci].0 == Sort::Event && !CONCEPTS[ci].1.starts_with("约时间"))
     });
-    let role_prior = ctx.presets.len() == 1
-        && matches!(
-            ctx.d.relation,
-            Relation::Alignment | Relation::Complementarity | Relation::Conflict
-        );
+    let role_prior = lenient && ctx.presets.len() == 1;
     // The topic: the first caller turn that says it; a topic never said at all is taken as
     // shown by the first substantive turn under the prior (`陌生人深夜来电骚扰`: the caller
     // never says "骚扰").
@@ -521,6 +527,58 @@ fn held_at(ctx: &Ctx, trig: &Trigger) -> Result<Option<usize>, ()> {
         return Ok(topic_at);
     }
     Ok(held_groups(ctx, trig, role_prior)?.map(|g| g.max(topic_at.unwrap_or(0))))
+}
+
+/// Whether the caller says they are someone (a role of the concept lexicon) that no concept
+/// group of the trigger names.
+fn names_other_role(ctx: &Ctx, trig: &Trigger) -> bool {
+    let mut first = true;
+    for t in ctx.turns.iter().filter(|t| !t.assistant) {
+        for s in self_intro(t, first) {
+            let mut shown = (0..CONCEPTS.len())
+                .filter(|&ci| CONCEPTS[ci].0 == Sort::Role && EVIDENCE[ci].is_match(s))
+                .peekable();
+            if shown.peek().is_some()
+                && !shown.any(|ci| trig.groups.iter().any(|g| g.contains(&ci)))
+            {
+                return true;
+            }
+        }
+        first = first && only_checks_who(t);
+    }
+    false
+}
+
+/// What a caller's reactions look like (`data/caller_reactions.toml`, compiled in).
+static REACTIONS: LazyLock<(AhoCorasick, AhoCorasick)> = LazyLock::new(|| {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct File {
+        confused_openings: String,
+        confused_words: String,
+    }
+    let file: File = toml::from_str(include_str!("../data/caller_reactions.toml"))
+        .unwrap_or_else(|e| panic!("quality-checker data/caller_reactions.toml: {e}"));
+    (
+        AhoCorasick::builder()
+            .start_kind(aho_corasick::StartKind::Anchored)
+            .build(file.confused_openings.split_whitespace())
+            .expect("caller_reactions.toml: confused_openings"),
+        lexicon::words(&file.confused_words),
+    )
+});
+
+/// Whether the caller's answer to assistant turn `t` shows they did not ask for what it said.
+fn confused_after(ctx: &Ctx, t: usize) -> bool {
+    let Some(r) = ctx.turns.get(t + 1).filter(|r| !r.assistant) else {
+        return false;
+    };
+    let text = r.text.trim_start();
+    let (openings, words) = &*REACTIONS;
+    openings
+        .find(aho_corasick::Input::new(text).anchored(aho_corasick::Anchored::Yes))
+        .is_some()
+        || words.is_match(text)
 }
 
 /// Words right before a trigger's word that deny it (`不是停水啊`, `没超时`, `我不是推销`).
@@ -789,6 +847,13 @@ fn event_said(ci: usize, text: &str) -> bool {
             "给你打",
             "打电话",
             "联系",
+            // 到了放哪, 到了要打电话不, 到了怎么办: a question about then.
+            "放哪",
+            "放在哪",
+            "要",
+            "怎么",
+            "咋",
+            "该",
         ]
         .iter()
         .any(|w| after.starts_with(w))
@@ -1217,7 +1282,6 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in &ctx.presets {
         let trig = parse_trigger(p.trigger);
-        let exempt = matches!(ctx.d.relation, Relation::Conflict | Relation::Irrelevance);
         let content = preset_content(p.response);
         // The preset's own instructions, for conveyance of a part; a generic ending of a call
         // (`请不要再打来`) conveys no instruction of its own.
@@ -1253,29 +1317,22 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             })
             .map(|t| t.idx)
             .collect();
-        // Nothing conveyed and nothing can be missing: done.
-        if conveyed.is_empty() && exempt {
-            continue;
-        }
-        // Prior: a dialogue generated as `conflict` is one whose trigger holds (CONTRACT: the
-        // caller's situation contradicts a preset that applies); a caller who opens with the
-        // contradicting situation (`这个定位点是在高架桥上`, `箱子破了，在往外漏`) has shown it
-        // without the trigger's words. It only ever makes a push a conflict, not premature.
-        let held = match held_at(ctx, &trig) {
-            Ok(h) if ctx.d.relation == Relation::Conflict && ctx.presets.len() == 1 => {
-                let first = ctx
-                    .turns
-                    .iter()
-                    .find(|t| !t.assistant && substantive(ctx, t.text))
-                    .map(|t| t.idx);
-                Ok(match (h, first) {
-                    (Some(h), Some(f)) => Some(h.min(f)),
-                    (h, f) => h.or(f),
-                })
-            }
-            other => other,
-        };
-        if conveyed.is_empty() && !matches!(held, Ok(Some(_))) {
+        let held = held_at(ctx, &trig, false);
+        let lenient = held_at(ctx, &trig, true);
+        let other_role = names_other_role(ctx, &trig);
+        let first_said = ctx
+            .turns
+            .iter()
+            .find(|t| !t.assistant && substantive(ctx, t.text))
+            .map(|t| t.idx);
+        // Not yet judged from the words alone: in a dialogue generated as `conflict` or
+        // `irrelevance`, the lexicon reads the trigger too eagerly and misses conflicts worded
+        // beyond it (measured: ARCHITECTURE.md, "What the checker still reads of the plan"), so
+        // nothing is reported missing there.
+        let exempt = matches!(ctx.d.relation, Relation::Conflict | Relation::Irrelevance);
+        if conveyed.is_empty()
+            && (exempt || !matches!(held, Ok(Some(_))) && !matches!(lenient, Ok(Some(_))))
+        {
             continue;
         }
         let conflict_any = conflict_at(ctx, p, &trig);
@@ -1447,12 +1504,26 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 ));
                 continue;
             }
-            // Pushed after a conflict: a conflict whatever the trigger.
-            let not_yet = (matches!(held, Ok(None)) || matches!(held, Ok(Some(h)) if h > t))
+            // Pushed after a conflict: a conflict whatever the trigger. A caller who reported a
+            // situation that contradicts the preset has shown they are in its situation, from
+            // their first words of substance (`这个定位点是在高架桥上`, `箱子破了，在往外漏`).
+            let before = |h: &Result<Option<usize>, ()>| {
+                matches!(h, Ok(None)) || matches!(h, Ok(Some(h)) if *h > t)
+            };
+            // (Who calls is not shown by a conflict: not when they name another role.)
+            let shown_by_conflict = conflict.is_some_and(|c| c < t)
+                && first_said.is_some_and(|f| f <= t)
+                && !other_role;
+            // Read leniently (a caller who names no role may be the one the trigger names), the
+            // trigger holds: still premature when the caller's answer shows they asked for
+            // nothing of the kind (`啊？什么包裹？我问的是接口文档`).
+            let not_yet = before(&held)
+                && (before(&lenient) || confused_after(ctx, t))
+                && !shown_by_conflict
                 && objection.as_ref().is_none_or(|o| o.0 >= t);
             if not_yet {
                 if first {
-                    out.push(finding(
+                    let f = finding(
                         ViolationKind::PresetPremature,
                         t,
                         ev,
@@ -1460,7 +1531,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             "the preset \"{}\" is conveyed before its trigger (\"{}\") holds",
                             p.id, p.trigger
                         ),
-                    ));
+                    );
+                    out.push(f);
                 }
             } else if let Some(c) = conflict
                 && c < t
@@ -1502,14 +1574,19 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // preset (the caller's conflict may be worded beyond the lexicon; the trigger may be
         // read too eagerly). It only ever holds a finding back.
         if conveyed.is_empty()
-            && !exempt
-            && let Ok(Some(h)) = held
+            // (Read leniently, a trigger of a topic alone would hold for any caller.)
+            && let Some(h) = held
+                .ok()
+                .flatten()
+                .or(lenient.ok().flatten().filter(|_| !trig.groups.is_empty()))
             && conflict_any.is_none()
             && !touched(ctx, &content)
             && !ctx
                 .turns
                 .iter()
                 .any(|t| t.assistant && SUSPENDS.is_match(t.text))
+            // Set aside in so many words (`原来放柜子的办法就先不算了`): not conveying is right.
+            && suspended.is_empty()
             && let Some(at) = missing_turn(ctx, h)
         {
             let f = finding(
@@ -1523,7 +1600,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             );
             // Read from a topic or from who the caller seems to be, not from the trigger's own
             // words, the trigger may not hold at all: a question for a second opinion.
-            if !plainly_said(ctx, &trig, h) {
+            // And a caller who needs something now may have a reason the preset does not fit,
+            // in words no lexicon of conflicts has (`一个小时之内给我个准话`).
+            if !matches!(held, Ok(Some(_)))
+                || !plainly_said(ctx, &trig, h)
+                || URGENT_NEED.is_match(ctx.caller_text())
+            {
                 ctx.uncertain(&f);
             }
             out.push(f);

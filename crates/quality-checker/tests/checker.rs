@@ -1158,3 +1158,45 @@ fn a_job_title_is_no_pitch() {
     );
     assert!(has(&d, "preset.missing", 5), "{:?}", found(&d));
 }
+
+/// Who calls and whether the trigger holds are read from the call, not from the `relation` it
+/// was generated with: a caller who gives only a name may be the one the trigger names, so the
+/// preset told to them is not premature — unless their answer shows they asked for nothing of
+/// the kind. The same words give the same timing findings under every relation.
+#[test]
+fn trigger_timing_is_read_from_the_words_not_the_relation() {
+    let presets = [("如果是快递员来电", "包裹放公司前台就行，他回来取")];
+    let puzzled = [
+        "喂，黎工吗？我是小苗，你那个接口文档写完了没？测试那边在等。",
+        "您好，黎工现在不方便接电话，我是他的来电助理。他交代过，包裹放公司前台就行，他回来取。",
+        "啊？什么包裹？我问的是接口文档。",
+        "不好意思，我转告他文档的事。",
+    ];
+    let taken = [
+        "喂，黎工吗？我是小苗，东西给你带到楼下了，放哪儿？",
+        "您好，黎工现在不方便接电话，我是他的来电助理。他交代过，包裹放公司前台就行，他回来取。",
+        "好嘞，那我放前台。",
+        "好的，辛苦您。",
+    ];
+    let timing = |d: &Dialogue| -> Vec<(String, usize)> {
+        found(d)
+            .into_iter()
+            .filter(|(k, _)| k == "preset.premature" || k == "preset.conflict")
+            .collect()
+    };
+    for relation in [
+        Relation::Alignment,
+        Relation::Complementarity,
+        Relation::Conflict,
+        Relation::Irrelevance,
+    ] {
+        let d = dialogue(&presets, relation, &puzzled);
+        assert_eq!(
+            timing(&d),
+            vec![("preset.premature".to_string(), 1)],
+            "{relation:?}"
+        );
+        let d = dialogue(&presets, relation, &taken);
+        assert_eq!(timing(&d), vec![], "{relation:?}");
+    }
+}
