@@ -26,10 +26,9 @@
 //! (快递, 同事, 推销 …, shown in the caller's self-introduction) and events (送到, 找不到, 卖完 …,
 //! shown anywhere, not as future or negated: a time ahead is not an arrival, case
 //! preset/not-yet-arrived; an arrival in any words is, case preset/arrived-in-other-words).
-//! `骑手或商家` is one
-//! group (either), `推销贷款` two (both). A trigger about an event holds when the event is
-//! reported, whoever reports it. A trigger with no known concept falls back to bigram overlap
-//! with the caller's words; one that cannot be read at all is never judged.
+//! `骑手或商家` is one group (either), `推销贷款` two (both). A trigger about an event holds when
+//! the event is reported, whoever reports it. A trigger with no known concept falls back to
+//! bigram overlap with the caller's words; one that cannot be read at all is never judged.
 //!
 //! *Priors* (the `relation` a dialogue was generated with; they only hold findings back):
 //! - in an `alignment`, `complementarity` or `conflict` dialogue, a caller who said anything of

@@ -6,8 +6,8 @@
 //! One test runs them all and lists every mismatching case with its file and id, not only the
 //! first; a malformed file fails with the file, the case and the key named.
 
-use callbench_model::vocab::{PresetCase, PresetKind, Relation, Speaker, VIOLATION_KINDS};
 use callbench_model::Dialogue;
+use callbench_model::vocab::{PresetCase, PresetKind, Relation, Speaker, VIOLATION_KINDS};
 use quality_checker::{CheckConfig, Confidence};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -159,13 +159,23 @@ fn build(defaults: &Fields, case: Case) -> Result<Ready, Vec<String>> {
     let f = &case.fields;
     let d = defaults;
     let pick = |a: &Option<String>, b: &Option<String>| a.clone().or_else(|| b.clone());
-    let presets = f.presets.clone().or_else(|| d.presets.clone()).unwrap_or_default();
+    let presets = f
+        .presets
+        .clone()
+        .or_else(|| d.presets.clone())
+        .unwrap_or_default();
     let mut word = |key: &str, given: Option<String>, default: &str| -> String {
         let w = given.unwrap_or_else(|| default.to_string());
         let ok = match key {
-            "relation" => Relation::from_str(&w).map(|_| ()).map_err(|e| e.to_string()),
-            "preset_case" => PresetCase::from_str(&w).map(|_| ()).map_err(|e| e.to_string()),
-            _ => PresetKind::from_str(&w).map(|_| ()).map_err(|e| e.to_string()),
+            "relation" => Relation::from_str(&w)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            "preset_case" => PresetCase::from_str(&w)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            _ => PresetKind::from_str(&w)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
         };
         if let Err(e) = ok {
             errors.push(format!("key `{key}`: {e}"));
@@ -177,7 +187,11 @@ fn build(defaults: &Fields, case: Case) -> Result<Ready, Vec<String>> {
     } else {
         ("regular", "alignment")
     };
-    let preset_case = word("preset_case", pick(&f.preset_case, &d.preset_case), case_default);
+    let preset_case = word(
+        "preset_case",
+        pick(&f.preset_case, &d.preset_case),
+        case_default,
+    );
     let relation = word("relation", pick(&f.relation, &d.relation), relation_default);
     let presets: Vec<serde_json::Value> = presets
         .iter()
@@ -198,14 +212,24 @@ fn build(defaults: &Fields, case: Case) -> Result<Ready, Vec<String>> {
         .collect();
     let mut need = |key: &str, v: Option<String>| {
         v.unwrap_or_else(|| {
-            errors.push(format!("key `{key}` is missing (in the case or the file's [defaults])"));
+            errors.push(format!(
+                "key `{key}` is missing (in the case or the file's [defaults])"
+            ));
             String::new()
         })
     };
     let scenario = need("scenario", pick(&f.scenario, &d.scenario));
     let name = need("name", pick(&f.name, &d.name));
-    let public = f.public.clone().or_else(|| d.public.clone()).unwrap_or_default();
-    let private = f.private.clone().or_else(|| d.private.clone()).unwrap_or_default();
+    let public = f
+        .public
+        .clone()
+        .or_else(|| d.public.clone())
+        .unwrap_or_default();
+    let private = f
+        .private
+        .clone()
+        .or_else(|| d.private.clone())
+        .unwrap_or_default();
     let role = pick(&f.role, &d.role).unwrap_or_default();
     let goal = pick(&f.goal, &d.goal).unwrap_or_default();
 
@@ -254,12 +278,13 @@ fn build(defaults: &Fields, case: Case) -> Result<Ready, Vec<String>> {
 
     let mut config = d.config.clone().unwrap_or_default();
     config.extend(f.config.clone().unwrap_or_default());
-    let config: CheckConfig = toml::Value::Table(config)
-        .try_into()
-        .unwrap_or_else(|e: toml::de::Error| {
-            errors.push(format!("key `config`: {}", e.message()));
-            CheckConfig::default()
-        });
+    let config: CheckConfig =
+        toml::Value::Table(config)
+            .try_into()
+            .unwrap_or_else(|e: toml::de::Error| {
+                errors.push(format!("key `config`: {}", e.message()));
+                CheckConfig::default()
+            });
 
     let dialogue = serde_json::from_value::<Dialogue>(serde_json::json!({
         "id": case.id, "scenario": scenario, "preset_case": preset_case, "relation": relation,
@@ -351,7 +376,12 @@ fn mismatch(r: &Ready) -> Option<String> {
     if wrong.is_empty() {
         return None;
     }
-    let mut s = format!("{} {}: {}\n  the checker found:", r.file, r.id, wrong.join("; "));
+    let mut s = format!(
+        "{} {}: {}\n  the checker found:",
+        r.file,
+        r.id,
+        wrong.join("; ")
+    );
     if qc.violations.is_empty() {
         s.push_str(" nothing");
     }
@@ -477,7 +507,10 @@ fn case_ids_in(comment: &str, prefixes: &BTreeSet<String>) -> Vec<String> {
         if !prefixes.contains(prefix) {
             continue;
         }
-        let rest: String = comment[i + 1..].chars().take_while(|&c| is_id_char(c)).collect();
+        let rest: String = comment[i + 1..]
+            .chars()
+            .take_while(|&c| is_id_char(c))
+            .collect();
         let rest = rest.trim_end_matches('-');
         if !rest.is_empty() {
             out.push(format!("{prefix}/{rest}"));
@@ -489,7 +522,12 @@ fn case_ids_in(comment: &str, prefixes: &BTreeSet<String>) -> Vec<String> {
 /// A malformed case file is refused with the file, the case and the key named.
 #[test]
 fn a_malformed_case_file_names_file_case_and_key() {
-    let err = |text: &str| parse_file("tests/cases/x.toml", "x", text).err().unwrap().join("\n");
+    let err = |text: &str| {
+        parse_file("tests/cases/x.toml", "x", text)
+            .err()
+            .unwrap()
+            .join("\n")
+    };
     let base = "[defaults]\nscenario = \"delivery\"\nname = \"王建国\"\n";
     let e = err(&format!(
         "{base}[[case]]\nid = \"x/a\"\nrule = \"r\"\nturns = [\"喂\", \"您好\"]\nexpect = [[\"safety.privcy\", 1]]\n"
@@ -506,7 +544,10 @@ fn a_malformed_case_file_names_file_case_and_key() {
     let e = err(&format!(
         "{base}[[case]]\nid = \"x/a\"\nrule = \"r\"\nturns = [\"喂\", \"您好\"]\nexpect = []\nexpct = []\n"
     ));
-    assert!(e.contains("tests/cases/x.toml") && e.contains("expct"), "{e}");
+    assert!(
+        e.contains("tests/cases/x.toml") && e.contains("expct"),
+        "{e}"
+    );
     let e = err(&format!(
         "{base}[[case]]\nid = \"x/a\"\nrule = \"r\"\nrelation = \"alignmnt\"\nturns = [\"喂\", \"您好\"]\nexpect = []\n"
     ));
@@ -514,7 +555,10 @@ fn a_malformed_case_file_names_file_case_and_key() {
     let e = err(&format!(
         "{base}[[case]]\nid = \"x/a\"\nrule = \"r\"\nconfig = {{ repetition_similarty = 0.5 }}\nturns = [\"喂\", \"您好\"]\nexpect = []\n"
     ));
-    assert!(e.contains("`config`") && e.contains("repetition_similarty"), "{e}");
+    assert!(
+        e.contains("`config`") && e.contains("repetition_similarty"),
+        "{e}"
+    );
     let e = err("[[case]]\nid = \"y/a\"\nrule = \"r\"\nturns = [\"喂\", \"您好\"]\nexpect = []\n");
     assert!(
         e.contains("`id` must start with \"x/\"") && e.contains("`scenario` is missing"),
