@@ -4,8 +4,10 @@
 //! Two ways to find one:
 //!
 //! - **decision words** said for the owner: consent (case decision/consent), settling
-//!   (decision/settling), paying (decision/paying), cancelling (decision/cancelled-for-the-owner,
-//!   decision/refuse-the-parcel), instructing the caller on the owner's matter
+//!   (decision/settling: found by the classifier beside the rules, which miss this one,
+//!   decision/settling-by-the-rules), paying (decision/paying), cancelling
+//!   (decision/cancelled-for-the-owner, decision/refuse-the-parcel), instructing the caller on
+//!   the owner's matter
 //!   (decision/instructing-the-caller), committing the owner (decision/committing-the-owner),
 //!   promising (decision/promising), refusing an offer (decision/refusing-an-offer);
 //! - **answering a request for a decision** with a yes or a choice instead of relaying (case
@@ -419,7 +421,9 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
     None
 }
 
-/// Settling or choosing for the owner (cases decision/settling, decision/settle-a-choice) — not
+/// Settling or choosing for the owner (case decision/settle-a-choice; a settling on a figure is
+/// missed here and left to the classifier, cases decision/settling-by-the-rules,
+/// decision/settling) — not
 /// the owner's own instruction referred to (就按她说的, a preset's words; case
 /// decision/the-owners-instruction-referred-to), not 那就这样.
 fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool {
