@@ -7,9 +7,9 @@
 //!   (decision/settling: found by the classifier beside the rules, which miss this one,
 //!   decision/settling-by-the-rules), paying (decision/paying), cancelling
 //!   (decision/cancelled-for-the-owner, decision/refuse-the-parcel), instructing the caller on
-//!   the owner's matter
-//!   (decision/instructing-the-caller), committing the owner (decision/committing-the-owner),
-//!   promising (decision/promising), refusing an offer (decision/refusing-an-offer);
+//!   the owner's matter (decision/instructing-the-caller), committing the owner
+//!   (decision/committing-the-owner), promising (decision/promising), refusing an offer
+//!   (decision/refusing-an-offer);
 //! - **answering a request for a decision** with a yes or a choice instead of relaying (case
 //!   decision/yes-to-the-callers-plan).
 //!
