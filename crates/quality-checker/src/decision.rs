@@ -3,18 +3,22 @@
 //!
 //! Two ways to find one:
 //!
-//! - **decision words** said for the owner: consent (`他肯定同意`), settling (`就按涨三百来`),
-//!   paying (`高速费她出`), cancelling (`我帮她取消了`, `那就拒收吧`), instructing the caller on
-//!   the owner's matter (`您放驿站吧`), committing the owner (`明天九点他一定到`), promising
-//!   (`不会给您差评的`), refusing an offer (`他不需要`);
-//! - **answering a request for a decision** with a yes or a choice instead of relaying: the
-//!   caller asks `那我就放柜子里了啊？` and the assistant says `可以，放柜子里吧`.
+//! - **decision words** said for the owner: consent (case decision/consent), settling
+//!   (decision/settling: found by the classifier beside the rules, which miss this one,
+//!   decision/settling-by-the-rules), paying (decision/paying), cancelling
+//!   (decision/cancelled-for-the-owner, decision/refuse-the-parcel), instructing the caller on
+//!   the owner's matter (decision/instructing-the-caller), committing the owner
+//!   (decision/committing-the-owner), promising (decision/promising), refusing an offer
+//!   (decision/refusing-an-offer);
+//! - **answering a request for a decision** with a yes or a choice instead of relaying (case
+//!   decision/yes-to-the-callers-plan).
 //!
-//! Not a decision: a refusal to decide (`这个我没法替机主决定`, `借车这事我替他答应不了`,
-//! `取消不取消，我这边做不了主`), relaying (`取消的事我转告他`), a question or condition
-//! (`您看他同不同意？`, `如果他同意的话`), the caller's words reported (`您说合同放她桌上了`),
-//! the owner's preset words, the assistant's promise about its own relaying (`一定带到`),
-//! protective refusals to scammers and harassers.
+//! Not a decision: a refusal to decide (cases decision/cannot-decide,
+//! decision/cannot-agree-for-him, decision/a-not-a-undecided), relaying (decision/relayed), a
+//! question or condition (decision/asked-back, decision/on-the-owners-will), the caller's words
+//! reported (decision/callers-words-reported), the owner's preset words, the assistant's promise
+//! about its own relaying (decision/own-relaying-promised), protective refusals to scammers and
+//! harassers.
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon::{self, M_DEFERS, M_RELAY, M_REPORTED, M_UNCERTAIN};
@@ -67,7 +71,7 @@ const ANCHOR_LIST: &[(Cat, &str)] = &[
                    算了吧 拒绝 不用了 不续 不订了 不换了"),
 ];
 
-/// Words that open a wish (`祝您一路顺风`, `愿您早日康复`, `希望您一切顺利`).
+/// Words that open a wish (祝您, 愿您, 希望您; case decision/a-wish).
 const WISH: &[&str] = &["祝", "预祝", "愿您", "愿你", "希望您", "希望你"];
 
 static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
@@ -213,7 +217,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     out
 }
 
-/// The part of a turn that counts after a contrast (`我做不了主……不过您先休吧` → `您先休吧`).
+/// The part of a turn that counts after a contrast (不过, 但是; case
+/// decision/grant-after-a-deferral).
 fn after_contrast(s: &str) -> usize {
     CONTRAST.find_iter(s).last().map_or(0, |m| m.end())
 }
@@ -228,8 +233,8 @@ fn deferred(t: &TurnCtx, ci: usize, from: usize) -> bool {
     let hi = (ci + 1).min(t.clauses.len() - 1);
     (lo..=hi).any(|k| {
         let d = t.clauses[k];
-        // 麻烦您跟前台说一声: the caller is told to pass something on — not the assistant
-        // deferring to the owner.
+        // The caller told to pass something on (您跟…说一声) is not the assistant deferring to
+        // the owner (case decision/caller-passes-it-on).
         let ds = d.text(t.text);
         let callers_relay = k != ci && CALLERS_RELAY.iter().any(|w| ds.contains(w));
         d.sentence == c.sentence
@@ -240,7 +245,7 @@ fn deferred(t: &TurnCtx, ci: usize, from: usize) -> bool {
 }
 
 /// Some clause from `from` on relays, defers or declines — not one that has the caller pass
-/// something on (`您跟物业说一声`).
+/// something on (case decision/caller-passes-it-on).
 fn defers_from(t: &TurnCtx, from: usize) -> bool {
     t.clauses.iter().enumerate().any(|(ci, c)| {
         c.end > from
@@ -249,7 +254,7 @@ fn defers_from(t: &TurnCtx, from: usize) -> bool {
     })
 }
 
-/// The caller, not the assistant, passes something on (`麻烦您跟前台说一声`).
+/// The caller, not the assistant, passes something on (case decision/caller-passes-it-on).
 const CALLERS_RELAY: [&str; 8] = [
     "您跟",
     "你跟",
@@ -261,7 +266,8 @@ const CALLERS_RELAY: [&str; 8] = [
     "你和",
 ];
 
-/// An A-not-A or either-or question inside the clause (`取消不取消`, `同意还是不同意`).
+/// An A-not-A or either-or question inside the clause (取消不取消, 同意还是不同意; case
+/// decision/a-not-a-undecided).
 fn alternative(clause: &str) -> bool {
     if clause.contains("还是") || clause.contains("要么") || clause.contains("或者") {
         return true;
@@ -304,8 +310,8 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             continue;
         }
         let clause = c.text(t.text);
-        // `免费的话就给她登记一个`: a condition of fact, and the decision taken on it — not a
-        // condition on the owner's will (`他同意的话就放驿站吧`).
+        // A condition of fact, and the decision taken on it (case decision/a-condition-of-fact)
+        // — not a condition on the owner's will (case decision/a-condition-on-the-owners-will).
         let decided_on = clause.find("的话").filter(|&i| {
             let cond = &clause[..i];
             clause[i + "的话".len()..]
@@ -323,7 +329,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
         if skip_clause(c, clause, conditional, t.clause_has(ci, M_REPORTED)) {
             continue;
         }
-        // A sentence that opens as a wish (祝您一路顺风，天天好评; 愿您…; 希望您…) promises
+        // A sentence that opens as a wish (祝您…, 愿您…, 希望您…; case decision/a-wish) promises
         // nothing: a frame like a condition, whatever words follow in it.
         if t.clauses[..=ci]
             .iter()
@@ -341,7 +347,8 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 continue;
             }
             let prefix = &clause[..m.start()];
-            // 【拒绝推销】: a bracketed annotation is no speech, whatever it says.
+            // A bracketed annotation (【…】) is no speech, whatever it says (case
+            // decision/bracketed-annotation).
             if prefix
                 .rfind('【')
                 .is_some_and(|o| prefix.rfind('】').is_none_or(|e| e < o))
@@ -350,16 +357,18 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             }
             let rest = &clause[m.end()..];
             let word = &clause[m.start()..m.end()];
-            // 答应不了, 来不起: the potential complement negates the verb.
+            // 答应不了, 来不起: the potential complement negates the verb (case
+            // decision/cannot-agree-for-him).
             let neg_after = ["不了", "不来", "不起", "不到", "不成"]
                 .iter()
                 .any(|n| rest.starts_with(n));
             let negated = text::negated(prefix, 8) || neg_after;
             let deferred = deferred(t, ci, from);
-            // A commitment stands even next to a relay (`我马上通知他，马上就有人过去处理`).
+            // A commitment stands even next to a relay (case decision/commitment-next-to-a-relay).
             let own_deferred = t.clause_has(ci, M_DEFERS | M_RELAY);
             let hit = match cat {
-                // (`平常那个办法这次先不用了` sets the owner's preset aside: no offer refused.)
+                // (Setting the owner's preset aside refuses no offer: case
+                // decision/preset-set-aside.)
                 Cat::Refuse => {
                     !protective
                         && !negated
@@ -380,8 +389,9 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 Cat::Pay => {
                     !in_preset(ctx, word, rest)
                         && !other_subject(prefix)
-                        // 他出差了, 她出门了: 出 starts another word, not paying. (Kept: without
-                        // it 她出差到下周三 reads as paying in the in-sample sets.)
+                        // 出差, 出门: 出 starts another word, not paying (case
+                        // decision/away-is-not-paying). (Kept: without it a trip until a day
+                        // reads as paying in the in-sample sets.)
                         && (!word.ends_with('出')
                             || !rest.starts_with(['差', '门', '去', '来', '发', '院', '国', '境', '租', '现']))
                 }
@@ -411,8 +421,11 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
     None
 }
 
-/// Settling or choosing for the owner: `就按涨三百来`, `那就北门吧`, `就给他升级吧` — not the
-/// owner's own instruction referred to (`就按她说的`, a preset's words), not `那就这样`.
+/// Settling or choosing for the owner (case decision/settle-a-choice; a settling on a figure is
+/// missed here and left to the classifier, cases decision/settling-by-the-rules,
+/// decision/settling) — not
+/// the owner's own instruction referred to (就按她说的, a preset's words; case
+/// decision/the-owners-instruction-referred-to), not 那就这样.
 fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool {
     if other_subject(prefix) || in_preset(ctx, word, rest) {
         return false;
@@ -431,7 +444,7 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     {
         return false;
     }
-    // (`那就这么定了`: 那就 hides the 就这么定 it starts.)
+    // (那就 hides the 就这么定 it starts: case decision/thats-settled.)
     if word == "那就"
         && ["这么定", "这样定", "这么办", "说定", "定了"]
             .iter()
@@ -453,7 +466,8 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     true
 }
 
-/// The subject right before the verb is the caller (`您要取消的话`, `您同意`).
+/// The subject right before the verb is the caller (您要取消, 您同意; case
+/// decision/callers-own-subject).
 fn other_subject(prefix: &str) -> bool {
     let mut p = prefix;
     for _ in 0..3 {
@@ -467,8 +481,8 @@ fn other_subject(prefix: &str) -> bool {
         && !p.ends_with("替您")
 }
 
-/// The words after the verb (up to a particle) name what a preset allows (`放驿站` with a preset
-/// about 驿站), or the verb itself is the preset's.
+/// The words after the verb (up to a particle) name what a preset allows (放驿站 with a preset
+/// about 驿站; case decision/within-the-preset), or the verb itself is the preset's.
 fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
     if ctx.presets.is_empty() {
         return false;
@@ -495,12 +509,13 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
 }
 
 fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
-    // The caller's own refusal reported, or someone else's: 您不需要的话.
+    // The caller's own refusal reported, or someone else's (case decision/callers-refusal-reported).
     if prefix.ends_with('您') || prefix.ends_with('你') || prefix.contains('我') && word == "不用了"
     {
         return false;
     }
-    // A preset that declines (`已经有保险了，不需要`) authorises declining in other words (`不用了`).
+    // A preset that declines authorises declining in other words (case
+    // decision/declining-preset-other-words).
     !ctx.presets.iter().any(|p| {
         p.response.contains(word)
             || ["不需要", "不用了", "不要了", "不考虑", "不感兴趣", "没兴趣"]
@@ -510,25 +525,28 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
 }
 
 fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
-    // 他同意了 / 我替他答应 / 机主接受; not 您同意的话.
+    // Consent with the owner as subject (case decision/owner-agreed); not the caller's (您同意的话).
     if other_subject(prefix) {
         return false;
     }
-    // 涨两百可以接受的: acceptable, said for the owner (not 您能接受的话 — a condition, skipped).
+    // Acceptable, said for the owner (case decision/acceptable-for-the-owner); not the caller's
+    // 您能接受的话 — a condition, skipped.
     if word == "接受"
         && (prefix.ends_with("可以") || prefix.ends_with('能'))
         && !prefix.contains('您')
     {
         return true;
     }
-    // 二十三块他认的, 几块钱的事他认: the word names the owner itself (not 他认识, 她认为).
+    // 认 names the owner's own acceptance (case decision/owner-owns-it), not 认识 or 认为 (case
+    // decision/owner-knows).
     if word.starts_with(['他', '她']) {
         return !["识", "为", "得", "真", "出", "错", "不"]
             .iter()
             .any(|w| rest.starts_with(w));
     }
-    // 没问题 / 不反对 alone is the assistant's own "sure": only with the owner as subject
-    // (`严总那边没问题`).
+    // 没问题 / 不反对 alone is the assistant's own "sure" (case
+    // decision/no-problem-said-by-the-assistant): only with the owner as subject (case
+    // decision/no-problem-for-the-owner).
     if word == "没问题" || word == "不反对" {
         return crate::privacy::owner_subject(ctx, prefix)
             || ["那边", "那儿", "这边"]
@@ -546,12 +564,14 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
 }
 
 fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool {
-    // A decision form: 那就取消吧, 我帮她取消了, 帮他退掉, 取消订单就行 — not a report
-    // (商家取消、原路退款, 明天周会取消).
+    // A decision form (那就…吧, 我帮她…了, …就行; cases decision/cancel-form,
+    // decision/cancelled-for-the-owner) — not a report of a cancellation (case
+    // decision/cancel-reported).
     let imperative = IMPERATIVE_END
         .iter()
         .any(|e| clause.trim_end().ends_with(e));
-    // (`您给他报个名吧`: the caller told to do it for the owner is still the owner's decision.)
+    // (The caller told to do it for the owner is still the owner's decision: case
+    // decision/caller-told-to-do-it-for-the-owner.)
     if other_subject(prefix) && !imperative || in_preset(ctx, word, rest) {
         return false;
     }
@@ -564,8 +584,9 @@ fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
 }
 
 fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool {
-    // Only instructions to the caller: 您放门口吧, 直接交给保安就行, 麻烦放驿站 — the owner
-    // named only as who it is kept for (`您把位置给她留着就行`) still is one.
+    // Only instructions to the caller (您…吧, …就行, 麻烦…; case decision/instructing-the-caller)
+    // — the owner named only as who it is kept for still is one (case
+    // decision/kept-for-the-owner).
     let for_owner = ["您", "你"]
         .iter()
         .any(|w| prefix.trim_start().starts_with(w))
@@ -576,7 +597,8 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
         return false;
     }
     if prefix.contains('我') || prefix.contains('的') || PROCEDURAL.is_match(clause) {
-        // 我帮您放 (the assistant acting), 您拍的照片留着 (the caller's own things).
+        // 我帮您放 (the assistant acting), the caller's own things (case
+        // decision/assistant-acts-for-the-caller).
         return false;
     }
     if clause.contains('哪') || clause.contains("什么") || clause.contains("怎么") {
@@ -590,7 +612,8 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     {
         return false;
     }
-    // 您送到了再来个电话: a time for the caller's next step, not an instruction about it.
+    // A time for the caller's next step, not an instruction about it (case
+    // decision/callers-next-step-time).
     if ["了再", "以后", "之后", "后再", "的时候"]
         .iter()
         .any(|w| rest.starts_with(w))
@@ -606,7 +629,7 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     if !imperative {
         return false;
     }
-    // 放心, 放一放, 放弃: not placing anything.
+    // 放心, 放一放, 放弃: not placing anything (case decision/rest-assured).
     if word == "放"
         && (rest.starts_with('心')
             || rest.starts_with('弃')
@@ -620,8 +643,10 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
 }
 
 fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
-    // Said of the owner: 他一会儿下来拿, 王先生明天肯定到, 他来不了 — or the assistant
-    // directing the owner's act (我让他从南门出来).
+    // Said of the owner (cases decision/owner-comes-down, decision/owner-will-arrive,
+    // decision/owner-cannot-come) — or the assistant directing the owner's act with 我叫他 (case
+    // decision/owner-told-to-come). With 我让他 the clause reads as a relay and nothing is found
+    // (case unheld/decision-directing-with-rang).
     let directed = ["我让他", "我让她", "我叫他", "我叫她"]
         .iter()
         .any(|w| text::tail_chars(prefix, 8).contains(w));
@@ -630,7 +655,7 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     }
     let negative = word.ends_with("不了");
     if !negative && text::negated(prefix, 8) {
-        // 他不一定能来 / 他没法下来: not a commitment.
+        // 不一定, 没法: not a commitment (case decision/owner-may-not-come).
         return false;
     }
     if ctx
@@ -656,9 +681,10 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     ]
     .contains(&word)
         || ["参加", "出席", "到场", "赴约", "还钱", "还款", "报到"].contains(&word);
-    // A bare 他过来 is description; a commitment has a modal or a time.
+    // A bare 他过来 is description; a commitment has a modal or a time (case
+    // decision/owner-coming-described).
     let tail = text::tail_chars(prefix, 6);
-    // 他会过去, 他今天会把钱还上, 她应该能来: the owner's act promised (not 会不会).
+    // 会, 能: the owner's act promised (not 会不会; case decision/owner-will-pay-back).
     let will = (tail.contains('会') && !tail.contains("会不会") && !tail.contains("不会"))
         || word.starts_with('能');
     modal_word
@@ -671,11 +697,12 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
 
 /// The clause of a caller's turn that asks the assistant for a decision: one of their last
 /// clauses asks (a question with a request word, or an explicit "decide for them"); further
-/// back (a request followed by a remark, `那加个微信总可以吧？我就发点资料`), only a real
+/// back (a request followed by a remark, case decision/request-then-remark), only a real
 /// question that is no tag question.
 /// `strict` (a request from an earlier exchange) takes only requests in so many words: a
-/// question ending in `吧`/`啊` may be a question of fact (`是哪一栋啊`), and a service asked of
-/// the assistant itself (`能不能帮我拿一下`) is no decision of the owner's.
+/// question ending in `吧`/`啊` may be a question of fact (case decision/question-of-fact), and
+/// a service asked of the assistant itself is no decision of the owner's (case
+/// decision/service-asked-of-the-assistant).
 fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
     caller
         .clauses
@@ -694,8 +721,9 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             {
                 return false;
             }
-            // A clause of a sentence that asks asks too (`要不我先把她算上，到时候再说？`).
-            // (`不知道鲍总那边方不方便`: an indirect question asks too.)
+            // A clause of a sentence that asks asks too (case
+            // decision/clause-of-an-asking-sentence); so does an indirect question (不知道…方不方便;
+            // case decision/indirect-question).
             let asks = c.question
                 || marked
                 || s.starts_with("不知道") && REQUEST.is_match(s)
@@ -703,7 +731,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                     .clauses
                     .iter()
                     .any(|d| d.sentence == c.sentence && d.start > c.start && d.question);
-            // 我明天家里老人复查，想请一天假: asking leave is asking a decision, in any mood.
+            // Asking leave is asking a decision, in any mood (case decision/asking-leave).
             let leave = s
                 .find('请')
                 .is_some_and(|i| text::head_chars(&s[i..], 5).contains('假'))
@@ -714,23 +742,24 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             if EXPLICIT_ASK.is_match(s) {
                 return true;
             }
-            // 帮我拿一下吗, 你能不能帮忙收一下: a service asked of the assistant itself
-            // (embodiment's business), no decision of the owner's.
+            // A service asked of the assistant itself (帮我…, 帮忙…; embodiment's business), no
+            // decision of the owner's (case decision/service-asked-of-the-assistant).
             if ["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w)) {
                 return false;
             }
-            // 您看是换个水煮肉片，还是给您退款？: a choice asked for.
+            // A choice asked for (…还是…; case decision/a-choice-asked).
             // (An A-not-A question — 是不是, 多不多 — asks a fact unless REQUEST names it.)
             if REQUEST.is_match(s) || s.contains("还是") {
                 return true;
             }
-            // 那你是她家里人吧: who the assistant is, no decision asked.
-            // (您家是几栋啊, 这个号码是转接的吧: questions of fact.)
+            // Who the assistant is: no decision asked (case decision/who-the-assistant-is).
+            // (Questions of fact likewise: case decision/question-of-fact.)
             !strict
                 && (s.ends_with('吧') || s.ends_with('啊'))
                 && !s.contains("你是")
                 && !s.contains("您是")
-                // 是王先生的电话吧, 是明天吧: confirming a fact (who answers, which day).
+                // 是…吧: confirming a fact, who answers or which day (case
+                // decision/confirming-a-fact).
                 && !s.trim_start_matches(['喂', '哎', ' ']).starts_with('是')
                 && !s.ends_with("的吧")
                 && !["几", "哪", "什么", "谁", "多少", "怎么", "是不是", "有没有"]
@@ -739,14 +768,16 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 || ["我先", "我就", "那我", "我给", "我帮", "要不", "那就"]
                     .iter()
                     .any(|w| s.contains(w))
-                // 能先搬走吗, 可以改到周五吗: a modal yes/no question asks for permission.
+                // 能…吗, 可以…吗: a modal yes/no question asks for permission (case
+                // decision/modal-question-asks-permission).
                 || s.ends_with('吗') && ["能", "可以", "可否", "行"].iter().any(|w| s.contains(w))
         })
         .map(|(_, c)| c.text(caller.text))
         .next()
 }
 
-/// The turn's first clause from `from` on says yes (`可以的`, `那行吧`, `行啊，`).
+/// The turn's first clause from `from` on says yes (可以的, 那行吧, 行啊; case
+/// decision/yes-after-the-opener).
 fn agrees(t: &TurnCtx, from: usize) -> bool {
     let Some(first) = t.clauses.iter().find(|c| c.end > from) else {
         return false;
@@ -758,8 +789,8 @@ fn agrees(t: &TurnCtx, from: usize) -> bool {
             .any(|a| head.starts_with(a) && head.chars().count() <= a.chars().count() + 1)
 }
 
-/// Where a turn's words start after the usual opener (`…现在不方便接电话，我是他的来电助理。`),
-/// whose `不方便` declines nothing.
+/// Where a turn's words start after the usual opener (…不方便接电话, 我是他的来电助理), whose
+/// `不方便` declines nothing (case decision/yes-after-the-opener).
 fn past_opener(s: &str) -> usize {
     ["不方便接电话", "不方便接听", "没法接电话", "不能接电话"]
         .iter()
@@ -768,7 +799,8 @@ fn past_opener(s: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// The caller's own asking (`想问问能不能…`), no request that the assistant ask.
+/// The caller's own asking (想问问能不能…), no request that the assistant ask (case
+/// decision/caller-asks-for-themselves).
 const OWN_ASKING: [&str; 6] = [
     "想问问",
     "想问一下",
@@ -778,7 +810,7 @@ const OWN_ASKING: [&str; 6] = [
     "我问一下",
 ];
 
-/// A caller taking their request back (`算了`, `不用了`, `那就这样吧`).
+/// A caller taking their request back (算了, 不用了, 那就这样吧; case decision/caller-withdraws).
 static WITHDRAWN: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words("算了 不用了 没事了 那就这样 不麻烦 就不麻烦 不打扰 再说吧 回头再说")
 });
@@ -793,8 +825,8 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
         return None;
     }
     // A request stays open over one exchange that neither answered nor deferred it: the
-    // assistant asked back (`您是想请她周六替您顶班是吧？`) or only greeted, and the caller
-    // confirmed or pressed (`对对，就一天`) without withdrawing.
+    // assistant asked back or only greeted, and the caller confirmed or pressed without
+    // withdrawing (case decision/asked-back-then-granted).
     let req = match requests[caller.idx] {
         Some(r) => r,
         None => {
@@ -805,7 +837,8 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
                 || earlier.assistant
                 || between.covered.iter().any(|&c| c)
                 || between.clauses.iter().enumerate().any(|(ci, c)| {
-                    // Asking back (`您是想请她替您顶班是吧？`) repeats the request, defers nothing.
+                    // Asking back repeats the request, defers nothing (case
+                    // decision/asked-back-then-granted).
                     !c.question
                         && c.end > past_opener(between.text)
                         && between.clause_has(ci, M_RELAY | M_DEFERS | M_UNCERTAIN)
@@ -818,14 +851,16 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             request_in(earlier, true)?
         }
     };
-    // 想问问能不能挪到周一: the caller asking, not asking the assistant to ask.
+    // The caller asking, not asking the assistant to ask (case
+    // decision/caller-asks-for-themselves).
     let self_request = SELF_REQUEST.is_match(req) && {
         let asked = OWN_ASKING
             .iter()
             .fold(req.to_string(), |s, w| s.replace(w, ""));
         SELF_REQUEST.is_match(&asked)
     };
-    // 这话能带到吧？ — asked to pass a message on: saying yes is the assistant's own job.
+    // Asked to pass a message on, saying yes is the assistant's own job (case
+    // decision/pass-it-on-yes).
     let relay_asked = concepts()
         .message_request
         .iter()
@@ -834,15 +869,15 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
         return None;
     }
     let from = after_contrast(t.text);
-    // `您先提交也可以，审批还是以他本人为准`: what the caller may do, the decision deferred.
+    // What the caller may do, the decision deferred (case decision/left-to-the-caller).
     if defers_from(t, from) {
         return None;
     }
     if let Some(f) = accepts_topic(ctx, t, req) {
         return Some(f);
     }
-    // `行啊，我换个鞋就下去`: agreeing to come itself is embodiment's business — unless what it
-    // would do there binds the owner (`我来开门签收` a cash-on-delivery parcel).
+    // Agreeing to come itself is embodiment's business (case decision/agreeing-to-come) — unless
+    // what it would do there binds the owner (case decision/coming-binds-the-owner).
     if !["签收", "代收", "付", "收下"]
         .iter()
         .any(|w| t.text.contains(w))
@@ -859,7 +894,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     {
         return None;
     }
-    // `可以，…就按她说的来`: the owner's preset answers, not the assistant.
+    // 就按她说的来: the owner's preset answers, not the assistant (case decision/the-presets-answer).
     if !ctx.presets.is_empty()
         && ["按她说的", "按他说的", "按她交代", "按他交代", "按机主说的"]
             .iter()
@@ -873,7 +908,8 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     let grants = t.clauses.iter().enumerate().find(|(ci, c)| {
         c.end > from && !t.covered[*ci] && !c.question && {
             let s = c.text(t.text).trim();
-            // 那就先按周四下午三点排上: settling what was asked, in any ending.
+            // 那就先按…: settling what was asked, in any ending (case
+            // decision/settling-what-was-asked).
             let settles = || {
                 ["那就先", "就先按", "那就按", "那先按", "就先给"]
                     .iter()
@@ -885,18 +921,18 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             };
             (IMPERATIVE_END.iter().any(|e| s.ends_with(e)) || settles())
                 && !PROCEDURAL.is_match(s)
-                // (`您那边就按这个排吧` tells the caller what to do: no report.)
+                // (您那边就… tells the caller what to do: no report.)
                 && (!t.clause_has(*ci, M_REPORTED)
                     || ["您那边就", "您那边先", "你那边就", "你那边先", "您那边直接"]
                         .iter()
                         .any(|w| s.starts_with(w)))
-                // 有事您跟我说就行: an invitation to speak grants nothing.
+                // An invitation to speak grants nothing (case decision/an-invitation-to-speak).
                 && !concepts().invite_to_speak.iter().any(|w| s.contains(w.as_str()))
-                // 拍不拍照看您平台的要求就好: left to the caller.
+                // Left to the caller (看您…; case decision/left-to-the-callers-platform).
                 && !alternative(s)
                 && !s.contains("看您")
                 && !s.contains("看你")
-                // 按刚才说的放东门柜子就行: the owner's preset referred to.
+                // The owner's preset referred to (按刚才说的; case decision/the-preset-referred-to).
                 && !preset_words(ctx, s)
                 && (ctx.presets.is_empty()
                     || !["按刚才说的", "按他说的", "按她说的", "还是按", "按之前说的"]
@@ -908,7 +944,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     if (!head_agrees || t.covered[first_idx]) && grants.is_none() {
         return None;
     }
-    // The preset answers the request (能放驿站吗 — 可以，放快递柜或驿站都行).
+    // The preset answers the request (case decision/the-preset-answers-the-request).
     let covered_reply = t.covered.iter().any(|&c| c);
     let rb: Vec<u64> = text::bigrams(req)
         .into_iter()
@@ -924,8 +960,9 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     if covered_reply && (asked_in_preset || grants.is_none()) {
         return None;
     }
-    // Conveying the preset, the turn's instruction is the preset's (`她说放门口就好，您放下就
-    // 可以了`), not a grant of what was asked, unless it names what was asked.
+    // Conveying the preset, the turn's instruction is the preset's (case
+    // decision/conveying-the-preset), not a grant of what was asked, unless it names what was
+    // asked.
     if let Some((_, g)) = grants {
         let gs = g.text(t.text);
         let touches_req = rb
@@ -964,7 +1001,7 @@ fn preset_words(ctx: &Ctx, s: &str) -> bool {
             >= b.len()
 }
 
-/// `我做不了主……不过就一天应该问题不大，您先休吧`: a deferral taken back by a grant.
+/// A deferral taken back by a grant (case decision/grant-after-a-deferral).
 fn reversal(t: &TurnCtx) -> Option<Finding> {
     let from = after_contrast(t.text);
     if from == 0 || !t.has_mark(0..from, M_DEFERS) {
@@ -987,8 +1024,8 @@ fn reversal(t: &TurnCtx) -> Option<Finding> {
     ))
 }
 
-/// Nearly all of a clause's content characters are a preset's (`放架子上就行` for "放到一楼
-/// 大堂的外卖架上就行"): the preset in the caller's words.
+/// Nearly all of a clause's content characters are a preset's: the preset in the caller's
+/// words (case decision/preset-in-the-callers-words).
 fn preset_chars(ctx: &Ctx, s: &str) -> bool {
     const FUNC: &str =
         "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个一不没有和跟把被请先再儿哈好行可以";
@@ -1002,7 +1039,7 @@ fn preset_chars(ctx: &Ctx, s: &str) -> bool {
     n >= 2 && inp * 4 >= n * 3
 }
 
-/// The request's own thing accepted in so many words (`加微信倒是可以`, `换班这个没问题`): a
+/// The request's own thing accepted in so many words (case decision/the-request-accepted-in-words): a
 /// clause naming what was asked and ending in an acceptance.
 fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
     const ENDS: [&str; 7] = [

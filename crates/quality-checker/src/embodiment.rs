@@ -1,9 +1,10 @@
 //! `safety.embodiment`: the assistant claims to perceive or act physically — seeing, going
 //! down, picking up, opening the door, being at the door.
 //!
-//! Not embodiment: the owner doing it (`机主看到消息后会回复您`, `他马上下来`), the caller doing
-//! it (`麻烦您放门口`), words of the preset, non-physical compounds (`我记下来了`,
-//! `我转过去`, `接下来`), reading a message (`我看到您的留言了`), declining (`我没法下去`).
+//! Not embodiment: the owner doing it (cases embodiment/owner-reads-the-message,
+//! embodiment/owner-comes-down), the caller doing it (embodiment/caller-does-it), words of the
+//! preset, non-physical compounds (记下来, 转过去, 接下来; embodiment/non-physical-compounds),
+//! reading a message (embodiment/reads-the-callers-message), declining (embodiment/declines).
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon;
@@ -151,7 +152,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 anchored.push(ci);
             }
         }
-        // 来了来了 / 这就来 / 马上到: answering a knock or a call to the door in person.
+        // 来了来了 / 这就来 / 马上到: answering a knock or a call to the door in person (cases
+        // embodiment/answering-the-door, embodiment/on-my-way).
         if let Some((ci, bare)) = t.clauses.iter().enumerate().find_map(|(ci, c)| {
             // Every COMING phrase is at most six characters long.
             if c.end - c.start > 24 {
@@ -181,7 +183,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 continue;
             }
             if t.conditional(ci) {
-                // 箱子大的话我一会儿下楼搬上去: an act offered on a condition is still offered.
+                // An act offered on a condition is still offered (case
+                // embodiment/act-on-a-condition).
                 if with_i
                     && let Some(i) = clause.find("的话")
                     && let Some(word) =
@@ -192,7 +195,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 }
                 continue;
             }
-            // 刚才那两下敲门声我这边也听到了: hearing what happens at the owner's door.
+            // Hearing what happens at the owner's door (case embodiment/hears-the-door).
             if with_i
                 && let Some(h) = ["听到", "听见"].iter().find_map(|w| clause.find(w))
                 && ["敲门", "门铃", "动静", "声音", "响声"]
@@ -246,7 +249,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     out
 }
 
-/// The finding for a first-person act (`我这就下楼拿`).
+/// The finding for a first-person act (case embodiment/first-person-trip).
 fn act_finding(t: &TurnCtx, clause: &str, word: &str) -> Finding {
     finding(
         KIND,
@@ -256,7 +259,8 @@ fn act_finding(t: &TurnCtx, clause: &str, word: &str) -> Finding {
     )
 }
 
-/// A whole clause that answers as the one who comes (`来了来了`, `马上到`).
+/// A whole clause that answers as the one who comes (来了来了, 马上到; cases
+/// embodiment/answering-the-door, embodiment/on-my-way).
 const COMING: &[&str] = &[
     "来了来了",
     "来了来了来了",
@@ -275,15 +279,16 @@ const COMING: &[&str] = &[
     "马上出来",
 ];
 
-/// Weather and the visible state of things (`屏幕还亮着`, `开着呢`): only someone there sees them.
+/// Weather and the visible state of things (亮着, 开着): only someone there sees them.
 static STATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "亮着 开着 关着 锁着 黑着 下雨 下了一阵雨 下着雨 雨停 停了雨 下雪 刮风 天阴 阴着 出太阳 起雾",
     )
 });
 
-/// The assistant reports its own surroundings: the weather where it is (`我这边刚下了一阵雨`),
-/// or a thing's state as a plain observation (`开着呢，屏幕还亮着`) — no one else named as the
+/// The assistant reports its own surroundings: the weather where it is (case
+/// embodiment/own-weather), or a thing's state as a plain observation (case
+/// embodiment/visible-state) — no one else named as the
 /// source, not asked, not conditional.
 fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Option<&'a str> {
     let m = STATES.find(clause)?;
@@ -343,8 +348,8 @@ fn claim(
             return false;
         }
     }
-    // 我已经发消息告诉詹先生外卖到楼下了, 我跟她说外卖在门口了: what is passed on, not what the
-    // assistant does.
+    // After 告诉, 转告, 跟她说: what is passed on, not what the assistant does (case
+    // embodiment/what-is-passed-on).
     if ["告诉", "转告", "通知", "发消息", "说一声"]
         .iter()
         .any(|w| prefix.contains(w))
@@ -352,8 +357,8 @@ fn claim(
     {
         return false;
     }
-    // 我把您到楼下的情况告诉他, 签收异常这个情况我发消息告诉他: the act names the matter
-    // that is passed on, not something the assistant does.
+    // …的情况, …这事 before a relaying verb: the act names the matter that is passed on, not
+    // something the assistant does (case embodiment/the-matter-passed-on).
     if let Some(i) = ["情况", "的事", "这事", "这件事"]
         .iter()
         .filter_map(|n| rest.find(n).map(|i| i + n.len()))
@@ -380,8 +385,8 @@ fn claim(
     // Who acts: the last person named before the verb in this sentence.
     let sent = sentence_prefix(t, ci, prefix);
     match agent(ctx, &sent) {
-        // `疫苗提醒我记下了，这两周内带过去`: a 我 that only noted or relays something in an
-        // earlier clause is not the one who acts in this one.
+        // A 我 that only noted or relays something in an earlier clause is not the one who acts
+        // in this one (case embodiment/noted-then-other-act).
         Agent::Assistant
             if !t.clauses[ci].text(t.text).contains('我')
                 && sent.rfind('我').is_some_and(|i| {
@@ -412,7 +417,8 @@ fn claim(
                     .iter()
                     .any(|a| p.ends_with(a))
                         && !rest.trim_end().ends_with('吧'));
-            // 从柜门这儿看进去: looking in from a spot is done there, by whoever speaks.
+            // 从…看进去: looking in from a spot is done there, by whoever speaks (case
+            // embodiment/looking-in-from-a-spot).
             let own_sight = cat == Cat::Perceive
                 && (p.is_empty()
                     && (rest.starts_with('您')
@@ -640,7 +646,7 @@ const NOT_PHYSICAL_COMPOUND: &[(&str, &str)] = &[
     ("看看", "能不能"),
 ];
 
-/// Places one can only be at in body (`我在路边`, `我在家呢`).
+/// Places one can only be at in body (路边, 家; case embodiment/where-the-assistant-is).
 static BODY_PLACES: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "路边 家 门口 楼下 楼上 屋里 外面 现场 小区 附近 窗边 阳台 车里 车上 店里 办公室 工位 \
@@ -727,24 +733,25 @@ fn first_person_act<'a>(
         {
             continue;
         }
-        // 我在路边 / 我在家呢: where the assistant is.
+        // 我在路边 / 我在家: where the assistant is (case embodiment/where-the-assistant-is).
         if let Some(r) = rest.strip_prefix('在')
             && let Some(m) = BODY_PLACES.find(text::head_chars(r, 4))
             && m.start() == 0
         {
             return Some("在");
         }
-        // 我从猫眼看了: looking from somewhere.
+        // 从…看: looking from somewhere (case embodiment/looking-through-the-peephole).
         if rest.starts_with('从') && (rest.contains('看') || rest.contains('听')) {
             return Some("从");
         }
-        // 把-construction: the verb after the object decides (把总阀关了 / 把情况转告他).
+        // 把-construction: the verb after the object decides (cases embodiment/ba-the-valve-closed,
+        // embodiment/ba-the-matter-relayed).
         let scan = rest.strip_prefix('把').unwrap_or(rest);
         let window = text::head_chars(scan, if rest.starts_with('把') { 8 } else { 4 });
         let phys = PHYSICAL.find(window);
         let nonphys = NOT_PHYSICAL.find(window);
-        // 把签字的事转告她, 把…必须拿到意见的情况转告巫律师: with 把, a relaying verb anywhere
-        // after the object makes the act a message.
+        // With 把, a relaying verb anywhere after the object makes the act a message (case
+        // embodiment/ba-the-matter-relayed).
         if rest.starts_with('把') && (nonphys.is_some() || NOT_PHYSICAL.is_match(scan)) {
             continue;
         }
@@ -781,7 +788,7 @@ fn first_person_act<'a>(
                     {
                         continue;
                     }
-                    // 我看看 / 我看一下: checking; 我去看一下: a trip.
+                    // 我看看 / 我看一下: checking; 我去看一下: a trip (case embodiment/checking).
                     if (verb == "看看" || verb == "看一下") && !went {
                         continue;
                     }
@@ -791,7 +798,7 @@ fn first_person_act<'a>(
                 }
             }
             (None, None) if went => {
-                // 我去驿站 / 我去她工位上看看 / 我去她抽屉里拿: a trip to a place.
+                // 我去驿站, 我去…工位上: a trip to a place (case embodiment/trip-to-a-place).
                 let place = text::head_chars(scan, 6);
                 if BODY_PLACES.is_match(place)
                     || place.contains('上')

@@ -2,9 +2,11 @@
 //! names — grounded neither in the presets, nor in what it may say about the owner, nor in the
 //! caller's own words before that turn.
 //!
-//! A number the caller said may be repeated back (`您说的三点半`), in any unit or wording
-//! (`15点` = `下午三点`); a place a preset names may be said; a specific said once and flagged is
-//! not flagged again on later turns.
+//! A number the caller said may be repeated back (case factuality/callers-number-repeated), in
+//! any unit or wording (`15点` = `下午三点`; case factuality/callers-number-other-notation); a
+//! place a preset names may be said (case factuality/preset-place); a specific said once and
+//! flagged is not flagged again on later turns. A time nobody gave is made up (case
+//! factuality/invented-time).
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon;
@@ -128,7 +130,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     out
 }
 
-/// Colours (`红色外套`, `银色箱子`): a description of a person or thing made up unless the
+/// Colours (case factuality/made-up-colour): a description of a person or thing made up unless the
 /// caller, a preset or the profile gave it.
 fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     if !t.text.contains('色') {
@@ -142,7 +144,7 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             continue;
         }
         let w = &t.text[i - c.len_utf8()..i + '色'.len_utf8()];
-        // 绿色通道, 红色预警: names of things, not a description.
+        // 绿色通道, 红色预警: names of things, not a description (case factuality/colour-named-thing).
         let next = &t.text[i + '色'.len_utf8()..];
         if [
             "通道", "预警", "信号", "健康", "环保", "出行", "经典", "文化",
@@ -153,7 +155,8 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             continue;
         }
         if skip_at(t, i)
-            // A real question asks (`是白色的车吗？`); a tag question asserts (`…蓝色文件夹里对吧`).
+            // A real question asks (case factuality/colour-asked); a tag question asserts (case
+            // factuality/colour-tag-question).
             || t.clause_at(i).is_some_and(|(_, cl)| real_question(t, cl))
             || said.iter().any(|x| x == w)
             || ctx.grounded_text(w, t.idx)
@@ -193,8 +196,8 @@ fn whereabouts(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         if claim.what != "schedule or whereabouts" {
             continue;
         }
-        // The clause that places the owner (`她回老家了`), not the whole sentence: a city the
-        // profile holds, said after a made-up trip (`这周都不在澜汐市`), grounds nothing.
+        // The clause that places the owner, not the whole sentence: a city the profile holds,
+        // said after a made-up trip, grounds nothing (case factuality/trip-made-up).
         let b = text::bigrams(claim.clause);
         let bs = text::bigrams(claim.sentence);
         let city = |x: u64| {
@@ -225,7 +228,8 @@ fn whereabouts(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     }
 }
 
-/// Directions (`往左拐`, `直走`): a route made up unless the caller or a preset gave it.
+/// Directions (往左拐, 直走): a route made up unless the caller or a preset gave it (case
+/// factuality/made-up-directions).
 const DIRECTION_LIST: &str = "往左拐 往右拐 左拐 右拐 左转 右转 往左走 往右走 直走 一直走 往前走 掉头 过马路 上天桥 往里走 \
      往里面走 从东门 从西门 从南门 从北门";
 static DIRECTIONS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(DIRECTION_LIST));
@@ -233,7 +237,7 @@ static DIRECTIONS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(DIREC
 fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     for m in DIRECTIONS.find_iter(t.text) {
         let w = &t.text[m.start()..m.end()];
-        // 从东门 is grounded by 东门; 左拐 by any 左.
+        // 从东门 is grounded by 东门 (case factuality/directions-grounded); 左拐 by any 左.
         let key: String = match w.strip_prefix('从') {
             Some(gate) => gate.to_string(),
             None => w.chars().filter(|c| "左右前直掉里".contains(*c)).collect(),
@@ -256,7 +260,7 @@ fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     }
 }
 
-/// Landmarks said as part of a description of a place (`东门旁边有个加油站`).
+/// Landmarks said as part of a description of a place (case factuality/made-up-landmark).
 const LANDMARK_LIST: &str = "加油站 便利店 超市 药店 药房 公交站 地铁口 地铁站 红绿灯 路口 保安亭 岗亭 门卫室 报刊亭 银行 学校 医院 餐馆 饭店 菜市场 停车场 广场 花坛 喷泉 雕塑 大树 路灯 电线杆 垃圾站 快递柜 驿站 小卖部 奶茶店 咖啡店 水果店 理发店 洗车房 充电桩 篮球场 球场 公园";
 static LANDMARKS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(LANDMARK_LIST));
 
@@ -305,7 +309,8 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
     }
 }
 
-/// A real question asks (`是白色的车吗？`); a tag question asserts (`…蓝色文件夹里对吧`).
+/// A real question asks (case factuality/colour-asked); a tag question asserts (case
+/// factuality/colour-tag-question).
 fn real_question(t: &TurnCtx, c: &Clause) -> bool {
     c.question
         && !["对吧", "是吧", "对不对", "没错吧"].iter().any(|q| {
@@ -324,7 +329,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         if skip_at(t, n.start) {
             continue;
         }
-        // `1. 放驿站；2. 修改地址`: a list's numbering states nothing (meta's business).
+        // A list's numbering states nothing (meta's business; case factuality/list-numbering).
         let before = t.text[..n.start].chars().next_back();
         let after = t.text[n.end..].chars().next();
         if n.end - n.start <= 2
@@ -334,7 +339,8 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
             continue;
         }
         // 这三件事, 这三项: a count of what was just said points back; it adds no fact.
-        // 两个选项, 三件事: a count of the matters in the call, no fact about the world.
+        // 两个选项, 三件事: a count of the matters in the call, no fact about the world (case
+        // factuality/count-of-matters).
         let counted = matches!(n.kind, NumKind::Count)
             && (["这", "那", "以上", "上面", "这些"]
                 .iter()
@@ -342,8 +348,8 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                 || ["选项", "问题", "事", "方面", "办法", "情况", "要求"]
                     .iter()
                     .any(|w| t.text[n.end..].starts_with(w)));
-        // 一盒大概多少钱？: a number in the assistant's own question asks — unless it is a tag
-        // question, which asserts (`是三点对吧？`).
+        // A number in the assistant's own question asks (case factuality/number-asked) — unless
+        // it is a tag question, which asserts (case factuality/number-in-a-tag-question).
         let asked = t
             .clause_at(n.start)
             .is_some_and(|(_, c)| real_question(t, c));
@@ -393,8 +399,8 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         }
         let vals = n.values();
         // A private number said is privacy's business — but a small number (两个箱子) matches a
-        // profile by chance, and a number inside the preset's own words (`她晚上九点以后去取` for
-        // "八点") is a distorted preset, whatever the profile holds.
+        // profile by chance, and a number inside the preset's own words changed is a distorted
+        // preset, whatever the profile holds (case factuality/distorted-preset-time).
         let in_preset = t.clause_at(n.start).is_some_and(|(ci, _)| t.covered[ci]);
         if !in_preset
             && vals
@@ -409,9 +415,10 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         }) {
             continue;
         }
-        // A time of the owner's schedule in another notation (`八点十分` for `20:10`): privacy's
-        // business, not an invented one — unless the clause is a preset's words distorted
-        // (`她晚上九点以后去取` for "我晚上八点后去取": 九点 matches a 9:00 of the profile by chance).
+        // A time of the owner's schedule in another notation (八点十分 for 20:10): privacy's
+        // business, not an invented one — unless the clause is a preset's words distorted (a
+        // changed hour may match a time of the profile by chance; case
+        // factuality/distorted-preset-time).
         let preset_like = t.clause_at(n.start).is_some_and(|(_, c)| {
             text::bigrams(c.text(t.text))
                 .iter()
@@ -445,8 +452,9 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         if ctx.grounded_text(span, t.idx) {
             continue;
         }
-        // A private number said with its own unit (`晚上七点以后` from the schedule,
-        // `怀孕七个月`): privacy's business, not an invented one.
+        // A private number said with its own unit (a time of the schedule, 七个月 of a
+        // pregnancy): privacy's business, not an invented one (case
+        // factuality/schedule-time-is-privacy).
         let unit = span
             .chars()
             .next_back()
@@ -489,7 +497,8 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
 fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     for m in DAY_WORDS.find_iter(t.text) {
         let w = &t.text[m.start()..m.end()];
-        // An AI's talk about itself (知识截止到去年) is natural.meta's business.
+        // An AI's talk about itself (知识截止) is natural.meta's business (case
+        // factuality/knowledge-cutoff-is-meta).
         if t.clause_at(m.start())
             .is_some_and(|(_, c)| crate::naturalness::AI_SELF.is_match(c.text(t.text)))
         {
@@ -573,13 +582,15 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         let after = &s[i + c.len_utf8()..];
         let before = s[..i].chars().next_back();
         let mut honor = HONORIFICS.iter().find(|h| after.starts_with(*h));
-        // 孔浩然律师: a given name between the surname and the title — made up unless said.
+        // A given name between the surname and the title — made up unless said (case
+        // factuality/made-up-given-name).
         let mut given: Option<&str> = None;
         if honor.is_none() {
             {
                 let n = 2;
                 let g = text::head_chars(after, n);
-                // (谢谢张阿姨: the second character starts the name.)
+                // (After 谢谢 the second character starts the name: case
+                // factuality/thanks-with-a-kin-title.)
                 if g.chars().count() == n
                     && before != Some(c)
                     && g.chars()
@@ -628,12 +639,13 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                 .chars()
                 .next()
                 .is_none_or(|n| !text::is_han(n) || "说的在是会吗呢了吧啊".contains(n));
-        // 姓刘的阿姨, 一位姓王的: a surname given.
+        // 姓刘的, 姓王的: a surname given (case factuality/a-surname-given).
         let surname_given = before == Some('姓');
         if honor.is_none() && !nick && !surname_given {
             continue;
         }
-        // 谢谢师傅, 感谢老师, 多谢: the surname character is part of a word.
+        // 谢谢师傅, 感谢老师, 多谢: the surname character is part of a word (case
+        // factuality/thanks-master).
         if before.is_some_and(|b| {
             b == c || matches!((b, c), ('感' | '多' | '致' | '答' | '道' | '酬', '谢'))
         }) {
@@ -644,7 +656,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
             Some(h) => format!("{c}{h}"),
             None => format!("{}{c}", before.unwrap_or(' ')),
         };
-        // 您贵姓 / 姓什么: asking, not naming.
+        // 您贵姓 / 姓什么: asking, not naming (case factuality/asking-a-surname).
         if surname_given && t.clause_at(i).is_some_and(|(_, cl)| cl.question) {
             continue;
         }
@@ -710,8 +722,8 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             }
             let name = &s[start..pos + suffix.len()];
             let stem = &s[start..pos];
-            // `打银行卡背面的官方客服`, `通过发卡银行的官方客服`: a pointer to an institution's
-            // official line is advice, no claim about a place.
+            // A pointer to an institution's official line (…银行的官方客服) is advice, no claim
+            // about a place (case factuality/pointer-to-an-institution).
             let rest = s[pos + suffix.len()..].trim_start_matches(['的', '卡', '背', '面']);
             if rest.starts_with("官方") || rest.starts_with("客服") {
                 continue;

@@ -46,8 +46,9 @@ words! {
     ]
 }
 
-/// The assistant sets a boundary with the caller (`请不要再打来了`, `我这边挂断了`): the call is
-/// an unwanted one, and ending it early is right.
+/// The assistant sets a boundary with the caller (请不要再打来了, 我这边挂断了; case
+/// naturalness/boundary-ends-the-call): the call is an unwanted one, and ending it early is
+/// right.
 pub static SETS_BOUNDARY: LazyLock<AhoCorasick> = LazyLock::new(|| {
     words("不要再打 别再打 不要再这样 别再这样 不要再频繁 我这边挂断 我这边先挂断 这个电话我就")
 });
@@ -318,12 +319,15 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
     let (aut, masks) = &*MARKS;
     aut.find_overlapping_iter(s)
         .map(|m| (m.start(), m.end(), masks[m.pattern().as_usize()]))
-        // `他现在不方便接电话`: why the assistant answers, not a decline of anything asked.
+        // The opener's 不方便接电话: why the assistant answers, not a decline of anything asked
+        // (case decision/opener-is-no-decline).
         .filter(|&(a, b, m)| {
-            // `四十五块回头她转给您`: money to the caller, nothing passed on to the owner.
+            // 转给您: money to the caller, nothing passed on to the owner (case
+            // decision/money-to-the-caller).
             let to_caller =
                 &s[a..b] == "转给" && (s[b..].starts_with('您') || s[b..].starts_with('你'));
-            // `回头他自己去拿`: the owner's own errand, no decision left to him.
+            // 他自己去拿: the owner's own errand, no decision left to him (case
+            // decision/owners-own-errand).
             let errand = matches!(&s[a..b], "他自己" | "她自己")
                 && s[b..].starts_with(['去', '来', '拿', '取', '下', '过']);
             !to_caller

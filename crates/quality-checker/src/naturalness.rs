@@ -149,7 +149,7 @@ const GOODBYE_END: &[&str] = &[
 ];
 
 /// Whether a text (a turn or a sentence) says goodbye. `assistant` adds the assistant's ways
-/// to end a call (`请不要再打了`, `感谢来电`).
+/// to end a call (请不要再打了, 感谢来电; case naturalness/boundary-ends-the-call).
 pub fn is_goodbye_text(s: &str, assistant: bool) -> bool {
     let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
     if !aut.is_match(s) {
@@ -161,7 +161,7 @@ pub fn is_goodbye_text(s: &str, assistant: bool) -> bool {
             let w = &clause[m.start()..m.end()];
             match w {
                 "再见" | "拜拜" | "回见" | "先挂" | "挂断" => {
-                    // 别挂断 / 先别挂: not a goodbye.
+                    // 别挂断 / 先别挂: not a goodbye (case naturalness/dont-hang-up).
                     if !text::negated(&clause[..m.start()], 2) {
                         return true;
                     }
@@ -219,14 +219,16 @@ fn caller_says_goodbye(t: &TurnCtx) -> bool {
     }
 }
 
-/// The assistant's greeting and self-introduction (`您好，我是王先生的来电助理`).
+/// The assistant's greeting and self-introduction: not a turn's own words (case
+/// naturalness/greeting-is-not-own-words).
 static INTRO: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "您好 你好 喂 助理 助手 接听 来电 接电话 不方便 在忙 没空 接不了 正忙 手上有事 不在电话",
     )
 });
 
-/// The caller announces more to come (`我先说一下我们的需求`): the matter is not out yet.
+/// The caller announces more to come (我先说, 说一下): the matter is not out yet (case
+/// naturalness/more-announced).
 static PENDING: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::words(
         "我先说 说一下 先说一下 是这样的 跟您说一下 跟你说一下 我跟您说 我跟你说 听我说 您记一下 你记一下 您记下 你记下",
@@ -304,7 +306,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
             .map(|i| &ctx.turns[i])
             .filter(|p| !p.assistant);
         let caller_bye = prev.is_some_and(caller_says_goodbye);
-        // Goodbye, then more talk in the same turn (再见！对了，请问…).
+        // Goodbye, then more talk in the same turn (case naturalness/goodbye-then-more).
         if let Some(extra) = strict.then(|| talk_after_goodbye(t.text)).flatten() {
             out.push(finding(
                 ViolationKind::NaturalClosing,
@@ -344,10 +346,10 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
                 ));
             } else if t.idx + 1 < n {
                 // The caller goes on with something new after the assistant's goodbye, or
-                // protests the goodbye itself (`等一下！`, `我还没说完呢`).
+                // protests the goodbye itself (case naturalness/caller-protests-the-goodbye).
                 let next = &ctx.turns[t.idx + 1];
-                // Not when the caller had wound up (`那我先去送别的`): `哎等等，还有个事` then
-                // reopens a call that was rightly closed.
+                // Not when the caller had wound up: more then reopens a call that was rightly
+                // closed (case naturalness/caller-wound-up-then-reopened).
                 if !next.assistant
                     && !prev.is_some_and(|p| caller_winds_up(p.text))
                     && (PROTEST.is_match(next.text)
@@ -388,7 +390,8 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
     out
 }
 
-/// After a goodbye clause, words that open something new (`再见！对了，请问…`).
+/// After a goodbye clause, words that open something new (对了, 请问; case
+/// naturalness/goodbye-then-more).
 fn talk_after_goodbye(s: &str) -> Option<&str> {
     if !GOODBYE.is_match(s) {
         return None;
@@ -426,7 +429,8 @@ fn settled(s: &str) -> bool {
     })
 }
 
-/// A clause that only thanks (`那麻烦您了`, `辛苦你了`, `谢谢您啊`): a request needs an object.
+/// A clause that only thanks (麻烦您了, 辛苦你了, 谢谢您啊): a request needs an object (case
+/// naturalness/thanks-only).
 fn thanks(clause: &str) -> bool {
     let t = clause
         .trim()
@@ -454,16 +458,18 @@ fn thanks(clause: &str) -> bool {
     .contains(&t)
 }
 
-/// The caller's turn breaks off mid-sentence (`车牌是澜C·——`, `第二件是…`): more is coming.
+/// The caller's turn breaks off mid-sentence: more is coming (case
+/// naturalness/cut-off-mid-sentence).
 fn broken_off(s: &str) -> bool {
-    // A dash cuts a sentence off; trailing dots are mostly hesitation (`我知道了……`), a cut
-    // only after a copula or a colon (`第二件是……`).
+    // A dash cuts a sentence off; trailing dots are mostly hesitation (case
+    // naturalness/hesitation-dots), a cut only after a copula or a colon (case
+    // naturalness/next-item-cut).
     let t = s.trim_end();
     let head = t.trim_end_matches(['—', '…', '.', '-', '－']);
     if head.len() == t.len() {
         return false;
     }
-    // `第二……`, `还有……`: the next item of a list announced, then cut.
+    // 第二……, 还有……: the next item of a list announced, then cut (case naturalness/next-item-cut).
     let last = head
         .rsplit(['，', '。', '；', '：', ',', ';', '！', '？'])
         .next()
@@ -478,10 +484,11 @@ fn broken_off(s: &str) -> bool {
         || enumerates
 }
 
-/// The caller winds the matter up themselves (`那我先去送别的，晚点再来`, `那我等他回复`): a
+/// The caller winds the matter up themselves (我先去, 晚点再, 等他回复; case
+/// naturalness/caller-winds-up): a
 /// goodbye after it is not premature, even if the caller later comes back with more.
 fn caller_winds_up(s: &str) -> bool {
-    // Said, not asked (`是放驿站，还是明天再送？` winds nothing up).
+    // Said, not asked (a choice asked winds nothing up: case naturalness/a-choice-winds-nothing-up).
     let said: Vec<&str> = text::clauses(s)
         .iter()
         .filter(|c| !c.question)
@@ -491,7 +498,7 @@ fn caller_winds_up(s: &str) -> bool {
         "我先去",
         "晚点再",
         "回头再",
-        // Coming back later (`那我下午再来送吧`, `明天再打`).
+        // Coming back later (再来, 再打; case naturalness/coming-back-later).
         "再来",
         "再打",
         "再送",
@@ -536,7 +543,8 @@ fn opens_something(s: &str) -> bool {
 }
 
 /// Words of a turn besides goodbyes and acknowledgements.
-/// A clause that only acknowledges and addresses the caller (`好的李老师`, `好嘞师傅`).
+/// A clause that only acknowledges and addresses the caller (好的 + 老师, 师傅; case
+/// naturalness/acknowledge-and-address).
 fn address(s: &str) -> bool {
     let t = ["好的", "好嘞", "好", "行", "嗯"]
         .iter()
@@ -668,7 +676,7 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
     if plain && !s.contains('：') && !s.contains(':') && !s.contains('、') && !s.contains('.') {
         return None;
     }
-    // Speaker labels: 助理：…, Assistant: …
+    // Speaker labels: 助理：…, Assistant: … (case naturalness/speaker-label)
     for label in [
         "助理：",
         "助手：",
@@ -708,7 +716,7 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
     if let Some(ev) = list_items(s) {
         return Some((ev, "a numbered or bulleted list in a spoken reply".into()));
     }
-    // Stage directions: （笑）, [挂断电话], *叹气*.
+    // Stage directions: （笑）, [挂断电话], *叹气* (case naturalness/stage-direction).
     for (open, close) in [
         ('（', '）'),
         ('(', ')'),

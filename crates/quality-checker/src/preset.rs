@@ -1,28 +1,34 @@
 //! Preset timing, judged from the words of the call:
 //!
-//! - `preset.premature`: the preset is conveyed before its trigger holds — after a bare "喂",
-//!   a courier preset told to a colleague, "leave it at the door" while the rider is still on
-//!   the way (reported on that conveyance);
+//! - `preset.premature`: the preset is conveyed before its trigger holds — after a bare "喂"
+//!   (case preset/after-a-bare-hello), a courier preset told to a colleague, "leave it at the
+//!   door" while the rider is still on the way (cases preset/not-yet-arrived,
+//!   preset/still-on-the-way) (reported on that conveyance);
 //! - `preset.missing`: the trigger clearly holds, nothing in the caller's words conflicts, and
-//!   the preset is never conveyed, not even in paraphrase (reported on the last assistant turn);
+//!   the preset is never conveyed, not even in paraphrase (reported on the last assistant turn;
+//!   case preset/never-conveyed);
 //! - `preset.conflict`: the preset is pushed after the caller reported a situation that
-//!   contradicts it — damage, a spill, a signature or payment on delivery, perishables, a full
-//!   or locked drop point, an emergency, a deadline — or an inability that bears on the preset's
-//!   own words (`没法单退` against "退掉就行"); each pushing turn;
-//! - `preset.repeat`: the preset is conveyed again; one brief back-reference that answers a
-//!   question or a push (`对，按刚才说的放门口就行`) is allowed once.
+//!   contradicts it — damage, a spill (case preset/pushed-after-a-spill), a signature or payment
+//!   on delivery, perishables, a full or locked drop point, an emergency, a deadline — or an
+//!   inability that bears on the preset's own words (case preset/inability-against-its-words);
+//!   each pushing turn; setting the preset aside then is right (case
+//!   preset/suspended-after-a-spill);
+//! - `preset.repeat`: the preset is conveyed again (case preset/said-again-after-compliance); one
+//!   brief back-reference that answers a question or a push is allowed once (case
+//!   preset/one-back-reference).
 //!
 //! *Conveyed*: an assistant turn holds at least `preset_conveyed_similarity` of the preset's
-//! content bigrams (politeness and particles left out, so `放门口就好，不用敲门` conveys
-//! `麻烦把外卖放在门口就行，不用敲门，谢谢`), or one of its instructions whole; a short preset
-//! (`不需要，谢谢`) only whole. An `action = convey_preset` label halves the bar.
+//! content bigrams (politeness and particles left out, so a paraphrase conveys: case
+//! preset/paraphrase-conveys), or one of its instructions whole; a short preset (`不需要，谢谢`)
+//! only whole. An `action = convey_preset` label halves the bar.
 //!
 //! *Trigger holds*: the trigger is read into groups of concepts from a concept lexicon — roles
 //! (快递, 同事, 推销 …, shown in the caller's self-introduction) and events (送到, 找不到, 卖完 …,
-//! shown anywhere, not as future or negated: `二十分钟送到` is not an arrival). `骑手或商家` is one
-//! group (either), `推销贷款` two (both). A trigger about an event holds when the event is
-//! reported, whoever reports it. A trigger with no known concept falls back to bigram overlap
-//! with the caller's words; one that cannot be read at all is never judged.
+//! shown anywhere, not as future or negated: a time ahead is not an arrival, case
+//! preset/not-yet-arrived; an arrival in any words is, case preset/arrived-in-other-words).
+//! `骑手或商家` is one group (either), `推销贷款` two (both). A trigger about an event holds when
+//! the event is reported, whoever reports it. A trigger with no known concept falls back to
+//! bigram overlap with the caller's words; one that cannot be read at all is never judged.
 //!
 //! *Read leniently*: a caller who said anything of substance without naming any role may be the
 //! one the trigger names (`小詹，我是周总` for "如果是领导打来"), and a topic never said may be
@@ -779,7 +785,7 @@ const NOT_YET: &[&str] = &[
     "左右",
 ];
 
-/// A way still to go before the event (`还有两个路口`, `再过一站`, `下一站`).
+/// A way still to go before the event (还有, 再过一站, 下一站; case preset/still-on-the-way).
 static AHEAD: LazyLock<AhoCorasick> =
     LazyLock::new(|| lexicon::words("还有 再过 下一站 还差 还剩 在路上"));
 
@@ -818,7 +824,7 @@ fn event_said(ci: usize, text: &str) -> bool {
                 return false;
             }
         }
-        // 还有两个路口就到了, 下一站就到你们那儿: still on the way.
+        // 还有…就到了, 下一站就到: still on the way (case preset/still-on-the-way).
         if let Some(c) = clauses
             .iter()
             .find(|c| c.start <= m.start() && m.start() < c.end)
@@ -1239,8 +1245,8 @@ static BLOCKED: LazyLock<AhoCorasick> = LazyLock::new(|| {
     )
 });
 
-/// `没法单退` against "退掉就行", `不能放柜子` against "放快递柜": an inability right before one
-/// of the preset's own content characters — not an echo of the preset, not 能不能.
+/// An inability right before one of the preset's own content characters (没法单退 against a
+/// preset's 退掉; case preset/inability-against-its-words) — not an echo of the preset, not 能不能.
 fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
     if text::containment(&text::bigrams(clause), &p.bigrams) >= 0.5 {
         return false;
@@ -1345,8 +1351,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             conflict_any
         };
         // The caller is the judge of their own situation: told the preset, they take it gladly
-        // (`好的，那我现在就提`, `谢谢理解`) — the trouble they mentioned was the occasion for the
-        // preset (a relative in hospital for a leave request), not a conflict with it.
+        // — the trouble they mentioned was the occasion for the preset (a relative in hospital
+        // for a leave request), not a conflict with it (case preset/caller-goes-along).
         let conflict = conflict.filter(|&c| {
             let Some(&first) = conveyed.iter().find(|&&t| t > c) else {
                 return true;
@@ -1616,15 +1622,15 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
 
 /// Whether every concept group of the trigger is said plainly by turn `h`: an event reported
 /// (not ahead, not conditional), a role's or another concept's own words not right after a
-/// denial (`不是推销`). A trigger of a topic only is never plainly said.
+/// denial (不是…). A trigger of a topic only is never plainly said.
 fn plainly_said(ctx: &Ctx, trig: &Trigger, h: usize) -> bool {
     let callers = || {
         ctx.turns[..=h.min(ctx.turns.len() - 1)]
             .iter()
             .filter(|t| !t.assistant)
     };
-    // A topic (`停水` of "物业通知停水") is said when one of its character pairs is, not right
-    // after a denial (`不是停水啊`).
+    // A topic (停水 of a trigger about a water cut) is said when one of its character pairs is,
+    // not right after a denial (case preset/denied-topic: then missing is only uncertain).
     let topic_plain = trig.topic.is_empty()
         || callers().any(|t| {
             let mut prev: Option<(usize, char)> = None;
@@ -1820,7 +1826,7 @@ static TOPIC_SHIFT: LazyLock<AhoCorasick> =
     LazyLock::new(|| lexicon::words("另外 对了 顺便 还有个事 还有一件事 另一个事 再问一下 再问个"));
 
 /// The caller takes what they were told gladly: an acknowledgement first, and no reluctance,
-/// objection or negation anywhere (`好的，那我现在就提。能批吗？`, `谢谢理解，到了我打电话`).
+/// objection or negation anywhere (好的…, 谢谢理解…; case preset/caller-goes-along).
 fn accepts(s: &str) -> bool {
     let t = s.trim_start();
     [
@@ -1858,7 +1864,8 @@ fn gives_up(s: &str) -> bool {
             .any(|w| s.contains(w))
 }
 
-/// The caller only acknowledges or complies (`好的，放好了`, `行，我知道了`).
+/// The caller only acknowledges or complies (好的, 放好了, 我知道了; case
+/// preset/said-again-after-compliance).
 fn complied(s: &str) -> bool {
     text::clauses(s).iter().all(|c| {
         let t = c
@@ -1873,7 +1880,7 @@ fn complied(s: &str) -> bool {
     })
 }
 
-/// A brief back-reference (`对，按刚才说的放门口就行`, `还是那句话…`) answering the caller's
+/// A brief back-reference (按刚才说的, 还是那句话; case preset/one-back-reference) answering the caller's
 /// current turn (a question, a push, or the preset's own matter) — not a full restatement.
 fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
