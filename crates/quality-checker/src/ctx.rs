@@ -33,9 +33,22 @@ pub struct TurnCtx<'a> {
 
     /// The owner claims of this turn (see [`crate::privacy::owner_claims`]), once computed.
     pub(crate) claims: OnceCell<Vec<OwnerClaim<'a>>>,
+    /// A caller turn's bigrams, once asked for (see [`TurnCtx::all_bigrams`]).
+    caller_bigrams: OnceCell<Vec<u64>>,
 }
 
 impl TurnCtx<'_> {
+    /// The turn's bigrams, whoever speaks: [`TurnCtx::bigrams`] for the assistant, computed on
+    /// first use for the caller (several detectors compare against what the caller said, some
+    /// once per word: computing them there again was a sort per call).
+    pub fn all_bigrams(&self) -> &[u64] {
+        if self.assistant {
+            &self.bigrams
+        } else {
+            self.caller_bigrams.get_or_init(|| text::bigrams(self.text))
+        }
+    }
+
     /// Whether a word with one of the `mask` marks lies within bytes `range` of the turn.
     pub fn has_mark(&self, range: Range<usize>, mask: u8) -> bool {
         self.marks
@@ -75,6 +88,17 @@ pub struct PresetCtx<'a> {
     pub response: &'a str,
     /// Bigrams of the response.
     pub bigrams: Vec<u64>,
+    /// Content bigrams of the response (computed on first use, see [`PresetCtx::content`]).
+    content: OnceCell<Vec<u64>>,
+}
+
+impl PresetCtx<'_> {
+    /// The content bigrams of the response: its words without the frame and the courtesies
+    /// (`crate::preset::preset_content`), computed once per dialogue, not per turn.
+    pub fn content(&self) -> &[u64] {
+        self.content
+            .get_or_init(|| crate::preset::preset_content(self.response))
+    }
 }
 
 /// A private fact of the owner, cut into the fragments whose mention discloses it.
@@ -166,6 +190,7 @@ impl<'a> Ctx<'a> {
                 trigger: &p.trigger,
                 response: &p.response,
                 bigrams: text::bigrams(&p.response),
+                content: OnceCell::new(),
             })
             .collect();
         let mut pb = Vec::new();
@@ -253,6 +278,7 @@ impl<'a> Ctx<'a> {
                     marks: OnceCell::new(),
 
                     claims: OnceCell::new(),
+                    caller_bigrams: OnceCell::new(),
                     clauses,
                 }
             })
