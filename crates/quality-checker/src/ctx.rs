@@ -614,7 +614,7 @@ pub fn strip_attribution(clause: &str) -> &str {
         "嘱咐",
         "说",
     ] {
-        if let Some(i) = head.find(w) {
+        if let Some(i) = text::find_str(head, w) {
             let rest = &clause[i + w.len()..];
             return rest.trim_start_matches(['了', '过', '的', '，', ' ']);
         }

@@ -95,8 +95,10 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         }
         let mut hit: Option<&str> = None;
         'prev: for prev in &seen {
-            if whole_len >= 6 && prev.whole_len >= 6 && text::dice(&whole, &prev.whole) >= theta
-                || own_len >= 6 && prev.own_len >= 6 && text::dice(&own, &prev.own) >= theta
+            if whole_len >= 6
+                && prev.whole_len >= 6
+                && text::dice_at_least(&whole, &prev.whole, theta)
+                || own_len >= 6 && prev.own_len >= 6 && text::dice_at_least(&own, &prev.own, theta)
             {
                 hit = Some(t.text);
                 break;
@@ -106,7 +108,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                     && prev
                         .sents
                         .iter()
-                        .any(|(_, pb)| pb.len() >= 8 && text::dice(b, pb) >= theta.max(0.85))
+                        .any(|(_, pb)| pb.len() >= 8 && text::dice_at_least(b, pb, theta.max(0.85)))
                 {
                     hit = Some(sent);
                     break 'prev;
