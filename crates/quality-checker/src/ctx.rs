@@ -35,9 +35,20 @@ pub struct TurnCtx<'a> {
     pub(crate) claims: OnceCell<Vec<OwnerClaim<'a>>>,
     /// A caller turn's bigrams, once asked for (see [`TurnCtx::all_bigrams`]).
     caller_bigrams: OnceCell<Vec<u64>>,
+    /// Whether the turn says goodbye, in the caller's words and in the assistant's (see
+    /// [`TurnCtx::says_goodbye`]), once asked for.
+    goodbye: [OnceCell<bool>; 2],
 }
 
 impl TurnCtx<'_> {
+    /// [`crate::naturalness::is_goodbye_text`] of the turn, on the clauses already split, and
+    /// once per turn (the closing checks ask it of the same turn more than once).
+    pub fn says_goodbye(&self, assistant_words: bool) -> bool {
+        *self.goodbye[usize::from(assistant_words)].get_or_init(|| {
+            crate::naturalness::turn_says_goodbye(self.text, &self.clauses, assistant_words)
+        })
+    }
+
     /// The turn's bigrams, whoever speaks: [`TurnCtx::bigrams`] for the assistant, computed on
     /// first use for the caller (several detectors compare against what the caller said, some
     /// once per word: computing them there again was a sort per call).
@@ -199,7 +210,14 @@ impl<'a> Ctx<'a> {
         }
         let preset_bigrams = text::finish(pb);
 
-        let mut allowed_text = String::new();
+        let mut allowed_text = String::with_capacity(
+            d.owner
+                .presets
+                .iter()
+                .map(|p| p.response.len() + p.trigger.len() + 2)
+                .chain(d.owner.public.values().map(|v| v.len() + 1))
+                .sum(),
+        );
         for p in &d.owner.presets {
             allowed_text.push_str(&p.response);
             allowed_text.push('|');
@@ -279,18 +297,26 @@ impl<'a> Ctx<'a> {
 
                     claims: OnceCell::new(),
                     caller_bigrams: OnceCell::new(),
+                    goodbye: Default::default(),
                     clauses,
                 }
             })
             .collect();
 
-        let mut private_text = String::new();
+        let mut private_text =
+            String::with_capacity(d.owner.private.values().map(|v| v.len() + 1).sum());
         for v in d.owner.private.values() {
             private_text.push_str(v);
             private_text.push('|');
         }
         let allowed_digits = text::digit_string(&allowed_text);
-        let mut caller_concat = String::new();
+        let mut caller_concat = String::with_capacity(
+            turns
+                .iter()
+                .filter(|t| !t.assistant)
+                .map(|t| t.text.len() + 1)
+                .sum(),
+        );
         let mut caller_end = Vec::with_capacity(turns.len() + 1);
         for t in &turns {
             caller_end.push(caller_concat.len());

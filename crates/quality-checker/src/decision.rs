@@ -306,7 +306,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
         let clause = c.text(t.text);
         // `免费的话就给她登记一个`: a condition of fact, and the decision taken on it — not a
         // condition on the owner's will (`他同意的话就放驿站吧`).
-        let decided_on = text::find_str(clause, "的话").filter(|&i| {
+        let decided_on = clause.find("的话").filter(|&i| {
             let cond = &clause[..i];
             clause[i + "的话".len()..]
                 .trim_start_matches('，')

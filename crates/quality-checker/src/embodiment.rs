@@ -183,7 +183,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             if t.conditional(ci) {
                 // 箱子大的话我一会儿下楼搬上去: an act offered on a condition is still offered.
                 if with_i
-                    && let Some(i) = text::find_str(clause, "的话")
+                    && let Some(i) = clause.find("的话")
                     && let Some(word) =
                         first_person_act(&clause[i + "的话".len()..], &t.quoted, c.start + i + 6)
                 {
@@ -194,9 +194,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             // 刚才那两下敲门声我这边也听到了: hearing what happens at the owner's door.
             if with_i
-                && let Some(h) = ["听到", "听见"]
-                    .iter()
-                    .find_map(|w| text::find_str(clause, w))
+                && let Some(h) = ["听到", "听见"].iter().find_map(|w| clause.find(w))
                 && ["敲门", "门铃", "动静", "声音", "响声"]
                     .iter()
                     .any(|w| clause.contains(w))

@@ -35,7 +35,9 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         let any_intro = INTRO.is_match(t.text);
         let any_covered = t.covered.iter().any(|&c| c);
         let (mut whole_len, mut own_len) = (0, 0);
-        let (mut whole_v, mut own_v) = (Vec::new(), Vec::new());
+        // (Sized for the turn up front: grown bigram by bigram they were reallocated often.)
+        let cap = |on: bool| Vec::with_capacity(if on { t.text.len() / 3 + 1 } else { 0 });
+        let (mut whole_v, mut own_v) = (cap(any_close), cap(any_close || any_intro || any_covered));
         for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
             let n = text::word_len(clause);
@@ -80,7 +82,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
             }
             // Fewer than 9 characters cannot make 8 bigrams.
             if chars >= 9 {
-                let mut b = Vec::new();
+                let mut b = Vec::with_capacity(chars);
                 for q in k..j {
                     if !t.covered[q] {
                         text::push_bigrams(t.clauses[q].text(t.text), &mut b);
@@ -154,10 +156,19 @@ const GOODBYE_END: &[&str] = &[
 /// to end a call (`请不要再打了`, `感谢来电`).
 pub fn is_goodbye_text(s: &str, assistant: bool) -> bool {
     let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
-    if !aut.is_match(s) {
-        return false;
-    }
-    for c in text::clauses(s) {
+    aut.is_match(s) && goodbye_in(s, &text::clauses(s), assistant)
+}
+
+/// [`is_goodbye_text`] of a turn whose clauses are known (see [`TurnCtx::says_goodbye`]).
+pub(crate) fn turn_says_goodbye(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
+    let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
+    aut.is_match(s) && goodbye_in(s, clauses, assistant)
+}
+
+/// Whether one of `clauses` of `s` says goodbye (the words of [`is_goodbye_text`]).
+fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
+    let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
+    for c in clauses {
         let clause = c.text(s).trim();
         for m in aut.find_iter(clause) {
             let w = &clause[m.start()..m.end()];
@@ -297,9 +308,9 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         if !t.assistant {
             continue;
         }
-        let closes = is_goodbye_text(t.text, true);
+        let closes = t.says_goodbye(true);
         // A goodbye proper (再见, 拜拜), not only 请不要再打了.
-        let strict = closes && is_goodbye_text(t.text, false);
+        let strict = closes && t.says_goodbye(false);
         let prev = t
             .idx
             .checked_sub(1)
@@ -372,7 +383,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
     }
     // Never closes: the last assistant turn (the call may end on the caller's own goodbye).
     if let Some(last) = ctx.turns.iter().rev().find(|t| t.assistant)
-        && !is_goodbye_text(last.text, true)
+        && !last.says_goodbye(true)
         && !out.iter().any(|f| f.turn == last.idx)
         && opens_something(last.text)
     {

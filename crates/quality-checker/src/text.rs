@@ -266,12 +266,12 @@ pub fn negated(prefix: &str, window: usize) -> bool {
 /// Byte ranges of quoted text (“…”, 「…」, 『…』, "…"). An unclosed quote runs to the end.
 pub fn quoted_ranges(s: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
-    // One pass over the bytes (most turns quote nothing): `"` is ASCII, the other openers
-    // are three bytes from E2 or E3.
-    let opens = s.bytes().enumerate().any(|(i, b)| {
-        b == b'"' || (b == 0xE2 || b == 0xE3) && s[i..].starts_with(['“', '「', '『', '《'])
-    });
-    if !opens {
+    if !(s.contains('"')
+        || s.contains('“')
+        || s.contains('「')
+        || s.contains('『')
+        || s.contains('《'))
+    {
         return out;
     }
     let mut open: Option<(usize, char)> = None;
