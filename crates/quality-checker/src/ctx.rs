@@ -101,6 +101,9 @@ pub struct PresetCtx<'a> {
     pub bigrams: Vec<u64>,
     /// Content bigrams of the response (computed on first use, see [`PresetCtx::content`]).
     content: OnceCell<Vec<u64>>,
+    /// Bigrams of the response without its frame, when it has one (see
+    /// [`PresetCtx::core_bigrams`]).
+    core_bigrams: OnceCell<Option<Vec<u64>>>,
 }
 
 impl PresetCtx<'_> {
@@ -109,6 +112,19 @@ impl PresetCtx<'_> {
     pub fn content(&self) -> &[u64] {
         self.content
             .get_or_init(|| crate::preset::preset_content(self.response))
+    }
+
+    /// Bigrams of the response without the frame that tells the assistant to pass it on
+    /// (`crate::preset::preset_core`): [`PresetCtx::bigrams`] when there is no frame. Once per
+    /// dialogue; it was computed again for every assistant turn.
+    pub fn core_bigrams(&self) -> &[u64] {
+        self.core_bigrams
+            .get_or_init(|| {
+                let core = crate::preset::preset_core(self.response);
+                (core.len() != self.response.trim_start().len()).then(|| text::bigrams(core))
+            })
+            .as_deref()
+            .unwrap_or(&self.bigrams)
     }
 }
 
@@ -202,6 +218,7 @@ impl<'a> Ctx<'a> {
                 response: &p.response,
                 bigrams: text::bigrams(&p.response),
                 content: OnceCell::new(),
+                core_bigrams: OnceCell::new(),
             })
             .collect();
         let mut pb = Vec::new();

@@ -31,8 +31,14 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
     }
     let mut seen: Vec<Seen> = Vec::new();
     for t in ctx.turns.iter().filter(|t| t.assistant) {
-        let any_close = CLOSE.is_match(t.text);
-        let any_intro = INTRO.is_match(t.text);
+        // Where the turn's goodbye and greeting words start: one search of the turn for each
+        // list, not one per clause. A clause holds such a word when one starts inside it (no
+        // word of either list holds a clause mark, so none spans two clauses).
+        let close_at: Vec<usize> = CLOSE.find_iter(t.text).map(|m| m.start()).collect();
+        let intro_at: Vec<usize> = INTRO.find_iter(t.text).map(|m| m.start()).collect();
+        let holds = |at: &[usize], c: &text::Clause| at.iter().any(|&i| c.start <= i && i < c.end);
+        let any_close = !close_at.is_empty();
+        let any_intro = !intro_at.is_empty();
         let any_covered = t.covered.iter().any(|&c| c);
         let (mut whole_len, mut own_len) = (0, 0);
         // (Sized for the turn up front: grown bigram by bigram they were reallocated often.)
@@ -41,14 +47,14 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
             let n = text::word_len(clause);
-            if any_close && n <= 8 && CLOSE.is_match(clause) {
+            if any_close && n <= 8 && holds(&close_at, c) {
                 continue;
             }
             whole_len += n;
             if any_close {
                 text::push_bigrams(clause, &mut whole_v);
             }
-            if t.covered[ci] || any_intro && INTRO.is_match(clause) {
+            if t.covered[ci] || any_intro && holds(&intro_at, c) {
                 continue;
             }
             own_len += n;

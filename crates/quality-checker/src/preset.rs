@@ -954,14 +954,7 @@ fn conveys(
     content: &[u64],
     clause_bigrams: &[Vec<u64>],
 ) -> bool {
-    let core = preset_core(p.response);
-    let core_bigrams;
-    let whole: &[u64] = if core.len() == p.response.trim_start().len() {
-        &p.bigrams
-    } else {
-        core_bigrams = text::bigrams(core);
-        &core_bigrams
-    };
+    let whole = p.core_bigrams();
     let short = whole.len() <= 4 || content.len() <= 2;
     // Words the caller has just said are an echo, not the owner's instruction (`您先绕一圈、
     // 大概五分钟回来` does not convey "在原地等他五分钟"): judge on the rest when enough is left.
