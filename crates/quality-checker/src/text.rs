@@ -1091,6 +1091,53 @@ mod tests {
         assert!(!negated("您看同", 8));
     }
 
+    /// The fast paths give what the plain std calls give (the checker's reports must not move).
+    #[test]
+    fn find_str_is_str_find() {
+        let hays = [
+            "",
+            "的话",
+            "您要是方便的话就放门口",
+            "我说了，他交代过放驿站",
+            "abc的话def",
+            "ab",
+            // Longer than the short-clause path: std's search.
+            "您好，王先生现在不方便接电话，我是他的来电助理，他交代过的话我可以帮您转告，请问有什么事",
+        ];
+        let needles = [
+            "的话",
+            "交代过",
+            "说",
+            "ab",
+            "c的",
+            "转告",
+            "放门口就行啊",
+            "不方便接电话",
+        ];
+        for h in hays {
+            for n in needles {
+                assert_eq!(find_str(h, n), h.find(n), "{n:?} in {h:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn dice_bound_is_exact() {
+        let a: Vec<u64> = (0..10).collect();
+        let b: Vec<u64> = (0..6).collect();
+        let c: Vec<u64> = (5..15).collect();
+        for (x, y) in [(&a, &a), (&a, &b), (&b, &a), (&a, &c), (&b, &c), (&b, &b)] {
+            for theta in [0.0, 0.5, 0.75, 0.8, 0.85, 1.0] {
+                assert_eq!(
+                    dice_at_least(x, y, theta),
+                    dice(x, y) >= theta,
+                    "{x:?} {y:?} at {theta}"
+                );
+            }
+        }
+        assert_eq!(dice_at_least(&[], &[], 0.0), dice(&[], &[]) >= 0.0);
+    }
+
     #[test]
     fn clause_split() {
         let s = "好的，他同意了。您看行吗？";
