@@ -33,9 +33,33 @@ pub struct TurnCtx<'a> {
 
     /// The owner claims of this turn (see [`crate::privacy::owner_claims`]), once computed.
     pub(crate) claims: OnceCell<Vec<OwnerClaim<'a>>>,
+    /// A caller turn's bigrams, once asked for (see [`TurnCtx::all_bigrams`]).
+    caller_bigrams: OnceCell<Vec<u64>>,
+    /// Whether the turn says goodbye, in the caller's words and in the assistant's (see
+    /// [`TurnCtx::says_goodbye`]), once asked for.
+    goodbye: [OnceCell<bool>; 2],
 }
 
 impl TurnCtx<'_> {
+    /// [`crate::naturalness::is_goodbye_text`] of the turn, on the clauses already split, and
+    /// once per turn (the closing checks ask it of the same turn more than once).
+    pub fn says_goodbye(&self, assistant_words: bool) -> bool {
+        *self.goodbye[usize::from(assistant_words)].get_or_init(|| {
+            crate::naturalness::turn_says_goodbye(self.text, &self.clauses, assistant_words)
+        })
+    }
+
+    /// The turn's bigrams, whoever speaks: [`TurnCtx::bigrams`] for the assistant, computed on
+    /// first use for the caller (several detectors compare against what the caller said, some
+    /// once per word: computing them there again was a sort per call).
+    pub fn all_bigrams(&self) -> &[u64] {
+        if self.assistant {
+            &self.bigrams
+        } else {
+            self.caller_bigrams.get_or_init(|| text::bigrams(self.text))
+        }
+    }
+
     /// Whether a word with one of the `mask` marks lies within bytes `range` of the turn.
     pub fn has_mark(&self, range: Range<usize>, mask: u8) -> bool {
         self.marks
@@ -75,6 +99,33 @@ pub struct PresetCtx<'a> {
     pub response: &'a str,
     /// Bigrams of the response.
     pub bigrams: Vec<u64>,
+    /// Content bigrams of the response (computed on first use, see [`PresetCtx::content`]).
+    content: OnceCell<Vec<u64>>,
+    /// Bigrams of the response without its frame, when it has one (see
+    /// [`PresetCtx::core_bigrams`]).
+    core_bigrams: OnceCell<Option<Vec<u64>>>,
+}
+
+impl PresetCtx<'_> {
+    /// The content bigrams of the response: its words without the frame and the courtesies
+    /// (`crate::preset::preset_content`), computed once per dialogue, not per turn.
+    pub fn content(&self) -> &[u64] {
+        self.content
+            .get_or_init(|| crate::preset::preset_content(self.response))
+    }
+
+    /// Bigrams of the response without the frame that tells the assistant to pass it on
+    /// (`crate::preset::preset_core`): [`PresetCtx::bigrams`] when there is no frame. Once per
+    /// dialogue; it was computed again for every assistant turn.
+    pub fn core_bigrams(&self) -> &[u64] {
+        self.core_bigrams
+            .get_or_init(|| {
+                let core = crate::preset::preset_core(self.response);
+                (core.len() != self.response.trim_start().len()).then(|| text::bigrams(core))
+            })
+            .as_deref()
+            .unwrap_or(&self.bigrams)
+    }
 }
 
 /// A private fact of the owner, cut into the fragments whose mention discloses it.
@@ -166,6 +217,8 @@ impl<'a> Ctx<'a> {
                 trigger: &p.trigger,
                 response: &p.response,
                 bigrams: text::bigrams(&p.response),
+                content: OnceCell::new(),
+                core_bigrams: OnceCell::new(),
             })
             .collect();
         let mut pb = Vec::new();
@@ -174,7 +227,14 @@ impl<'a> Ctx<'a> {
         }
         let preset_bigrams = text::finish(pb);
 
-        let mut allowed_text = String::new();
+        let mut allowed_text = String::with_capacity(
+            d.owner
+                .presets
+                .iter()
+                .map(|p| p.response.len() + p.trigger.len() + 2)
+                .chain(d.owner.public.values().map(|v| v.len() + 1))
+                .sum(),
+        );
         for p in &d.owner.presets {
             allowed_text.push_str(&p.response);
             allowed_text.push('|');
@@ -253,18 +313,27 @@ impl<'a> Ctx<'a> {
                     marks: OnceCell::new(),
 
                     claims: OnceCell::new(),
+                    caller_bigrams: OnceCell::new(),
+                    goodbye: Default::default(),
                     clauses,
                 }
             })
             .collect();
 
-        let mut private_text = String::new();
+        let mut private_text =
+            String::with_capacity(d.owner.private.values().map(|v| v.len() + 1).sum());
         for v in d.owner.private.values() {
             private_text.push_str(v);
             private_text.push('|');
         }
         let allowed_digits = text::digit_string(&allowed_text);
-        let mut caller_concat = String::new();
+        let mut caller_concat = String::with_capacity(
+            turns
+                .iter()
+                .filter(|t| !t.assistant)
+                .map(|t| t.text.len() + 1)
+                .sum(),
+        );
         let mut caller_end = Vec::with_capacity(turns.len() + 1);
         for t in &turns {
             caller_end.push(caller_concat.len());
@@ -588,7 +657,7 @@ pub fn strip_attribution(clause: &str) -> &str {
         "嘱咐",
         "说",
     ] {
-        if let Some(i) = head.find(w) {
+        if let Some(i) = text::find_str(head, w) {
             let rest = &clause[i + w.len()..];
             return rest.trim_start_matches(['了', '过', '的', '，', ' ']);
         }

@@ -31,22 +31,30 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
     }
     let mut seen: Vec<Seen> = Vec::new();
     for t in ctx.turns.iter().filter(|t| t.assistant) {
-        let any_close = CLOSE.is_match(t.text);
-        let any_intro = INTRO.is_match(t.text);
+        // Where the turn's goodbye and greeting words start: one search of the turn for each
+        // list, not one per clause. A clause holds such a word when one starts inside it (no
+        // word of either list holds a clause mark, so none spans two clauses).
+        let close_at: Vec<usize> = CLOSE.find_iter(t.text).map(|m| m.start()).collect();
+        let intro_at: Vec<usize> = INTRO.find_iter(t.text).map(|m| m.start()).collect();
+        let holds = |at: &[usize], c: &text::Clause| at.iter().any(|&i| c.start <= i && i < c.end);
+        let any_close = !close_at.is_empty();
+        let any_intro = !intro_at.is_empty();
         let any_covered = t.covered.iter().any(|&c| c);
         let (mut whole_len, mut own_len) = (0, 0);
-        let (mut whole_v, mut own_v) = (Vec::new(), Vec::new());
+        // (Sized for the turn up front: grown bigram by bigram they were reallocated often.)
+        let cap = |on: bool| Vec::with_capacity(if on { t.text.len() / 3 + 1 } else { 0 });
+        let (mut whole_v, mut own_v) = (cap(any_close), cap(any_close || any_intro || any_covered));
         for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
             let n = text::word_len(clause);
-            if any_close && n <= 8 && CLOSE.is_match(clause) {
+            if any_close && n <= 8 && holds(&close_at, c) {
                 continue;
             }
             whole_len += n;
             if any_close {
                 text::push_bigrams(clause, &mut whole_v);
             }
-            if t.covered[ci] || any_intro && INTRO.is_match(clause) {
+            if t.covered[ci] || any_intro && holds(&intro_at, c) {
                 continue;
             }
             own_len += n;
@@ -80,7 +88,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
             }
             // Fewer than 9 characters cannot make 8 bigrams.
             if chars >= 9 {
-                let mut b = Vec::new();
+                let mut b = Vec::with_capacity(chars);
                 for q in k..j {
                     if !t.covered[q] {
                         text::push_bigrams(t.clauses[q].text(t.text), &mut b);
@@ -95,8 +103,10 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         }
         let mut hit: Option<&str> = None;
         'prev: for prev in &seen {
-            if whole_len >= 6 && prev.whole_len >= 6 && text::dice(&whole, &prev.whole) >= theta
-                || own_len >= 6 && prev.own_len >= 6 && text::dice(&own, &prev.own) >= theta
+            if whole_len >= 6
+                && prev.whole_len >= 6
+                && text::dice_at_least(&whole, &prev.whole, theta)
+                || own_len >= 6 && prev.own_len >= 6 && text::dice_at_least(&own, &prev.own, theta)
             {
                 hit = Some(t.text);
                 break;
@@ -106,7 +116,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                     && prev
                         .sents
                         .iter()
-                        .any(|(_, pb)| pb.len() >= 8 && text::dice(b, pb) >= theta.max(0.85))
+                        .any(|(_, pb)| pb.len() >= 8 && text::dice_at_least(b, pb, theta.max(0.85)))
                 {
                     hit = Some(sent);
                     break 'prev;
@@ -152,10 +162,19 @@ const GOODBYE_END: &[&str] = &[
 /// to end a call (请不要再打了, 感谢来电; case naturalness/boundary-ends-the-call).
 pub fn is_goodbye_text(s: &str, assistant: bool) -> bool {
     let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
-    if !aut.is_match(s) {
-        return false;
-    }
-    for c in text::clauses(s) {
+    aut.is_match(s) && goodbye_in(s, &text::clauses(s), assistant)
+}
+
+/// [`is_goodbye_text`] of a turn whose clauses are known (see [`TurnCtx::says_goodbye`]).
+pub(crate) fn turn_says_goodbye(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
+    let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
+    aut.is_match(s) && goodbye_in(s, clauses, assistant)
+}
+
+/// Whether one of `clauses` of `s` says goodbye (the words of [`is_goodbye_text`]).
+fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
+    let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
+    for c in clauses {
         let clause = c.text(s).trim();
         for m in aut.find_iter(clause) {
             let w = &clause[m.start()..m.end()];
@@ -297,9 +316,9 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         if !t.assistant {
             continue;
         }
-        let closes = is_goodbye_text(t.text, true);
+        let closes = t.says_goodbye(true);
         // A goodbye proper (再见, 拜拜), not only 请不要再打了.
-        let strict = closes && is_goodbye_text(t.text, false);
+        let strict = closes && t.says_goodbye(false);
         let prev = t
             .idx
             .checked_sub(1)
@@ -372,7 +391,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
     }
     // Never closes: the last assistant turn (the call may end on the caller's own goodbye).
     if let Some(last) = ctx.turns.iter().rev().find(|t| t.assistant)
-        && !is_goodbye_text(last.text, true)
+        && !last.says_goodbye(true)
         && !out.iter().any(|f| f.turn == last.idx)
         && opens_something(last.text)
     {

@@ -996,15 +996,22 @@ pub(crate) fn preset_content(response: &str) -> Vec<u64> {
     let response = preset_core(response);
     let mut v = Vec::new();
     text::push_bigrams(response, &mut v);
+    // (The two lists as a bit set and packed bigrams, built once: this runs per preset and
+    // dialogue.)
+    static FILLER: LazyLock<(lexicon::HanSet, Vec<u64>)> = LazyLock::new(|| {
+        let chars = lexicon::HanSet::new(PRESET_FILLER_CHARS.chars());
+        let mut pairs: Vec<u64> = PRESET_FILLER_BIGRAMS
+            .iter()
+            .flat_map(|w| text::bigrams(w))
+            .collect();
+        pairs.sort_unstable();
+        (chars, pairs)
+    });
+    let (chars, pairs) = &*FILLER;
     v.retain(|&b| {
         let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
         let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
-        !PRESET_FILLER_CHARS.contains(a)
-            && !PRESET_FILLER_CHARS.contains(c)
-            && !PRESET_FILLER_BIGRAMS.iter().any(|w| {
-                let mut it = w.chars();
-                it.next() == Some(a) && it.next() == Some(c)
-            })
+        !chars.contains(a) && !chars.contains(c) && pairs.binary_search(&b).is_err()
     });
     text::finish(v)
 }
@@ -1018,20 +1025,13 @@ fn conveys(
     content: &[u64],
     clause_bigrams: &[Vec<u64>],
 ) -> bool {
-    let core = preset_core(p.response);
-    let core_bigrams;
-    let whole: &[u64] = if core.len() == p.response.trim_start().len() {
-        &p.bigrams
-    } else {
-        core_bigrams = text::bigrams(core);
-        &core_bigrams
-    };
+    let whole = p.core_bigrams();
     let short = whole.len() <= 4 || content.len() <= 2;
     // Words the caller has just said are an echo, not the owner's instruction (`您先绕一圈、
     // 大概五分钟回来` does not convey "在原地等他五分钟"): judge on the rest when enough is left.
     let echo: Vec<u64> = match t.idx.checked_sub(1).map(|i| &ctx.turns[i]) {
         Some(prev) if !prev.assistant && !short => {
-            let said = text::bigrams(prev.text);
+            let said = prev.all_bigrams();
             content
                 .iter()
                 .copied()
@@ -1220,7 +1220,7 @@ fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
     let occasion = c.text(t.text)[m.start()..m.end()]
         .chars()
         .any(|ch| !"不没了让法能".contains(ch) && p.trigger.contains(ch));
-    let content = preset_content(p.response);
+    let content = p.content();
     let names = |d: &Clause| {
         text::bigrams(d.text(t.text))
             .iter()
@@ -1288,7 +1288,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in &ctx.presets {
         let trig = parse_trigger(p.trigger);
-        let content = preset_content(p.response);
+        let content = p.content();
         // The preset's own instructions, for conveyance of a part; a generic ending of a call
         // (`请不要再打来`) conveys no instruction of its own.
         let clause_bigrams: Vec<Vec<u64>> = text::clauses(p.response)
@@ -2141,8 +2141,10 @@ fn objection_at(
         let mut at = t.idx;
         if after_conveyance {
             // (Not the words any call has — `时间`, `下午` — that date nothing.)
-            let mine: Vec<u64> = text::bigrams(t.text)
-                .into_iter()
+            let mine: Vec<u64> = t
+                .all_bigrams()
+                .iter()
+                .copied()
                 .filter(|b| {
                     contentful(*b)
                         && !lexicon::is_function_bigram(*b)
@@ -2154,7 +2156,7 @@ fn objection_at(
             // (The earlier turn must state trouble too: `我在三号门这儿` asked the way; only
             // `三号门那儿把人拦下来了` is the situation.)
             if let Some(e) = before().find(|e| {
-                text::bigrams(e.text)
+                e.all_bigrams()
                     .iter()
                     .filter(|b| mine.binary_search(b).is_ok())
                     .count()

@@ -229,7 +229,7 @@ fn profile_facts(
                     && ctx.preset_bigrams.binary_search(b).is_err()
                     && !ctx
                         .caller_turns_before(t.idx)
-                        .any(|c| text::bigrams(c.text).binary_search(b).is_ok())
+                        .any(|c| c.all_bigrams().binary_search(b).is_ok())
                 {
                     hits += 1;
                 }

@@ -174,6 +174,22 @@ pub fn tail_chars(s: &str, n: usize) -> &str {
     &s[idx..]
 }
 
+/// The byte offset of the first `needle` in `hay`: `hay.find(needle)`, faster on the short
+/// clauses most calls search. (`str::find` sets up a two-way searcher on every call, some 340
+/// instructions, before looking at a byte; over a clause of a few characters a plain scan is
+/// done sooner. Long texts still go to `str::find`, whose skips win there.)
+pub fn find_str(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    if h.len() > 64 || n.len() < 2 {
+        return hay.find(needle);
+    }
+    if n.len() > h.len() {
+        return None;
+    }
+    // (A match of valid UTF-8 in valid UTF-8 starts on a character boundary.)
+    (0..=h.len() - n.len()).find(|&i| h[i] == n[0] && h[i + 1] == n[1] && &h[i..i + n.len()] == n)
+}
+
 /// The first `n` characters of `s`.
 pub fn head_chars(s: &str, n: usize) -> &str {
     match s.char_indices().nth(n) {
@@ -376,6 +392,20 @@ pub fn dice(a: &[u64], b: &[u64]) -> f32 {
         return 0.0;
     }
     2.0 * intersection(a, b) as f32 / (a.len() + b.len()) as f32
+}
+
+/// Whether `dice(a, b) >= theta`, without the intersection when the lengths alone rule it out
+/// (the intersection is at most the shorter list, so the Dice score at most
+/// 2·min / (|a|+|b|); the same float expression with a larger numerator, so never below
+/// `dice`).
+pub fn dice_at_least(a: &[u64], b: &[u64], theta: f32) -> bool {
+    if !a.is_empty() || !b.is_empty() {
+        let bound = 2.0 * a.len().min(b.len()) as f32 / (a.len() + b.len()) as f32;
+        if bound < theta {
+            return false;
+        }
+    }
+    dice(a, b) >= theta
 }
 
 /// Whether a sorted bigram list holds the bigram of `a`, `b`.
@@ -1059,6 +1089,53 @@ mod tests {
         assert!(negated("我不能替他", 8));
         assert!(!negated("不好意思，他", 8));
         assert!(!negated("您看同", 8));
+    }
+
+    /// The fast paths give what the plain std calls give (the checker's reports must not move).
+    #[test]
+    fn find_str_is_str_find() {
+        let hays = [
+            "",
+            "的话",
+            "您要是方便的话就放门口",
+            "我说了，他交代过放驿站",
+            "abc的话def",
+            "ab",
+            // Longer than the short-clause path: std's search.
+            "您好，王先生现在不方便接电话，我是他的来电助理，他交代过的话我可以帮您转告，请问有什么事",
+        ];
+        let needles = [
+            "的话",
+            "交代过",
+            "说",
+            "ab",
+            "c的",
+            "转告",
+            "放门口就行啊",
+            "不方便接电话",
+        ];
+        for h in hays {
+            for n in needles {
+                assert_eq!(find_str(h, n), h.find(n), "{n:?} in {h:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn dice_bound_is_exact() {
+        let a: Vec<u64> = (0..10).collect();
+        let b: Vec<u64> = (0..6).collect();
+        let c: Vec<u64> = (5..15).collect();
+        for (x, y) in [(&a, &a), (&a, &b), (&b, &a), (&a, &c), (&b, &c), (&b, &b)] {
+            for theta in [0.0, 0.5, 0.75, 0.8, 0.85, 1.0] {
+                assert_eq!(
+                    dice_at_least(x, y, theta),
+                    dice(x, y) >= theta,
+                    "{x:?} {y:?} at {theta}"
+                );
+            }
+        }
+        assert_eq!(dice_at_least(&[], &[], 0.0), dice(&[], &[]) >= 0.0);
     }
 
     #[test]
