@@ -291,10 +291,16 @@ fn skip_clause(c: &Clause, clause: &str, conditional: bool, reported: bool) -> b
 
 fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> {
     let (aut, cats) = &*ANCHORS;
-    // One pass over the turn: the clauses holding an anchor word.
+    // One pass over the turn: the anchor words (start, end, pattern), and the clauses holding
+    // one. No anchor word holds a clause mark (test `anchor_words_hold_no_clause_mark`), so the
+    // words found in the turn are the words a search of each clause would find.
+    let found: Vec<(usize, usize, usize)> = aut
+        .find_iter(t.text)
+        .map(|m| (m.start(), m.end(), m.pattern().as_usize()))
+        .collect();
     let mut with_anchor: Vec<usize> = Vec::new();
-    for m in aut.find_iter(t.text) {
-        if let Some((ci, _)) = t.clause_at(m.start())
+    for &(start, _, _) in &found {
+        if let Some((ci, _)) = t.clause_at(start)
             && with_anchor.last() != Some(&ci)
         {
             with_anchor.push(ci);
@@ -341,12 +347,14 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
         {
             continue;
         }
-        for m in aut.find_iter(clause) {
-            let cat = cats[m.pattern().as_usize()];
-            if text::inside(&t.quoted, c.start + m.start()) {
+        for &(start, end, pattern) in found.iter().filter(|f| c.start <= f.0 && f.1 <= c.end) {
+            // (Offsets within the clause.)
+            let (m_start, m_end) = (start - c.start, end - c.start);
+            let cat = cats[pattern];
+            if text::inside(&t.quoted, start) {
                 continue;
             }
-            let prefix = &clause[..m.start()];
+            let prefix = &clause[..m_start];
             // A bracketed annotation (【…】) is no speech, whatever it says (case
             // decision/bracketed-annotation).
             if prefix
@@ -355,8 +363,8 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             {
                 continue;
             }
-            let rest = &clause[m.end()..];
-            let word = &clause[m.start()..m.end()];
+            let rest = &clause[m_end..];
+            let word = &clause[m_start..m_end];
             // 答应不了, 来不起: the potential complement negates the verb (case
             // decision/cannot-agree-for-him).
             let neg_after = ["不了", "不来", "不起", "不到", "不成"]
@@ -1100,4 +1108,19 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
             )
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// `words_for_owner` reads a clause's anchor words off one search of the whole turn: that
+    /// is the same as searching the clause alone only while no anchor word holds a clause mark.
+    #[test]
+    fn anchor_words_hold_no_clause_mark() {
+        for (_, list) in super::ANCHOR_LIST {
+            for w in list.split_whitespace() {
+                let cs = crate::text::clauses(w);
+                assert!(cs.len() == 1 && cs[0].text(w) == w, "{w:?}");
+            }
+        }
+    }
 }

@@ -1319,7 +1319,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             .filter(|t| {
                 t.assistant
                     && !suspended.contains(&t.idx)
-                    && conveys(ctx, t, p, &content, &clause_bigrams)
+                    && conveys(ctx, t, p, content, &clause_bigrams)
             })
             .map(|t| t.idx)
             .collect();
@@ -1365,7 +1365,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         });
         // A need that cannot wait for the preset's later time, and a conflict the assistant
         // itself acknowledged by setting the preset aside afterwards.
-        let objection = objection_at(ctx, p, &trig, &content, &conveyed);
+        let objection = objection_at(ctx, p, &trig, content, &conveyed);
         // An objection the caller gives up once the preset is held to (`周四太晚了吧` — `还是
         // 周四` — `行吧。对了，…`) was a wish, not a situation the preset cannot meet.
         let objection = objection.filter(|o| {
@@ -1456,7 +1456,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 .iter()
                                 .any(|e| cs.ends_with(e)))
                         && !lexicon::UNCERTAIN.is_match(cs)
-                        && names_content(cs, &content)
+                        && names_content(cs, content)
                 })
         };
         let partial: Vec<usize> = ctx
@@ -1473,7 +1473,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             .filter(|b| t.bigrams.binary_search(b).is_ok())
                             .count()
                             >= 3
-                        && text::containment(&content, &t.bigrams) >= 0.45
+                        && text::containment(content, &t.bigrams) >= 0.45
                         || after_taking(t)
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
@@ -1557,7 +1557,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 // saying it again is holding it, which is right, not a repeat — once, like a
                 // back-reference; a third telling is a repeat however hard the caller pushes.
                 if allowance
-                    && (back_reference(ctx, t, &content) || held_against_pressure(ctx, p, t))
+                    && (back_reference(ctx, t, content) || held_against_pressure(ctx, p, t))
                 {
                     allowance = false;
                 } else {
@@ -1586,7 +1586,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 .flatten()
                 .or(lenient.ok().flatten().filter(|_| !trig.groups.is_empty()))
             && conflict_any.is_none()
-            && !touched(ctx, &content)
+            && !touched(ctx, content)
             && !ctx
                 .turns
                 .iter()
