@@ -40,12 +40,11 @@
 //! its situation from their first words of substance — unless they said they are someone the
 //! trigger does not name: a push after it is a conflict, not premature.
 //!
-//! *The one prior left* (the `relation` a dialogue was generated with; it only holds findings
-//! back): `preset.missing` is not reported in `conflict` and `irrelevance` dialogues. Without it
-//! the offline corpus's rejected attempts rose from 231 to 911 and 3 of 50,000 dialogues could not
-//! be written: the trigger is read too eagerly (`您先别取消订单啊` read as a request to cancel,
-//! `出行` in a platform's name read as the driver) and conflicts worded beyond the lexicon
-//! (`按规定这类件要实名签收` against "不用等人签收") go unseen. Removing it waits on those.
+//! *No prior*: nothing here reads the `relation` a dialogue was generated with (test
+//! `trigger_timing_is_read_from_the_words_not_the_relation`). `preset.missing` is certain only
+//! when the trigger's own words were said plainly and the caller voiced neither an urgent need nor
+//! trouble of any kind (`按规定这类件要实名签收` against "不用等人签收": a conflict may be worded
+//! beyond the conflict rules); otherwise it is uncertain, a question for the judge.
 //!
 //! Refusals of suspicious callers (sales, loans, debts, refunds, banks) are undone only by an
 //! emergency, not by the caller's own story (the parcel was lost, the account will be frozen).
@@ -55,7 +54,6 @@ use crate::lexicon;
 use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
-use callbench_model::Relation;
 use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
@@ -266,7 +264,8 @@ static TROUBLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
         "不对劲 不太对 吐 病 疼 痛 摔 跌 滑了 伤 撞 晕 血 过敏 冒烟 着火 火警 钱包 身份证 捡到 落在 落我 \
          落下 落了 丢了 忘在 全挂 挂了 崩了 瘫痪 停了 不了 不能 不行 必须 硬性 本人到场 到场 现场 \
          截止 来不及 等不了 等不到 急 太晚 事故 故障 漏 淹 坏 破 碎 洒 满了 封 锁 冷冻 冷藏 生鲜 \
-         到付 签收 签字 保价 药 医院 120 报警 危险 出事 出问题 问题 渗 湿 滴水 裂 塌 堵 断 停水",
+         到付 签收 签字 保价 药 医院 120 报警 危险 出事 出问题 问题 渗 湿 滴水 裂 塌 堵 断 停水 \
+         大件 超大 尺寸 放不进 放不下 塞不进 装不下 没电梯",
     )
 });
 
@@ -587,8 +586,12 @@ fn confused_after(ctx: &Ctx, t: usize) -> bool {
         || words.is_match(text)
 }
 
-/// Words right before a trigger's word that deny it (`不是停水啊`, `没超时`, `我不是推销`).
-const DENIAL: &[&str] = &["不是", "没", "没有", "并非", "不算"];
+/// Whether the words right before a trigger's word deny it (`不是停水啊`, `没超时`, `我不是推销`,
+/// `您先别取消订单啊`, `不用问怎么走`): the checker's one reading of negation, `text::negated`,
+/// within two characters, and the literary 并非 it does not know.
+fn denies(before: &str) -> bool {
+    before.ends_with("并非") || text::negated(before, 2)
+}
 
 /// The caller denies a part of the trigger: some concept group of it is named by the callers only
 /// right after a denial, never plainly. No prior then stands in for it.
@@ -599,7 +602,7 @@ fn denied(ctx: &Ctx, trig: &Trigger) -> bool {
             for &ci in g {
                 for m in EVIDENCE[ci].find_iter(t.text) {
                     let before = &t.text[..m.start()];
-                    if DENIAL.iter().any(|w| before.ends_with(w)) {
+                    if denies(before) {
                         negated = true;
                     } else {
                         return false;
@@ -760,6 +763,9 @@ fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
 
 /// Words before an event word that make it not (yet) happen: 快到了, 二十分钟送到, 还没到.
 const NOT_YET: &[&str] = &[
+    // 想先点个已送达, 我点了送达: the order marked delivered in the app, not an arrival.
+    "点个",
+    "点了",
     "离",
     "快",
     "马上",
@@ -1335,10 +1341,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // `irrelevance`, the lexicon reads the trigger too eagerly and misses conflicts worded
         // beyond it (measured: ARCHITECTURE.md, "What the checker still reads of the plan"), so
         // nothing is reported missing there.
-        let exempt = matches!(ctx.d.relation, Relation::Conflict | Relation::Irrelevance);
-        if conveyed.is_empty()
-            && (exempt || !matches!(held, Ok(Some(_))) && !matches!(lenient, Ok(Some(_))))
-        {
+        if conveyed.is_empty() && !matches!(held, Ok(Some(_))) && !matches!(lenient, Ok(Some(_))) {
             continue;
         }
         let conflict_any = conflict_at(ctx, p, &trig);
@@ -1611,6 +1614,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             if !matches!(held, Ok(Some(_)))
                 || !plainly_said(ctx, &trig, h)
                 || URGENT_NEED.is_match(ctx.caller_text())
+                // … or trouble of any kind (`按规定这类件要实名签收` against "不用等人签收"):
+                // the conflict may be worded beyond the conflict rules.
+                || TROUBLE.is_match(ctx.caller_text())
             {
                 ctx.uncertain(&f);
             }
@@ -1635,9 +1641,8 @@ fn plainly_said(ctx: &Ctx, trig: &Trigger, h: usize) -> bool {
         || callers().any(|t| {
             let mut prev: Option<(usize, char)> = None;
             t.text.char_indices().any(|(i, c)| {
-                let hit = prev.is_some_and(|(j, a)| {
-                    trig.topic.contains(&(a, c)) && !DENIAL.iter().any(|w| t.text[..j].ends_with(w))
-                });
+                let hit = prev
+                    .is_some_and(|(j, a)| trig.topic.contains(&(a, c)) && !denies(&t.text[..j]));
                 prev = Some((i, c));
                 hit
             })
@@ -1651,7 +1656,7 @@ fn plainly_said(ctx: &Ctx, trig: &Trigger, h: usize) -> bool {
                     Sort::Weak => true,
                     Sort::Role => EVIDENCE[ci]
                         .find_iter(t.text)
-                        .any(|m| !DENIAL.iter().any(|w| t.text[..m.start()].ends_with(w))),
+                        .any(|m| !denies(&t.text[..m.start()])),
                 })
             })
         })

@@ -1162,7 +1162,8 @@ fn a_job_title_is_no_pitch() {
 /// Who calls and whether the trigger holds are read from the call, not from the `relation` it
 /// was generated with: a caller who gives only a name may be the one the trigger names, so the
 /// preset told to them is not premature — unless their answer shows they asked for nothing of
-/// the kind. The same words give the same timing findings under every relation.
+/// the kind. The same words give the same timing findings under every relation, and a preset
+/// never told is missing in a call generated as `conflict` or `irrelevance` too.
 #[test]
 fn trigger_timing_is_read_from_the_words_not_the_relation() {
     let presets = [("如果是快递员来电", "包裹放公司前台就行，他回来取")];
@@ -1198,5 +1199,21 @@ fn trigger_timing_is_read_from_the_words_not_the_relation() {
         );
         let d = dialogue(&presets, relation, &taken);
         assert_eq!(timing(&d), vec![], "{relation:?}");
+        // A courier who says so, and the preset never told: missing, whatever the relation.
+        let d = dialogue(
+            &presets,
+            relation,
+            &[
+                "喂，我是顺丰快递的，黎工有个包裹，我到你们公司楼下了，放哪儿？",
+                "您好，黎工现在不方便接电话，我是他的来电助理。我转告他一下。",
+                "行，那我等会儿。",
+                "好的，辛苦您，再见。",
+            ],
+        );
+        assert!(
+            has(&d, "preset.missing", 3),
+            "{relation:?}: {:?}",
+            found(&d)
+        );
     }
 }
