@@ -203,7 +203,7 @@ fn actions(d: &Dialogue) -> Vec<Action> {
     d.turns
         .iter()
         .filter(|t| t.speaker == Speaker::Assistant)
-        .filter_map(|t| t.action.as_deref().and_then(|a| a.parse().ok()))
+        .filter_map(|t| t.action)
         .collect()
 }
 
@@ -418,7 +418,7 @@ fn calls_vary_in_shape_and_voice() {
                 last.text
             );
             let closing = &d.turns[d.turns.len() - 2];
-            assert_eq!(closing.action.as_deref(), Some("close"), "{}", d.id);
+            assert_eq!(closing.action, Some(Action::Close), "{}", d.id);
         }
         if d.owner.presets.len() == 2 {
             two_presets += 1;
@@ -615,7 +615,7 @@ fn a_near_miss_is_not_the_trigger() {
             .map(|p| p.id.clone());
         for t in d.turns.iter().filter(|t| t.speaker == Speaker::Assistant) {
             assert!(
-                t.action.as_deref() != Some(Action::ConveyPreset.as_str())
+                t.action != Some(Action::ConveyPreset)
                     && (preset_id.is_none() || t.preset_id != preset_id),
                 "{}: the assistant took the near miss {line:?} for the trigger: {:?}",
                 d.id,
