@@ -233,9 +233,12 @@ fn an_unknown_action_names_column_row_and_word() {
         .partition_point(|&o| o as usize <= bad)
         - 1;
     let relabelled: StringArray = (0..actions.len())
-        .map(|i| match i {
-            _ if i == bad => Some("relay"),
-            _ => actions.is_valid(i).then(|| actions.value(i)),
+        .map(|i| {
+            if i == bad {
+                Some("relay")
+            } else {
+                actions.is_valid(i).then(|| actions.value(i))
+            }
         })
         .collect();
     let (fields, mut children, nulls) = items.into_parts();
