@@ -1,6 +1,6 @@
 //! The dialogue as the interchange format (CONTRACT.md) and the corpus store it.
 
-use crate::vocab::{PresetCase, PresetKind, Relation, Speaker, Split};
+use crate::vocab::{Action, PresetCase, PresetKind, Relation, Speaker, Split};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -87,9 +87,10 @@ pub struct Turn {
     pub speaker: Speaker,
     /// What is said.
     pub text: String,
-    /// The assistant's decision label (`crate::Action` words); optional on input.
+    /// The assistant's decision; optional on input. Written as the contract's word
+    /// (`convey_preset`, …); a word outside the vocabulary is an error of the line that has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub action: Option<String>,
+    pub action: Option<Action>,
     /// The preset the decision concerns; optional on input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset_id: Option<String>,

@@ -248,6 +248,52 @@ fn check_reports_every_line_and_goes_on_past_a_bad_one() {
     assert_eq!(lines[2]["violations"][0]["turn"], 0);
 }
 
+/// A decision outside the vocabulary makes its line unreadable: stderr names the file, the line
+/// and the word, the report gives the line an error, and the next line is checked.
+#[test]
+fn check_names_the_line_and_the_word_of_an_unknown_action() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = std::fs::read_to_string(data("dialogues.jsonl"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let mut bad: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let turns = bad["turns"].as_array_mut().unwrap();
+    let t = turns
+        .iter()
+        .position(|t| t["speaker"] == "assistant")
+        .unwrap();
+    turns[t]["action"] = "relay".into();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, format!("{bad}\n{first}\n")).unwrap();
+    let report = dir.path().join("r.jsonl");
+    let o = callbench(&[
+        "check",
+        "--input",
+        input.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("in.jsonl:1: unknown variant `relay`"), "{err}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&report)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["line"], 1);
+    assert!(
+        lines[0]["error"].as_str().unwrap().contains("`relay`"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[1]["id"], "takeout-000001");
+}
+
 #[test]
 fn export_writes_the_interchange_format() {
     let dir = tempfile::tempdir().unwrap();

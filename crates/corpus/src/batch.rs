@@ -24,7 +24,8 @@ use arrow::buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow::datatypes::{DataType, Field, FieldRef, Fields, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use callbench_model::{
-    Caller, Dialogue, GenInfo, JudgeScores, JudgeTurn, Owner, Preset, QcResult, Turn, Violation,
+    Action, Caller, Dialogue, GenInfo, JudgeScores, JudgeTurn, Owner, Preset, QcResult, Turn,
+    Violation,
 };
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -442,7 +443,7 @@ pub fn dialogues_to_batch(dialogues: &[Dialogue]) -> Result<RecordBatch> {
             t_idx.push(to_i32(i, "turns.idx", row)?);
             t_speaker.push(t.speaker.as_str());
             t_text.push(&t.text);
-            t_action.push_opt(t.action.as_deref());
+            t_action.push_opt(t.action.map(Action::as_str));
             t_preset.push_opt(t.preset_id.as_deref());
         }
         turns.push(d.turns.len());
@@ -716,6 +717,18 @@ impl StrCol<'_> {
 
     fn get_opt(&self, i: usize) -> Option<String> {
         (!self.arr.is_null(i)).then(|| self.arr.value(i).to_string())
+    }
+
+    /// The word at index `i` (of dialogue `row`) read into its vocabulary, `None` if null; a
+    /// word outside the vocabulary is an error naming the column, the row and the word.
+    fn word_opt<T: std::str::FromStr>(&self, i: usize, row: usize) -> Result<Option<T>>
+    where
+        T::Err: std::fmt::Display,
+    {
+        if self.arr.is_null(i) {
+            return Ok(None);
+        }
+        word(self.arr.value(i), &self.path, row).map(Some)
     }
 }
 
@@ -1048,7 +1061,7 @@ pub fn batch_to_dialogues(batch: &RecordBatch) -> Result<Vec<Dialogue>> {
                 Ok(Turn {
                     speaker: word(t_speaker.get(i, row)?, "turns.speaker", row)?,
                     text: t_text.get(i, row)?.to_string(),
-                    action: t_action.get_opt(i),
+                    action: t_action.word_opt(i, row)?,
                     preset_id: t_preset.get_opt(i),
                 })
             })

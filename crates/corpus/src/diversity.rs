@@ -24,7 +24,7 @@
 
 use crate::error::Result;
 use crate::shard::ShardReader;
-use callbench_model::{Dialogue, Speaker};
+use callbench_model::{Action, Dialogue, Speaker};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -111,11 +111,11 @@ impl DiversityCounter {
     pub fn add(&mut self, d: &Dialogue) {
         self.dialogues += 1;
         let cell = format!("{}/{}/{}", d.scenario, d.preset_case, d.relation);
-        let acts: Vec<Option<&str>> = d
+        let acts: Vec<Option<Action>> = d
             .turns
             .iter()
             .filter(|t| t.speaker == Speaker::Assistant)
-            .map(|t| t.action.as_deref())
+            .map(|t| t.action)
             .collect();
         let seq = hash_of(&acts);
         self.sequences.insert(seq);
@@ -130,7 +130,7 @@ impl DiversityCounter {
         }
         let fc = self.first_convey.entry(d.relation.to_string()).or_default();
         fc.dialogues += 1;
-        match acts.iter().position(|a| *a == Some("convey_preset")) {
+        match acts.iter().position(|a| *a == Some(Action::ConveyPreset)) {
             Some(i) => {
                 if fc.by_assistant_turn.len() <= i {
                     fc.by_assistant_turn.resize(i + 1, 0);

@@ -21,7 +21,7 @@ use arrow::array::{
 use arrow::buffer::OffsetBuffer;
 use arrow::datatypes::{DataType, Field, Fields, Schema};
 use arrow::record_batch::RecordBatch;
-use callbench_model::JUDGE_DIMENSIONS;
+use callbench_model::{Action, JUDGE_DIMENSIONS};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -70,16 +70,16 @@ pub struct EvalTurn {
     pub turn: u32,
     /// What the method said.
     pub utterance: String,
-    /// Its decision label, when it gave one.
-    pub action: Option<String>,
+    /// Its decision, when it gave one.
+    pub action: Option<Action>,
     /// The preset the decision concerns.
     pub preset_id: Option<String>,
     /// The method closed the call with this turn.
     pub end_call: bool,
     /// The corpus's own assistant turn at this index (turn mode).
     pub reference: Option<String>,
-    /// The corpus turn's decision label.
-    pub reference_action: Option<String>,
+    /// The corpus turn's decision.
+    pub reference_action: Option<Action>,
     /// Scores in [`JUDGE_DIMENSIONS`] order; `None` is "not judged".
     pub scores: [Option<f64>; 7],
     /// The judge's reason per dimension.
@@ -271,13 +271,13 @@ pub fn eval_turns_to_batch(rows: &[EvalTurn]) -> Result<RecordBatch> {
         Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.trial))),
         Arc::new(Int32Array::from(turn)),
         strs(rows.iter().map(|r| r.utterance.as_str())),
-        opt_strs(rows.iter().map(|r| r.action.as_deref())),
+        opt_strs(rows.iter().map(|r| r.action.map(Action::as_str))),
         opt_strs(rows.iter().map(|r| r.preset_id.as_deref())),
         Arc::new(BooleanArray::from_iter(
             rows.iter().map(|r| Some(r.end_call)),
         )),
         opt_strs(rows.iter().map(|r| r.reference.as_deref())),
-        opt_strs(rows.iter().map(|r| r.reference_action.as_deref())),
+        opt_strs(rows.iter().map(|r| r.reference_action.map(Action::as_str))),
         Arc::new(scores),
         Arc::new(reasons),
         list_col(

@@ -192,7 +192,7 @@ impl<M: Method + 'static, J: Judge> Ctx<M, J> {
 
     fn fill_reply(row: &mut EvalTurn, reply: &MethodReply) {
         row.utterance = reply.text.clone();
-        row.action = reply.action.map(|a| a.to_string());
+        row.action = reply.action;
         row.preset_id = reply.preset_id.clone();
         row.end_call = reply.end_call;
         let MethodUsage {
@@ -270,7 +270,7 @@ impl<M: Method + 'static, J: Judge> Ctx<M, J> {
             }
             let mut row = self.row(d, 0, t);
             row.reference = Some(reference.text.clone());
-            row.reference_action = reference.action.clone();
+            row.reference_action = reference.action;
             let prefix = &d.turns[..t];
             match self.method.respond(&Self::view(d, prefix)).await {
                 Err(e) => {
@@ -283,7 +283,7 @@ impl<M: Method + 'static, J: Judge> Ctx<M, J> {
                     call.push(Turn {
                         speaker: Speaker::Assistant,
                         text: reply.text.clone(),
-                        action: reply.action.map(|a| a.to_string()),
+                        action: reply.action,
                         preset_id: reply.preset_id.clone(),
                     });
                     let final_turn = reply.end_call || Some(t) == last_assistant;
@@ -389,7 +389,7 @@ impl<M: Method + 'static, J: Judge> Ctx<M, J> {
             turns.push(Turn {
                 speaker: Speaker::Assistant,
                 text: reply.text.clone(),
-                action: reply.action.map(|a| a.to_string()),
+                action: reply.action,
                 preset_id: reply.preset_id.clone(),
             });
             replies.push((turns.len() - 1, reply));

@@ -85,7 +85,7 @@ fn as_dialogue(d: &Dialogue, r: &EvalTurn, scores: [f64; 7], judge_model: &str) 
     turns.push(Turn {
         speaker: Speaker::Assistant,
         text: r.utterance.clone(),
-        action: r.action.clone(),
+        action: r.action,
         preset_id: r.preset_id.clone(),
     });
     let reason = JUDGE_DIMENSIONS

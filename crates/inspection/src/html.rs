@@ -226,7 +226,7 @@ fn dialogue_section(h: &mut String, n: usize, entry: &SampleEntry, d: &Dialogue)
             Speaker::Caller => "caller",
             Speaker::Assistant => "assistant",
         };
-        let mut decision = turn.action.as_deref().map(escape).unwrap_or_default();
+        let mut decision = turn.action.map(|a| escape(a.as_str())).unwrap_or_default();
         if let Some(p) = &turn.preset_id {
             let _ = write!(decision, " <span class=\"meta\">({})</span>", escape(p));
         }

@@ -121,8 +121,8 @@ pub fn normalize_action(label: &str) -> Option<Action> {
 /// Decisions that concern a preset: the ones a `preset_id` belongs with.
 pub(crate) fn concerns_preset(a: Action) -> bool {
     matches!(
-        a.as_str(),
-        "convey_preset" | "defer_preset" | "suspend_preset" | "hold_preset"
+        a,
+        Action::ConveyPreset | Action::DeferPreset | Action::SuspendPreset | Action::HoldPreset
     )
 }
 

@@ -396,7 +396,7 @@ fn the_judge_scores_a_leak_unsafe_on_its_own_endpoint() {
         turns.push(callbench_model::Turn {
             speaker: Speaker::Assistant,
             text: reply.text.clone(),
-            action: reply.action.map(|a| a.as_str().to_string()),
+            action: reply.action,
             preset_id: reply.preset_id.clone(),
         });
         let scored = rt
@@ -602,7 +602,7 @@ fn the_judge_marks_down_a_preset_conveyed_at_every_turn() {
             turns.push(callbench_model::Turn {
                 speaker: Speaker::Assistant,
                 text: reply.text,
-                action: reply.action.map(|a| a.as_str().to_string()),
+                action: reply.action,
                 preset_id: reply.preset_id,
             });
             let scored = rt

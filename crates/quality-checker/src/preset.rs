@@ -1070,7 +1070,7 @@ fn conveys(
         return true;
     }
     let turn = &ctx.d.turns[t.idx];
-    let labelled = turn.action.as_deref() == Some("convey_preset")
+    let labelled = turn.action == Some(callbench_model::Action::ConveyPreset)
         && turn.preset_id.as_deref().is_none_or(|id| id == p.id);
     labelled && score >= theta / 2.0
 }

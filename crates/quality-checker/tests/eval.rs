@@ -193,3 +193,35 @@ fn eval_of_nothing_is_well_defined() {
     close(r.safety_recall(), 1.0);
     assert!(r.missed(&Targets::default()).is_empty());
 }
+
+/// A labelled line whose assistant turn carries a decision outside the vocabulary (two
+/// held-out sets, never edited, have `relay`, `wait`, …) is read with that turn unlabelled and
+/// a warning naming the line, the turn and the word; the rest of the line as written. A line
+/// that is no dialogue for another reason stays an error naming the line.
+#[test]
+fn a_label_outside_the_vocabulary_is_read_as_none_with_a_warning() {
+    let line = line_with_id("clean.jsonl", "clean-takeout-001");
+    let mut value: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let clean = eval::parse_labelled(&line, "clean.jsonl:1".into()).unwrap();
+    assert!(clean.warnings.is_empty());
+    value["turns"][1]["action"] = "relay".into();
+    let item = eval::parse_labelled(&value.to_string(), "clean.jsonl:1".into()).unwrap();
+    assert_eq!(item.warnings.len(), 1, "{:?}", item.warnings);
+    let w = &item.warnings[0];
+    assert!(
+        w.starts_with("clean.jsonl:1: turn 1: ") && w.contains("\"relay\""),
+        "{w}"
+    );
+    assert_eq!(item.dialogue.turns[1].action, None);
+    let mut expected = clean.dialogue.clone();
+    expected.turns[1].action = None;
+    assert_eq!(item.dialogue, expected);
+    assert_eq!(item.expected, clean.expected);
+
+    value["turns"][0]["speaker"] = "robot".into();
+    let err = eval::parse_labelled(&value.to_string(), "clean.jsonl:1".into()).unwrap_err();
+    assert!(
+        err.starts_with("clean.jsonl:1: not a dialogue") && err.contains("`robot`"),
+        "{err}"
+    );
+}

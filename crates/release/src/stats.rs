@@ -1,6 +1,6 @@
 //! `REL/stats.json`: the release's numbers, machine-readable — the same the card shows.
 
-use callbench_model::{Dialogue, Speaker};
+use callbench_model::{Action, Dialogue, Speaker};
 use corpus::{Diversity, DiversityCounter};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -230,7 +230,7 @@ impl Tally {
                 .entry(n)
                 .or_default() += 1;
             if t.speaker == Speaker::Assistant {
-                let a = t.action.as_deref().unwrap_or("unlabelled");
+                let a = t.action.map_or("unlabelled", Action::as_str);
                 *self.decisions.overall.entry(a.to_string()).or_default() += 1;
                 *by_rel.entry(a.to_string()).or_default() += 1;
             }

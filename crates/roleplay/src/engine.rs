@@ -37,7 +37,7 @@ pub async fn play<C: CallerAgent, A: AssistantAgent>(
         turns.push(Turn {
             speaker: Speaker::Assistant,
             text: a.text,
-            action: Some(a.action.as_str().to_string()),
+            action: Some(a.action),
             preset_id: a.preset_id,
         });
         if a.end_call {

@@ -237,7 +237,7 @@ mod tests {
                 callbench_model::Turn {
                     speaker: Speaker::Assistant,
                     text: "您好，请问有什么事？".into(),
-                    action: Some("respond".into()),
+                    action: Some(callbench_model::Action::Respond),
                     preset_id: None,
                 },
             ];

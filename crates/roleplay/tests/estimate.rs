@@ -1,29 +1,16 @@
 //! `generate --dry-run`'s figures against a computation by hand from the played transcripts:
 //! calls, tokens, cost and hours, on the whole plan and on a sample of it.
 
+mod support;
+
 use callbench_model::{Plan, Speaker};
 use llm_agent::PromptKind;
 use llm_client::{EndpointConfig, LlmConfig, Price, estimate_tokens};
 use quality_checker::UncertainPolicy;
 use roleplay::backend::{assistant_prompt_vars, caller_prompt_vars};
-use roleplay::{Backend, Director, GenerateConfig, LibraryPaths, SimBackend};
-use std::path::{Path, PathBuf};
+use roleplay::{Backend, Director, GenerateConfig, SimBackend};
 use std::sync::Arc;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn library() -> Arc<roleplay::Library> {
-    Arc::new(
-        LibraryPaths {
-            scenario_dirs: vec![repo().join("scenarios")],
-            templates_dir: repo().join("templates"),
-        }
-        .load()
-        .unwrap(),
-    )
-}
+use support::{library, local_rt};
 
 /// Caller and assistant on different models at different prices, a caller reply cap low
 /// enough to bite, and two endpoints whose limits add up.
@@ -75,9 +62,7 @@ fn by_hand(
     max_turns: usize,
 ) -> [(u64, u64, u64); 2] {
     let director = Director::new(lib.clone());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
+    let rt = local_rt();
     let mut roles = [(0u64, 0u64, 0u64); 2];
     for &i in indices {
         let d = plan.get(i).unwrap();
@@ -134,9 +119,7 @@ fn check(count: u64, sample: u64, indices: Vec<u64>) {
     let scale = count as f64 / indices.len() as f64;
     let scaled = |x: u64| (x as f64 * scale).round() as u64;
 
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
+    let rt = local_rt();
     let est = rt
         .block_on(roleplay::estimate::estimate(
             lib.clone(),
@@ -210,9 +193,7 @@ fn an_unlimited_endpoint_gives_no_duration() {
     };
     let mut llm = llm();
     llm.endpoints[1].rpm = 0;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
+    let rt = local_rt();
     let est = rt
         .block_on(roleplay::estimate::estimate(lib, &cfg, &llm, 400))
         .unwrap();
@@ -235,9 +216,7 @@ fn each_pool_of_endpoints_takes_its_roles_calls_at_its_own_rate() {
         rpm: 7,
         ..Default::default()
     }];
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
+    let rt = local_rt();
     let est = rt
         .block_on(roleplay::estimate::estimate(lib, &cfg, &llm, 400))
         .unwrap();
@@ -271,9 +250,7 @@ fn judge_by_hand(
     questions: bool,
 ) -> (f64, f64, f64) {
     let director = Director::new(lib.clone());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
+    let rt = local_rt();
     let rate = 36.0 / 576.0;
     let (mut calls, mut prompt, mut completion) = (0.0, 0.0, 0.0);
     for &i in indices {
@@ -342,9 +319,7 @@ fn check_judged(count: u64, sample: u64, indices: Vec<u64>, uncertain: Uncertain
         judge_by_hand(&lib, &plan, &indices, cfg.max_turns, 60, questions);
     let scale = count as f64 / indices.len() as f64;
     let scaled = |x: f64| (x * scale).round() as u64;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
+    let rt = local_rt();
     let est = rt
         .block_on(roleplay::estimate::estimate(
             lib.clone(),

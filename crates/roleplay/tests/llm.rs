@@ -1,40 +1,21 @@
 //! The generate pipeline on the LLM backend against the in-repo mock server, over loopback HTTP.
 
+mod support;
+
 use callbench_model::Dialogue;
-use llm_client::{EndpointConfig, LlmClient, LlmConfig};
-use mock_openai::{MockConfig, MockServer};
+use llm_client::{LlmClient, LlmConfig};
+use mock_openai::MockConfig;
 use roleplay::{Event, GenerateConfig, LibraryPaths, LlmBackend};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
+use support::{client, library, quiet, rejects, repo, rt, shards, start_mock};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn library() -> Arc<roleplay::Library> {
-    Arc::new(
-        LibraryPaths {
-            scenario_dirs: vec![repo().join("scenarios")],
-            templates_dir: repo().join("templates"),
-        }
-        .load()
-        .unwrap(),
-    )
-}
-
+/// The mock's endpoint for these tests: a hung reply fails within 0.4 s, and only a run's own
+/// breaker (`stop_after_failures`) stops it, not the endpoint's, so that faults are counted.
 fn llm_config(base_url: &str) -> LlmConfig {
-    let mut cfg = LlmConfig {
-        endpoints: vec![EndpointConfig {
-            base_url: base_url.into(),
-            api_key_env: "CALLBENCH_TEST_NO_KEY".into(),
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let mut cfg = support::llm_config(base_url);
     cfg.request_timeout_ms = 400;
-    cfg.retry.base_ms = 5;
-    cfg.retry.max_ms = 40;
     cfg.retry.max_retries = 4;
     cfg.retry.endpoint_failure_threshold = 1_000;
     cfg
@@ -46,10 +27,7 @@ fn run(
     llm: LlmConfig,
     count: u64,
 ) -> (roleplay::Result<roleplay::Summary>, Arc<LlmClient>) {
-    let client = Arc::new({
-        let _g = rt.enter();
-        LlmClient::new(llm, out).unwrap()
-    });
+    let client = client(rt, llm, out);
     let cfg = GenerateConfig {
         out: out.to_path_buf(),
         count,
@@ -58,7 +36,6 @@ fn run(
         seed: 3,
         ..Default::default()
     };
-    let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
     let backend = Arc::new(LlmBackend::new(client.clone()));
     (
         rt.block_on(roleplay::generate(
@@ -66,50 +43,22 @@ fn run(
             backend,
             cfg,
             serde_json::json!({}),
-            quiet,
+            quiet(),
         )),
         client,
     )
 }
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-fn shards(out: &Path) -> Vec<Dialogue> {
-    let m = corpus::read_manifest(out).unwrap();
-    m.shards
-        .iter()
-        .flat_map(|s| corpus::read_shard(&out.join(&s.file)).unwrap())
-        .collect()
-}
-
-fn rejects(out: &Path) -> Vec<Dialogue> {
-    let m = corpus::read_manifest(out).unwrap();
-    m.rejects
-        .iter()
-        .flat_map(|r| {
-            corpus::read_jsonl(&out.join(r))
-                .unwrap()
-                .map(|(_, d)| d.unwrap())
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
 #[test]
 fn a_clean_run_writes_every_dialogue() {
     let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig {
+    let mock = start_mock(
+        &rt,
+        MockConfig {
             end_after_turns: 5,
             ..Default::default()
-        }))
-        .unwrap();
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let (summary, client) = run(&rt, dir.path(), llm_config(&mock.base_url()), 30);
     let summary = summary.unwrap();
@@ -141,8 +90,9 @@ fn a_clean_run_writes_every_dialogue() {
 #[test]
 fn under_every_fault_each_dialogue_is_written_or_failed_with_a_reason() {
     let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig {
+    let mock = start_mock(
+        &rt,
+        MockConfig {
             end_after_turns: 5,
             p_429: 0.08,
             retry_after_secs: 0,
@@ -152,8 +102,8 @@ fn under_every_fault_each_dialogue_is_written_or_failed_with_a_reason() {
             p_truncated: 0.05,
             p_reset: 0.05,
             ..Default::default()
-        }))
-        .unwrap();
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let mut llm = llm_config(&mock.base_url());
     llm.retry.max_retries = 2; // few enough that some dialogues fail for good
@@ -202,10 +152,7 @@ fn run_judged(
     judge: roleplay::judge::JudgeConfig,
     count: u64,
 ) -> roleplay::Summary {
-    let client = Arc::new({
-        let _g = rt.enter();
-        LlmClient::new(llm, out).unwrap()
-    });
+    let client = client(rt, llm, out);
     let cfg = GenerateConfig {
         out: out.to_path_buf(),
         count,
@@ -216,14 +163,13 @@ fn run_judged(
         max_attempts: 1,
         ..Default::default()
     };
-    let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
     rt.block_on(roleplay::generate_judged(
         library(),
         Arc::new(roleplay::SimBackend),
         Some(client),
         cfg,
         serde_json::json!({}),
-        quiet,
+        quiet(),
     ))
     .unwrap()
 }
@@ -233,9 +179,7 @@ fn run_judged(
 #[test]
 fn the_judge_scores_every_assistant_turn_and_its_thresholds_decide() {
     let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig::default()))
-        .unwrap();
+    let mock = start_mock(&rt, MockConfig::default());
 
     // Thresholds off: everything the rules passed is accepted, with scores stored.
     let dir = tempfile::tempdir().unwrap();
@@ -352,11 +296,7 @@ fn run_cfg(
     llm: LlmConfig,
     cfg: GenerateConfig,
 ) -> roleplay::Summary {
-    let client = Arc::new({
-        let _g = rt.enter();
-        LlmClient::new(llm, out).unwrap()
-    });
-    let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
+    let client = client(rt, llm, out);
     rt.block_on(roleplay::generate(
         library(),
         Arc::new(LlmBackend::new(client)),
@@ -365,7 +305,7 @@ fn run_cfg(
             ..cfg
         },
         serde_json::json!({}),
-        quiet,
+        quiet(),
     ))
     .unwrap()
 }
@@ -376,12 +316,13 @@ fn run_cfg(
 #[test]
 fn arbitrary_schema_valid_replies_lose_no_dialogue() {
     let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig {
+    let mock = start_mock(
+        &rt,
+        MockConfig {
             reply_mode: mock_openai::ReplyMode::Arbitrary,
             ..Default::default()
-        }))
-        .unwrap();
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let s = run_cfg(
         &rt,
@@ -415,12 +356,13 @@ fn arbitrary_schema_valid_replies_lose_no_dialogue() {
 #[test]
 fn replies_cut_short_trip_the_breaker_early() {
     let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig {
+    let mock = start_mock(
+        &rt,
+        MockConfig {
             reply_mode: mock_openai::ReplyMode::CutShort,
             ..Default::default()
-        }))
-        .unwrap();
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let count = 200;
     let s = run_cfg(
@@ -461,12 +403,13 @@ fn replies_cut_short_trip_the_breaker_early() {
 #[test]
 fn garbage_replies_trip_the_breaker_with_their_fix() {
     let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig {
+    let mock = start_mock(
+        &rt,
+        MockConfig {
             reply_mode: mock_openai::ReplyMode::Garbage,
             ..Default::default()
-        }))
-        .unwrap();
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let s = run_cfg(
         &rt,
@@ -498,12 +441,13 @@ fn garbage_replies_trip_the_breaker_with_their_fix() {
 #[test]
 fn a_resumed_run_reports_the_usage_of_all_runs() {
     let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig {
+    let mock = start_mock(
+        &rt,
+        MockConfig {
             end_after_turns: 5,
             ..Default::default()
-        }))
-        .unwrap();
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path();
     let (first, _) = run(&rt, out, llm_config(&mock.base_url()), 20);
@@ -637,14 +581,15 @@ fn one_cell() -> callbench_model::Distribution {
 #[test]
 fn near_duplicates_are_rejected_and_regenerated() {
     let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig {
+    let mock = start_mock(
+        &rt,
+        MockConfig {
             reply_mode: mock_openai::ReplyMode::Repeat,
             repeat_variants: 3,
             end_after_turns: 6,
             ..Default::default()
-        }))
-        .unwrap();
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let count = 24;
     let s = run_cfg(
@@ -727,13 +672,14 @@ fn near_duplicates_are_rejected_and_regenerated() {
 #[test]
 fn a_resumed_run_removes_the_same_near_duplicates() {
     let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig {
+    let mock = start_mock(
+        &rt,
+        MockConfig {
             reply_mode: mock_openai::ReplyMode::Repeat,
             repeat_variants: 3,
             ..Default::default()
-        }))
-        .unwrap();
+        },
+    );
     let cfg = GenerateConfig {
         count: 30,
         rows_per_shard: 10,
@@ -788,7 +734,7 @@ fn a_stopped_run_writes_its_partial_shard_and_a_resume_completes_it() {
         end_after_turns: 5,
         ..Default::default()
     };
-    let mock = Arc::new(rt.block_on(MockServer::start(roleplay.clone())).unwrap());
+    let mock = Arc::new(start_mock(&rt, roleplay.clone()));
     let cfg = GenerateConfig {
         count: 40,
         rows_per_shard: 10,
@@ -826,10 +772,7 @@ fn a_stopped_run_writes_its_partial_shard_and_a_resume_completes_it() {
             }
         })
     };
-    let client = Arc::new({
-        let _g = rt.enter();
-        LlmClient::new(llm_config(&mock.base_url()), &out).unwrap()
-    });
+    let client = client(&rt, llm_config(&mock.base_url()), &out);
     let stopped = rt
         .block_on(roleplay::generate(
             library(),
@@ -905,12 +848,13 @@ fn a_stopped_run_writes_its_partial_shard_and_a_resume_completes_it() {
 #[test]
 fn a_changed_prompt_is_not_resumed_into_the_old_corpus() {
     let rt = rt();
-    let mock = rt
-        .block_on(MockServer::start(MockConfig {
+    let mock = start_mock(
+        &rt,
+        MockConfig {
             end_after_turns: 5,
             ..Default::default()
-        }))
-        .unwrap();
+        },
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o");
     let cfg = GenerateConfig {
@@ -946,17 +890,13 @@ fn a_changed_prompt_is_not_resumed_into_the_old_corpus() {
         )
     };
     let go = |lib: Arc<roleplay::Library>| {
-        let client = Arc::new({
-            let _g = rt.enter();
-            LlmClient::new(llm_config(&mock.base_url()), &out).unwrap()
-        });
-        let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
+        let client = client(&rt, llm_config(&mock.base_url()), &out);
         rt.block_on(roleplay::generate(
             lib,
             Arc::new(LlmBackend::new(client)),
             cfg.clone(),
             serde_json::json!({}),
-            quiet,
+            quiet(),
         ))
     };
     let first = go(load()).unwrap().manifest;

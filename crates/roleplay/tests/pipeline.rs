@@ -1,14 +1,13 @@
 //! The generate pipeline end to end on the real scenario library, in process.
 
+mod support;
+
 use callbench_model::{Action, Dialogue, Plan, PresetCase, Relation, Speaker};
-use roleplay::{Event, GenerateConfig, Library, LibraryPaths, SimBackend};
+use roleplay::{GenerateConfig, Library, LibraryPaths, SimBackend};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use support::{quiet, repo, shards};
 
 fn library_with(extra: &[&str]) -> Library {
     let mut dirs = vec![repo().join("scenarios")];
@@ -36,26 +35,13 @@ fn config(out: &Path, count: u64, rows_per_shard: u64) -> GenerateConfig {
 }
 
 fn run(lib: Arc<Library>, cfg: GenerateConfig) -> roleplay::Result<roleplay::Summary> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .expect("runtime");
-    let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
-    rt.block_on(roleplay::generate(
+    support::rt().block_on(roleplay::generate(
         lib,
         Arc::new(SimBackend),
         cfg,
         serde_json::json!({}),
-        quiet,
+        quiet(),
     ))
-}
-
-fn read_corpus(out: &Path) -> Vec<Dialogue> {
-    let m = corpus::read_manifest(out).expect("manifest");
-    m.shards
-        .iter()
-        .flat_map(|s| corpus::read_shard(&out.join(&s.file)).expect("shard"))
-        .collect()
 }
 
 #[test]
@@ -67,7 +53,7 @@ fn corpus_has_exactly_the_planned_ids() {
     assert_eq!(summary.manifest.totals.dialogues, 1_000);
     let plan = Plan::build(&lib.set, 7, 1_000, &Default::default()).unwrap();
     let planned: Vec<String> = plan.range(0..plan.len()).map(|d| d.id).collect();
-    let got: Vec<String> = read_corpus(dir.path()).into_iter().map(|d| d.id).collect();
+    let got: Vec<String> = shards(dir.path()).into_iter().map(|d| d.id).collect();
     assert_eq!(got, planned, "shards hold the planned ids in plan order");
     assert_eq!(
         got.iter().collect::<BTreeSet<_>>().len(),
@@ -181,7 +167,7 @@ fn seventh_scenario_needs_no_code() {
     assert!(repair_cells.iter().all(|a| a.count > 0));
     let dir = tempfile::tempdir().unwrap();
     run(lib, config(dir.path(), 7_000, 7_000)).unwrap();
-    let repair: Vec<Dialogue> = read_corpus(dir.path())
+    let repair: Vec<Dialogue> = shards(dir.path())
         .into_iter()
         .filter(|d| d.scenario == "repair")
         .collect();
@@ -203,7 +189,7 @@ fn actions(d: &Dialogue) -> Vec<Action> {
     d.turns
         .iter()
         .filter(|t| t.speaker == Speaker::Assistant)
-        .filter_map(|t| t.action.as_deref().and_then(|a| a.parse().ok()))
+        .filter_map(|t| t.action)
         .collect()
 }
 
@@ -215,7 +201,7 @@ fn decisions_follow_the_relation() {
     let dir = tempfile::tempdir().unwrap();
     run(lib, config(dir.path(), 6_000, 6_000)).unwrap();
     let mut wrong = Vec::new();
-    for d in read_corpus(dir.path()) {
+    for d in shards(dir.path()) {
         let a = actions(&d);
         let has = |x: Action| a.contains(&x);
         let ok = match (d.preset_case, d.relation) {
@@ -288,7 +274,7 @@ fn no_private_fact_is_ever_said() {
     let lib = Arc::new(library_with(&[]));
     let dir = tempfile::tempdir().unwrap();
     run(lib, config(dir.path(), 3_000, 3_000)).unwrap();
-    for d in read_corpus(dir.path()) {
+    for d in shards(dir.path()) {
         for t in &d.turns {
             for (k, v) in &d.owner.private {
                 assert!(
@@ -335,7 +321,7 @@ fn the_proxy_holds_refuses_and_makes_sense() {
     let c = concepts();
     let (mut pressure_calls, mut scam_asks, mut held) = (0, 0, 0);
     let mut wrong = Vec::new();
-    for d in read_corpus(dir.path()) {
+    for d in shards(dir.path()) {
         let a = actions(&d);
         let under_pressure = d.caller.events.iter().any(|e| pressure.contains(e));
         if under_pressure {
@@ -402,7 +388,7 @@ fn calls_vary_in_shape_and_voice() {
     let lib = Arc::new(library_with(&[]));
     let dir = tempfile::tempdir().unwrap();
     run(lib, config(dir.path(), 3_000, 3_000)).unwrap();
-    let corpus = read_corpus(dir.path());
+    let corpus = shards(dir.path());
     let goodbye = ["拜拜", "再见", "挂了"];
     let mut caller_last = 0;
     let mut two_presets = 0;
@@ -418,7 +404,7 @@ fn calls_vary_in_shape_and_voice() {
                 last.text
             );
             let closing = &d.turns[d.turns.len() - 2];
-            assert_eq!(closing.action.as_deref(), Some("close"), "{}", d.id);
+            assert_eq!(closing.action, Some(Action::Close), "{}", d.id);
         }
         if d.owner.presets.len() == 2 {
             two_presets += 1;
@@ -471,7 +457,7 @@ fn a_scenario_file_says_what_it_needs() {
     let lib = Arc::new(library_with(&["hospital"]));
     let dir = tempfile::tempdir().unwrap();
     run(lib, config(dir.path(), 7_000, 7_000)).unwrap();
-    let calls: Vec<Dialogue> = read_corpus(dir.path())
+    let calls: Vec<Dialogue> = shards(dir.path())
         .into_iter()
         .filter(|d| d.scenario == "hospital")
         .collect();
@@ -585,7 +571,7 @@ fn a_near_miss_is_not_the_trigger() {
     let mut scenarios = BTreeSet::new();
     let mut calls = 0;
     let mut in_opening = 0;
-    for d in read_corpus(dir.path()) {
+    for d in shards(dir.path()) {
         let said = d.turns.iter().enumerate().find_map(|(i, t)| {
             let l = lines
                 .iter()
@@ -615,7 +601,7 @@ fn a_near_miss_is_not_the_trigger() {
             .map(|p| p.id.clone());
         for t in d.turns.iter().filter(|t| t.speaker == Speaker::Assistant) {
             assert!(
-                t.action.as_deref() != Some(Action::ConveyPreset.as_str())
+                t.action != Some(Action::ConveyPreset)
                     && (preset_id.is_none() || t.preset_id != preset_id),
                 "{}: the assistant took the near miss {line:?} for the trigger: {:?}",
                 d.id,

@@ -6,32 +6,20 @@
 //! then the caller gives up. Half the dialogues (by id) give up with "我回头再打", the others with
 //! "我明天再打": the mock answers the question "yes" on the first marker and "no" on the second.
 
+mod support;
+
 use callbench_model::{Dialogue, Speaker, Turn};
-use llm_client::{EndpointConfig, LlmClient, LlmConfig};
-use mock_openai::{ContentRule, MockConfig, MockServer, RuleScope};
+use llm_client::{LlmClient, LlmConfig};
+use mock_openai::{ContentRule, MockConfig, RuleScope};
 use quality_checker::{CheckConfig, Confidence, KindPattern, UncertainPolicy};
 use roleplay::judge::{JudgeConfig, SecondOpinion};
-use roleplay::{Backend, Event, GenerateConfig, LibraryPaths, Played};
+use roleplay::{Backend, GenerateConfig, Played};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use support::{client, library, rt, start_mock};
 
 const YES: &str = "我回头再打";
 const NO: &str = "我明天再打";
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn library() -> Arc<roleplay::Library> {
-    Arc::new(
-        LibraryPaths {
-            scenario_dirs: vec![repo().join("scenarios")],
-            templates_dir: repo().join("templates"),
-        }
-        .load()
-        .unwrap(),
-    )
-}
 
 /// Plays the same four turns in every call, addressed to the dialogue's owner.
 struct Scripted;
@@ -86,22 +74,13 @@ impl Backend for Scripted {
 }
 
 fn llm_config(base_url: &str, cache: bool) -> LlmConfig {
-    let mut cfg = LlmConfig {
-        endpoints: vec![EndpointConfig {
-            base_url: base_url.into(),
-            api_key_env: "CALLBENCH_TEST_NO_KEY".into(),
-            ..Default::default()
-        }],
-        ..Default::default()
-    };
+    let mut cfg = support::llm_config(base_url);
     if !cache {
         // Two dialogues of one owner ask the same question: without the cache the mock sees
         // every question, and can count them.
         cfg.cache = PathBuf::new();
     }
     cfg.request_timeout_ms = 2_000;
-    cfg.retry.base_ms = 5;
-    cfg.retry.max_ms = 40;
     cfg
 }
 
@@ -156,55 +135,20 @@ fn gen_config(out: &Path, count: u64, judge: bool, uncertain: UncertainPolicy) -
     }
 }
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 fn run(
     rt: &tokio::runtime::Runtime,
     cfg: GenerateConfig,
     client: Option<Arc<LlmClient>>,
 ) -> roleplay::Summary {
-    let quiet: Arc<dyn Fn(Event) + Send + Sync> = Arc::new(|_| {});
     rt.block_on(roleplay::generate_judged(
         library(),
         Arc::new(Scripted),
         client,
         cfg,
         serde_json::json!({}),
-        quiet,
+        support::quiet(),
     ))
     .unwrap()
-}
-
-fn client(rt: &tokio::runtime::Runtime, llm: LlmConfig, out: &Path) -> Arc<LlmClient> {
-    let _g = rt.enter();
-    Arc::new(LlmClient::new(llm, out).unwrap())
-}
-
-fn accepted(out: &Path) -> Vec<Dialogue> {
-    let m = corpus::read_manifest(out).unwrap();
-    m.shards
-        .iter()
-        .flat_map(|s| corpus::read_shard(&out.join(&s.file)).unwrap())
-        .collect()
-}
-
-fn rejected(out: &Path) -> Vec<Dialogue> {
-    let m = corpus::read_manifest(out).unwrap();
-    m.rejects
-        .iter()
-        .flat_map(|r| {
-            corpus::read_jsonl(&out.join(r))
-                .unwrap()
-                .map(|(_, d)| d.unwrap())
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
 /// What the checker alone says of a written dialogue's turns: its findings, and which of them
@@ -244,7 +188,7 @@ fn assistant_turns(d: &Dialogue) -> u64 {
 #[test]
 fn the_judge_confirms_or_denies_each_uncertain_finding_once() {
     let rt = rt();
-    let mock = rt.block_on(MockServer::start(mock_config())).unwrap();
+    let mock = start_mock(&rt, mock_config());
     let dir = tempfile::tempdir().unwrap();
     let cfg = gen_config(dir.path(), 12, true, UncertainPolicy::AskJudge);
     let check_cfg = cfg.check.clone();
@@ -253,7 +197,7 @@ fn the_judge_confirms_or_denies_each_uncertain_finding_once() {
 
     let (mut yes, mut no, mut expected_requests) = (0u64, 0u64, 0u64);
     let mut counts = std::collections::BTreeMap::<String, u64>::new();
-    for d in accepted(dir.path()) {
+    for d in support::shards(dir.path()) {
         assert!(!says_yes(&d.id), "{}: confirmed, yet accepted", d.id);
         let qc = d.qc.as_ref().unwrap();
         assert!(qc.passed);
@@ -281,7 +225,7 @@ fn the_judge_confirms_or_denies_each_uncertain_finding_once() {
         // The questions, then the scores of every assistant turn.
         expected_requests += asked.len() as u64 + assistant_turns(&d);
     }
-    for d in rejected(dir.path()) {
+    for d in support::rejects(dir.path()) {
         assert!(says_yes(&d.id), "{}: denied, yet rejected", d.id);
         let qc = d.qc.as_ref().unwrap();
         assert!(!qc.passed);
@@ -326,7 +270,7 @@ fn without_the_judge_an_uncertain_finding_is_reported() {
     let cfg = gen_config(dir.path(), 6, false, UncertainPolicy::AskJudge);
     let check_cfg = cfg.check.clone();
     let summary = run(&rt, cfg, None);
-    let written = accepted(dir.path());
+    let written = support::shards(dir.path());
     assert_eq!(written.len(), 6);
     for d in &written {
         let qc = d.qc.as_ref().unwrap();
@@ -343,12 +287,12 @@ fn without_the_judge_an_uncertain_finding_is_reported() {
 #[test]
 fn report_never_asks_the_judge() {
     let rt = rt();
-    let mock = rt.block_on(MockServer::start(mock_config())).unwrap();
+    let mock = start_mock(&rt, mock_config());
     let dir = tempfile::tempdir().unwrap();
     let cfg = gen_config(dir.path(), 6, true, UncertainPolicy::Report);
     let llm = client(&rt, llm_config(&mock.base_url(), false), dir.path());
     let summary = run(&rt, cfg, Some(llm));
-    let written = accepted(dir.path());
+    let written = support::shards(dir.path());
     assert_eq!(written.len(), 6);
     let scored: u64 = written.iter().map(assistant_turns).sum();
     assert_eq!(mock.stats().requests, scored);
@@ -361,7 +305,7 @@ fn report_never_asks_the_judge() {
 #[test]
 fn a_run_made_again_over_its_cache_pays_for_no_question_twice() {
     let rt = rt();
-    let mock = rt.block_on(MockServer::start(mock_config())).unwrap();
+    let mock = start_mock(&rt, mock_config());
     let cache_dir = tempfile::tempdir().unwrap();
     let mut llm = llm_config(&mock.base_url(), true);
     llm.cache = cache_dir.path().join("llm-cache.redb");
@@ -374,7 +318,7 @@ fn a_run_made_again_over_its_cache_pays_for_no_question_twice() {
         runs.push((
             mock.stats().requests,
             summary.manifest.report.second_opinions.clone(),
-            accepted(dir.path()),
+            support::shards(dir.path()),
         ));
     }
     assert!(runs[0].0 > 0);
@@ -449,7 +393,7 @@ fn an_unanswered_question_leaves_the_finding_reported() {
             garbage: true,
         },
     );
-    let mock = rt.block_on(MockServer::start(mock_cfg)).unwrap();
+    let mock = start_mock(&rt, mock_cfg);
     let dir = tempfile::tempdir().unwrap();
     let cfg = gen_config(dir.path(), 6, true, UncertainPolicy::AskJudge);
     let check_cfg = cfg.check.clone();
@@ -457,7 +401,7 @@ fn an_unanswered_question_leaves_the_finding_reported() {
     let tries = u64::from(llm.max_invalid_replies) + 1;
     let c = client(&rt, llm, dir.path());
     let summary = run(&rt, cfg, Some(c));
-    let written = accepted(dir.path());
+    let written = support::shards(dir.path());
     assert_eq!(written.len(), 6);
     let mut expected_requests = 0;
     let mut asked_total = 0;

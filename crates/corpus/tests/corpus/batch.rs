@@ -1,7 +1,7 @@
 //! Dialogues ⇄ record batches.
 
 use crate::support::{full, generated, judge_scores, minimal, mix, passed_no_gen};
-use arrow::array::{Array, AsArray, Int32Array, StringArray, StructArray};
+use arrow::array::{Array, AsArray, Int32Array, ListArray, StringArray, StructArray};
 use arrow::datatypes::{DataType, Field, Float64Type, Int32Type};
 use arrow::record_batch::RecordBatch;
 use corpus::{COLUMNS, batch_to_dialogues, dialogues_to_batch, schema};
@@ -210,6 +210,50 @@ fn a_bad_word_names_column_and_row() {
     let err = batch_to_dialogues(&bad).unwrap_err().to_string();
     assert!(
         err.starts_with("row 2: column `preset_case`: unknown PresetCase \"sometimes\""),
+        "{err}"
+    );
+}
+
+/// A decision outside the vocabulary in a shard someone else wrote (the writer cannot write one)
+/// is an error naming the column, the dialogue's row and the word.
+#[test]
+fn an_unknown_action_names_column_row_and_word() {
+    let batch = dialogues_to_batch(&mix(3)).unwrap();
+    let at = batch.schema().index_of("turns").unwrap();
+    let turns = batch.column(at).as_list::<i32>().clone();
+    let items = turns.values().as_struct().clone();
+    let actions = items.column_by_name("action").unwrap().as_string::<i32>();
+    // The last labelled turn of the batch, and the dialogue (row) that holds it.
+    let bad = (0..actions.len())
+        .rev()
+        .find(|&i| actions.is_valid(i))
+        .unwrap();
+    let row = turns
+        .value_offsets()
+        .partition_point(|&o| o as usize <= bad)
+        - 1;
+    let relabelled: StringArray = (0..actions.len())
+        .map(|i| {
+            if i == bad {
+                Some("relay")
+            } else {
+                actions.is_valid(i).then(|| actions.value(i))
+            }
+        })
+        .collect();
+    let (fields, mut children, nulls) = items.into_parts();
+    let (a, _) = fields.find("action").unwrap();
+    children[a] = Arc::new(relabelled);
+    let items = StructArray::new(fields, children, nulls);
+    let (field, offsets, _, nulls) = turns.into_parts();
+    let mut columns = batch.columns().to_vec();
+    columns[at] = Arc::new(ListArray::new(field, offsets, Arc::new(items), nulls));
+    let bad = RecordBatch::try_new(batch.schema(), columns).unwrap();
+    let err = batch_to_dialogues(&bad).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!(
+            "row {row}: column `turns.action`: unknown Action \"relay\""
+        )),
         "{err}"
     );
 }

@@ -37,6 +37,28 @@ fn a_bad_line_is_reported_with_its_number_and_reading_goes_on() {
     assert_eq!(last.turns[0].speaker, Speaker::Caller);
 }
 
+/// A decision outside the vocabulary makes its line unreadable, with the word and the column
+/// named, and reading goes on (`check` reports the line, the other readers name file and line).
+#[test]
+fn an_unknown_action_is_an_error_of_its_line() {
+    let good = serde_json::to_string(&minimal("life-000001")).unwrap();
+    let mut labelled = serde_json::to_value(full("takeout-000001")).unwrap();
+    labelled["turns"][1]["action"] = "relay".into();
+    let text = format!("{good}\n{labelled}\n{good}\n");
+    let items: Vec<_> = JsonlReader::<callbench_model::Dialogue>::from_reader(Box::new(
+        Cursor::new(text.into_bytes()),
+    ))
+    .collect();
+    assert_eq!(items.len(), 3);
+    assert!(items[0].1.is_ok() && items[2].1.is_ok());
+    assert_eq!(items[1].0, 2);
+    let err = items[1].1.as_ref().unwrap_err();
+    assert!(
+        err.contains("unknown variant `relay`") && err.contains("column"),
+        "{err}"
+    );
+}
+
 #[test]
 fn invalid_utf8_bom_and_crlf() {
     let good = serde_json::to_string(&minimal("life-000001")).unwrap();

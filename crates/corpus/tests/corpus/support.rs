@@ -1,8 +1,8 @@
 //! Dialogues shared by the tests, and small helpers.
 
 use callbench_model::{
-    Caller, Dialogue, GenInfo, JudgeScores, JudgeTurn, Owner, Preset, PresetCase, PresetKind,
-    QcResult, Relation, Speaker, Turn, Violation,
+    Action, Caller, Dialogue, GenInfo, JudgeScores, JudgeTurn, Owner, Preset, PresetCase,
+    PresetKind, QcResult, Relation, Speaker, Turn, Violation,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -55,7 +55,7 @@ pub fn full(id: &str) -> Dialogue {
             Turn {
                 speaker: Speaker::Assistant,
                 text: "您好，我是李女士的助理。请放在门口的鞋柜上，谢谢。".into(),
-                action: Some("convey_preset".into()),
+                action: Some(Action::ConveyPreset),
                 preset_id: Some("p1".into()),
             },
             Turn {
@@ -67,7 +67,7 @@ pub fn full(id: &str) -> Dialogue {
             Turn {
                 speaker: Speaker::Assistant,
                 text: "好的，我转告机主，请稍等。".into(),
-                action: Some("suspend_preset".into()),
+                action: Some(Action::SuspendPreset),
                 preset_id: None,
             },
         ],
@@ -203,7 +203,7 @@ pub fn generated(i: usize, turns: usize) -> Dialogue {
                 Speaker::Assistant
             },
             text: format!("第{t}轮：您好，快递放在驿站可以吗？单号 {i:08}。"),
-            action: (t % 2 == 1).then(|| "respond".to_string()),
+            action: (t % 2 == 1).then_some(Action::Respond),
             preset_id: (t == 1).then(|| "p1".to_string()),
         })
         .collect();

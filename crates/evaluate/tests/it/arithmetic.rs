@@ -96,7 +96,7 @@ pub(crate) fn dialogue(id: &str, relation: Relation, callers: &[&str]) -> Dialog
         turns.push(Turn {
             speaker: Speaker::Assistant,
             text: "好的。".into(),
-            action: Some("respond".into()),
+            action: Some(callbench_model::Action::Respond),
             preset_id: None,
         });
     }

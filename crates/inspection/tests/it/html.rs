@@ -12,7 +12,8 @@ fn a_script_in_a_turn_renders_inert() {
     let mut d = dialogue("takeout-000001", TAKEOUT_CONFLICT, 4);
     d.turns[0].text = format!("喂 {SCRIPT} 你好");
     d.turns[1].text = format!("{IMG}\"'&");
-    d.turns[1].action = Some("<u>respond</u>".into());
+    // The decision itself is a word of the vocabulary; the preset id beside it is free text.
+    d.turns[1].preset_id = Some("<u>p1</u>".into());
     d.owner.name = "王\"><script>x()</script>".into();
     d.owner
         .private

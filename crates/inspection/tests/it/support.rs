@@ -55,7 +55,7 @@ pub fn dialogue(id: &str, cell: Cell, turns: usize) -> Dialogue {
                     Speaker::Assistant
                 },
                 text: format!("第 {i} 句"),
-                action: (i % 2 == 1).then(|| "respond".to_string()),
+                action: (i % 2 == 1).then_some(callbench_model::Action::Respond),
                 preset_id: None,
             })
             .collect(),

@@ -129,7 +129,11 @@ fn read_labelled(dir: &Path) -> Result<Vec<Labelled>, String> {
             if line.trim().is_empty() {
                 continue;
             }
-            items.push(eval::parse_labelled(line, format!("{name}:{}", i + 1))?);
+            let item = eval::parse_labelled(line, format!("{name}:{}", i + 1))?;
+            for w in &item.warnings {
+                eprintln!("warning: {w}");
+            }
+            items.push(item);
         }
     }
     Ok(items)
