@@ -763,9 +763,6 @@ fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
 
 /// Words before an event word that make it not (yet) happen: 快到了, 二十分钟送到, 还没到.
 const NOT_YET: &[&str] = &[
-    // 想先点个已送达, 我点了送达: the order marked delivered in the app, not an arrival.
-    "点个",
-    "点了",
     "离",
     "快",
     "马上",
