@@ -199,10 +199,12 @@ async fn run(browser: &Chromium, server: &Server, corpus: &Path) -> Result<(), S
         HOSTILE
     );
     assert!(text_of(&page, ".owner-name").await.contains("<script>"));
+    // (An action is a word of the vocabulary, never free text: the free-text chip is the
+    // preset id.)
     assert!(
-        text_of(&page, "#transcript li:nth-child(2) .chip.action")
+        text_of(&page, "#transcript li:nth-child(2) .chip.preset")
             .await
-            .contains("<b>close</b>")
+            .contains("p<b>1</b>")
     );
     page.press("ArrowLeft").await?;
     page.wait_for(&format!("document.body.dataset.shown === {PLAIN_ID:?}"))

@@ -57,7 +57,7 @@ pub fn dialogues() -> Vec<Dialogue> {
         "caller": {"role": "<i>推销</i>", "goal": HOSTILE, "events": [HOSTILE]},
         "turns": [
             {"speaker": "caller", "text": HOSTILE},
-            {"speaker": "assistant", "text": "<a href=\"javascript:window.__pwned=5\">点我</a> 不需要，谢谢。", "action": "<b>close</b>", "preset_id": "p<1>"}
+            {"speaker": "assistant", "text": "<a href=\"javascript:window.__pwned=5\">点我</a> 不需要，谢谢。", "action": "close", "preset_id": "p<b>1</b>"}
         ],
         "qc": {"passed": true, "violations": [
             {"kind": "natural.meta", "turn": 0, "evidence": HOSTILE, "message": HOSTILE}
