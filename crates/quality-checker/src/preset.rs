@@ -296,9 +296,11 @@ static INSISTS: LazyLock<AhoCorasick> = LazyLock::new(|| {
     )
 });
 
-/// The preset referred to as its giver's word (`按她说的`, `他交代的`).
-static OWNERS_WORD: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words("按她说的 按他说的 按机主说的 她交代的 他交代的 她交代过 他交代过")
+/// The preset referred to as its giver's word (`按她说的`, `他交代的`, `照他交代的`).
+pub(crate) static OWNERS_WORD: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    lexicon::words(
+        "按她说的 按他说的 按机主说的 她交代的 他交代的 她交代过 他交代过 照他说的 照她说的 按他交代 按她交代",
+    )
 });
 
 /// Characters that carry nothing of a preset's content.
@@ -2064,6 +2066,12 @@ fn objection_at(
             && !lexicon::conditional(clause)
     };
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
+        // Pressure that reports no new fact objects to nothing the preset cannot meet: it is what
+        // the preset is held against, as in `conflict_at` (case proxy/held-and-relayed: "拒收退回去要
+        // 扣你十五块的").
+        if crate::proxy::pressure_only_at(ctx, t.idx, crate::proxy::protective(p)) {
+            continue;
+        }
         // Before the preset is said, trouble the trigger anticipates is its occasion.
         if anticipates && conveyed.first().is_none_or(|&f| f > t.idx) {
             continue;

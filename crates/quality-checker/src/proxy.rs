@@ -308,6 +308,11 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
         }
         // A new fact (a break-in, an injury, a flooded car) rightly suspends any preset, even
         // one that turns callers away; only pressure that reports none must not.
+        // A reply that holds to the owner's word ("还是按他交代的拒收", then "退件费的说法我也告诉他")
+        // passes the caller's claim on and drops nothing (case proxy/held-and-relayed).
+        if along.is_some() && crate::preset::OWNERS_WORD.is_match(reply.text) {
+            continue;
+        }
         let Some(p) = ctx.presets.iter().find(|p| {
             let protective = protective(p);
             // Handing the caller to the owner drops a preset only once it was stated and is
