@@ -174,7 +174,7 @@ pub(crate) fn turn_says_goodbye(s: &str, clauses: &[text::Clause], assistant: bo
 /// Whether one of `clauses` of `s` says goodbye (the words of [`is_goodbye_text`]).
 fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
     let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
-    for c in clauses {
+    for (ci, c) in clauses.iter().enumerate() {
         let clause = c.text(s).trim();
         for m in aut.find_iter(clause) {
             let w = &clause[m.start()..m.end()];
@@ -203,13 +203,20 @@ fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
                         return true;
                     }
                 }
-                _ if assistant
-                    && (w.starts_with("不要再")
-                        || w.starts_with("别再")
-                        || w.starts_with("感谢")
-                        || w.starts_with("祝")) =>
-                {
+                _ if assistant && (w.starts_with("不要再") || w.starts_with("别再")) => {
                     return true;
+                }
+                // A courtesy (感谢您的来电, 祝您愉快) closes only at the end of the turn: an opener's
+                // `感谢您的来电` followed by the matter closes nothing (case
+                // naturalness/thanks-for-calling-opens).
+                _ if assistant && (w.starts_with("感谢") || w.starts_with("祝")) => {
+                    let rest_is_courtesy = clauses[ci + 1..].iter().all(|r| {
+                        let r = r.text(s).trim();
+                        thanks(r) || aut.is_match(r) || r.chars().all(|ch| !text::is_han(ch))
+                    });
+                    if rest_is_courtesy {
+                        return true;
+                    }
                 }
                 _ => {
                     let tail = clause.trim_end_matches(['啊', '呀', '哈', '啦', '吧', '了', '嘛']);
@@ -353,6 +360,11 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
             }
             continue;
         }
+        // Answering a caller who reopened the call after a goodbye (`等一下，我还没说完`) opens it
+        // again: a later goodbye is a first one (case naturalness/reopened-then-closed).
+        if !closes && prev.is_some_and(|p| !caller_bye && !settled(p.text)) {
+            closed_at = None;
+        }
         if closes && !caller_bye && !ctx.solicitation() {
             if let Some(p) = prev
                 && premature(p, t)
@@ -396,7 +408,19 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         && opens_something(last.text)
     {
         let after = &ctx.turns[last.idx + 1..];
-        let caller_ended = after.iter().all(|t| !t.assistant);
+        // A record that stops on the assistant's question while the caller's matter is still
+        // being talked through is cut short, not left unclosed by the assistant: only after the
+        // caller wound up (a goodbye, `就这些`) or spoke on does it fail to close (cases
+        // naturalness/stops-on-a-question, naturalness/never-closes-after-goodbye).
+        let caller_done = last
+            .idx
+            .checked_sub(1)
+            .map(|i| &ctx.turns[i])
+            .is_some_and(|p| {
+                !p.assistant
+                    && (caller_says_goodbye(p) || settled(p.text) || caller_winds_up(p.text))
+            });
+        let caller_ended = after.iter().all(|t| !t.assistant) && (caller_done || !after.is_empty());
         if caller_ended {
             out.push(finding(
                 ViolationKind::NaturalClosing,

@@ -1558,6 +1558,16 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 // The caller pushed against the preset (a penalty, a deadline, a scam's demand):
                 // saying it again is holding it, which is right, not a repeat — once, like a
                 // back-reference; a third telling is a repeat however hard the caller pushes.
+                // A short holding in between (`还是那句话，机主不认识这个人`) was the one
+                // back-reference (case preset/held-then-told-again).
+                if ctx.turns[pc + 1..t].iter().any(|x| {
+                    x.assistant
+                        && INSISTS.is_match(x.text)
+                        && !RELAYS.is_match(x.text)
+                        && content.iter().any(|b| x.bigrams.binary_search(b).is_ok())
+                }) {
+                    allowance = false;
+                }
                 if allowance
                     && (back_reference(ctx, t, content) || held_against_pressure(ctx, p, t))
                 {
@@ -1578,9 +1588,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             first = false;
         }
-        // Prior: a dialogue generated as `conflict` or `irrelevance` is not held to convey the
-        // preset (the caller's conflict may be worded beyond the lexicon; the trigger may be
-        // read too eagerly). It only ever holds a finding back.
+        // Never conveyed while its trigger held, with no conflict, no suspension and none of its
+        // words said: missing (certain or not, below).
         if conveyed.is_empty()
             // (Read leniently, a trigger of a topic alone would hold for any caller.)
             && let Some(h) = held
