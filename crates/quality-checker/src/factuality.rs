@@ -353,7 +353,12 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         let asked = t
             .clause_at(n.start)
             .is_some_and(|(_, c)| real_question(t, c));
-        if counted || asked {
+        // `发一封邮件`, `留一条言`: 一 and a measure word is an article, not a figure (case
+        // factuality/one-is-an-article).
+        let article = matches!(n.kind, NumKind::Count)
+            && t.text[n.start..].starts_with('一')
+            && n.values() == [1.0];
+        if counted || asked || article {
             continue;
         }
         // The caller's own number read back wrong (`…2281` → `…2218`): a wrong specific.

@@ -159,6 +159,18 @@ fn floor(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     }
 }
 
+/// Whether a fragment with a number (`88号`) was said by the caller before turn `before` in
+/// other numerals (`八十八号`): the same values (case privacy/numerals-converted).
+fn number_said_before(ctx: &Ctx, frag: &str, before: usize) -> bool {
+    let mine = text::numbers(frag);
+    !mine.is_empty()
+        && mine.iter().all(|n| {
+            n.values()
+                .iter()
+                .all(|&v| ctx.grounded_value(v, before, false))
+        })
+}
+
 /// Facts from the owner's own profile.
 fn profile_facts(
     ctx: &Ctx,
@@ -190,7 +202,10 @@ fn profile_facts(
             }
         }
         for frag in &fact.fragments {
-            if t.text.contains(*frag) && !ctx.grounded_text(frag, t.idx) {
+            if t.text.contains(*frag)
+                && !ctx.grounded_text(frag, t.idx)
+                && !number_said_before(ctx, frag, t.idx)
+            {
                 out.push(finding(
                     KIND,
                     t.idx,
@@ -441,6 +456,14 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 && clause[..m.start()].ends_with(v)
             {
                 continue;
+            }
+            // … or with the word after the negation (回不回家, 在没在家; case privacy/a-not-a-recap).
+            if let Some(v) = word.chars().next() {
+                let before = &clause[..m.start()];
+                let mut back = before.chars().rev();
+                if matches!(back.next(), Some('不' | '没')) && back.next() == Some(v) {
+                    continue;
+                }
             }
             done.push(what);
             // Said of the owner: the owner is named before the word in this sentence, with nobody
