@@ -824,6 +824,15 @@ static WITHDRAWN: LazyLock<AhoCorasick> = LazyLock::new(|| {
 });
 
 /// The caller asked for a decision and the assistant said yes or chose, without relaying.
+/// Whether `s` refers to the owner's preset as what holds (按刚才说的, 还是按; case
+/// decision/the-preset-referred-to).
+fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
+    !ctx.presets.is_empty()
+        && ["按刚才说的", "按他说的", "按她说的", "还是按", "按之前说的"]
+            .iter()
+            .any(|w| s.contains(w))
+}
+
 fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<Finding> {
     if let Some(f) = reversal(t) {
         return Some(f);
@@ -942,14 +951,16 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
                 && !s.contains("看你")
                 // The owner's preset referred to (按刚才说的; case decision/the-preset-referred-to).
                 && !preset_words(ctx, s)
-                && (ctx.presets.is_empty()
-                    || !["按刚才说的", "按他说的", "按她说的", "还是按", "按之前说的"]
-                        .iter()
-                        .any(|w| s.contains(w)))
+                && !refers_to_preset(ctx, s)
         }
     });
     let first_idx = t.clauses.iter().position(|c| c.end > from).unwrap_or(0);
     if (!head_agrees || t.covered[first_idx]) && grants.is_none() {
+        return None;
+    }
+    // `对，按刚才说的放门口地垫上就行`: the yes is the owner's preset answering (case
+    // decision/yes-by-the-preset).
+    if grants.is_none() && refers_to_preset(ctx, t.text) {
         return None;
     }
     // The preset answers the request (case decision/the-preset-answers-the-request).
@@ -1088,6 +1099,7 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
             || t.covered[ci]
             || topic.chars().count() < 2
             || preset_chars(ctx, topic)
+            || refers_to_preset(ctx, topic)
             || text::negated(topic, 3)
             || t.conditional(ci)
             || t.clause_has(ci, M_REPORTED | M_RELAY | M_DEFERS | M_UNCERTAIN)
