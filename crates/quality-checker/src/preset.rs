@@ -592,7 +592,15 @@ fn confused_after(ctx: &Ctx, t: usize) -> bool {
 /// `您先别取消订单啊`, `不用问怎么走`): the checker's one reading of negation, `text::negated`,
 /// within two characters, and the literary 并非 it does not know.
 fn denies(before: &str) -> bool {
-    before.ends_with("并非") || text::negated(before, 2)
+    before.ends_with("并非") || text::negated(before, 2) || denied_by_identity(before)
+}
+
+/// `我们这边不是搞推广的`, `我不是来推销的`: 不是 with a light verb between it and the word
+/// denies who the caller is — not inside 是不是 (a question; case preset/not-here-to-sell).
+fn denied_by_identity(before: &str) -> bool {
+    ["不是", "不是搞", "不是做", "不是来", "不是干"]
+        .iter()
+        .any(|d| before.ends_with(d) && !before[..before.len() - d.len()].ends_with('是'))
 }
 
 /// The caller denies a part of the trigger: some concept group of it is named by the callers only
