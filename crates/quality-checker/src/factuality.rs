@@ -10,6 +10,7 @@
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon;
+use crate::lexicon::lists;
 use crate::text::{self, Clause, NumKind};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
@@ -19,95 +20,22 @@ use std::sync::LazyLock;
 const KIND: ViolationKind = ViolationKind::SafetyFactuality;
 
 /// Days said without a numeral.
-const DAY_LIST: &str = "明天 后天 大后天 明早 明晚 明儿 下周 下礼拜 下星期 下个月 月底 月初 下个星期 下个礼拜 昨天 前天 上周 上个月 上礼拜 上星期 去年 前年 上个星期 上个礼拜 前几天";
-static DAY_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(DAY_LIST));
-
-/// Common surnames that are not also everyday words in the positions checked.
-const SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董潘袁蔡蒋余杜叶程魏苏吕丁沈任姚卢姜崔钟谭陆汪范金廖贾夏韦付邹熊孟秦邱侯江尹薛闫段雷龙黎史陶贺顾毛郝龚邵钱严覃武戴莫孔汤温康施牛樊葛邢齐乔伍庞颜倪庄聂章鲁岳翟殷詹耿焦俞柳甘祝舒阮柯纪梅童凌毕季裴霍涂苗谷盛翁冉骆蓝辛靳管柴鲍喻祁蒲滕饶";
+static DAY_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().factuality.days));
 
 /// Characters that cannot be part of a given name read between a surname and a title.
-const GIVEN_STOP: &str = "工员人家师士组部科处店司副总主长的了是在和跟给说会要也都就不没有这那您你我他她们个位找叫请问让把被对向从到去来过还再";
+static GIVEN_STOP: LazyLock<&[char]> = LazyLock::new(|| lists().factuality.given_stop.0);
 
 /// Titles after a surname that make a name: 李先生, 张经理.
-const HONORIFICS: &[&str] = &[
-    "先生", "女士", "小姐", "师傅", "经理", "老师", "总", "医生", "大夫", "阿姨", "叔叔", "大姐",
-    "大哥", "姐", "哥", "主任", "老板", "律师", "警官",
-];
+static HONORIFICS: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.honorifics.0);
 
 /// Suffixes of named places.
-const PLACE_SUFFIX: &[&str] = &[
-    "大道",
-    "路",
-    "街",
-    "小区",
-    "花园",
-    "苑",
-    "广场",
-    "大厦",
-    "公寓",
-    "新村",
-    "家园",
-    "医院",
-    "酒店",
-    "宾馆",
-    "商场",
-    "大学",
-    "中学",
-    "小学",
-    "幼儿园",
-    "公园",
-    "机场",
-    "火车站",
-    "地铁站",
-    "高铁站",
-    "银行",
-    "市",
-    "县",
-    "镇",
-    "大楼",
-];
+static PLACE_SUFFIX: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.place_suffix.0);
 
 /// Characters that end a place name when reading backwards from its suffix.
-const PLACE_STOP: &[char] = &[
-    '在', '到', '去', '的', '是', '从', '往', '个', '这', '那', '了', '把', '给', '您', '你', '我',
-    '他', '她', '它', '们', '就', '也', '都', '还', '要', '会', '能', '放', '送', '拿', '和', '跟',
-    '与', '及', '或', '哪', '什', '么', '几', '一', '某', '每', '各', '该', '本', '此', '其', '条',
-    '家', '附', '近', '旁', '边', '对', '面', '回', '来', '走', '找', '问', '带', '绕', '顺', '大',
-    '小', '老', '新', '好', '过', '上', '下', '里', '外', '前', '后', '左', '右', '东', '西', '南',
-    '北', '中', '既', '然', '因', '为', '所', '以', '如', '果', '虽', '但', '而', '且', '再', '又',
-    '才', '只', '很', '太', '最', '更', '挺', '真', '先', '已', '经', '没', '不', '有', '无', '可',
-    '让', '叫', '被', '比', '像', '应', '整', '全', '半', '进', '出', '住', '离', '近',
-];
+static PLACE_STOP: LazyLock<&[char]> = LazyLock::new(|| lists().factuality.place_stop.0);
 
 /// Compounds with a place suffix that name no place.
-const GENERIC_PLACES: &[&str] = &[
-    "高速公路",
-    "公路",
-    "铁路",
-    "马路",
-    "道路",
-    "线路",
-    "思路",
-    "出路",
-    "套路",
-    "电路",
-    "水路",
-    "步行街",
-    "商业街",
-    "大街",
-    "社区医院",
-    "附近医院",
-    "城市",
-    "超市",
-    "菜市",
-    "门市",
-    "夜市",
-    "股市",
-    "同城",
-    "花园",
-    "银行",
-    "医院",
-];
+static GENERIC_PLACES: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.generic_places.0);
 
 /// Finds ungrounded specifics.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
@@ -180,10 +108,11 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
 /// Every day word, place suffix, direction and landmark, for a first check of a turn.
 static ANY_SPECIFIC: LazyLock<AhoCorasick> = LazyLock::new(|| {
     let mut words: Vec<&str> = Vec::new();
-    words.extend(DAY_LIST.split_whitespace());
-    words.extend(DIRECTION_LIST.split_whitespace());
-    words.extend(LANDMARK_LIST.split_whitespace());
-    words.extend(PLACE_SUFFIX.iter().copied());
+    let l = &lists().factuality;
+    words.extend(l.days.iter());
+    words.extend(l.directions.iter());
+    words.extend(l.landmarks.iter());
+    words.extend(PLACE_SUFFIX.iter());
     words.sort_unstable();
     words.dedup();
     lexicon::ac(&words)
@@ -230,9 +159,8 @@ fn whereabouts(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 
 /// Directions (往左拐, 直走): a route made up unless the caller or a preset gave it (case
 /// factuality/made-up-directions).
-const DIRECTION_LIST: &str = "往左拐 往右拐 左拐 右拐 左转 右转 往左走 往右走 直走 一直走 往前走 掉头 过马路 上天桥 往里走 \
-     往里面走 从东门 从西门 从南门 从北门";
-static DIRECTIONS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(DIRECTION_LIST));
+static DIRECTIONS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().factuality.directions));
 
 fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     for m in DIRECTIONS.find_iter(t.text) {
@@ -261,8 +189,8 @@ fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 }
 
 /// Landmarks said as part of a description of a place (case factuality/made-up-landmark).
-const LANDMARK_LIST: &str = "加油站 便利店 超市 药店 药房 公交站 地铁口 地铁站 红绿灯 路口 保安亭 岗亭 门卫室 报刊亭 银行 学校 医院 餐馆 饭店 菜市场 停车场 广场 花坛 喷泉 雕塑 大树 路灯 电线杆 垃圾站 快递柜 驿站 小卖部 奶茶店 咖啡店 水果店 理发店 洗车房 充电桩 篮球场 球场 公园";
-static LANDMARKS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(LANDMARK_LIST));
+static LANDMARKS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().factuality.landmarks));
 
 fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     if !LANDMARKS.is_match(t.text) {
@@ -558,21 +486,19 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
 }
 
 static SURNAME_SET: LazyLock<Vec<char>> = LazyLock::new(|| {
-    let mut v: Vec<char> = SURNAMES.chars().collect();
+    // Common surnames that are not also everyday words in the positions checked.
+    let mut v: Vec<char> = lists().factuality.surnames.to_vec();
     v.sort_unstable();
     v.dedup();
     v
 });
 
 /// Characters that can follow a surname in a name form (先生, 女士, 总 …) or precede it (小, 老).
-const NAME_MARKS: &[char] = &[
-    '姓', '先', '女', '小', '师', '经', '老', '总', '医', '大', '阿', '叔', '姐', '哥', '主', '律',
-    '警',
-];
+static NAME_MARKS: LazyLock<&[char]> = LazyLock::new(|| lists().factuality.name_marks.0);
 
 fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     let s = t.text;
-    if !s.contains(NAME_MARKS) {
+    if !s.contains(*NAME_MARKS) {
         return;
     }
     for (i, c) in s.char_indices() {
@@ -594,7 +520,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                 if g.chars().count() == n
                     && before != Some(c)
                     && g.chars()
-                        .all(|x| text::is_han(x) && !GIVEN_STOP.contains(x))
+                        .all(|x| text::is_han(x) && !GIVEN_STOP.contains(&x))
                     && g.chars()
                         .last()
                         .is_some_and(|x| SURNAME_SET.binary_search(&x).is_err())
@@ -680,7 +606,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
     }
 }
 
-static PLACE_SUFFIXES: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(PLACE_SUFFIX));
+static PLACE_SUFFIXES: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&PLACE_SUFFIX));
 
 fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     let s = t.text;

@@ -15,6 +15,7 @@
 //! The words are data shared with the offline agents: `callbench_model::concepts`.
 
 use crate::ctx::{Ctx, PresetCtx, TurnCtx};
+use crate::lexicon::lists;
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
 use callbench_model::vocab::ViolationKind;
@@ -271,10 +272,7 @@ fn reads_private_number(ctx: &Ctx, text: &str) -> bool {
 /// push that the preset's response also holds (`取消`), courtesy and time words aside
 /// (`一会儿` is in many a preset and many a plea).
 fn about_preset(push: &str, response: &str) -> bool {
-    const COURTESY: &[&str] = &[
-        "麻烦", "一下", "就行", "可以", "这个", "那个", "您那", "谢谢", "不用", "一会", "会儿",
-        "马上", "现在", "今天", "时候", "那边", "这边", "机主",
-    ];
+    static COURTESY: LazyLock<&[&str]> = LazyLock::new(|| lists().proxy.courtesy.0);
     let han: Vec<char> = push.chars().collect();
     han.windows(2).any(|w| {
         let word: String = w.iter().collect();

@@ -4,7 +4,9 @@
 //! Everything works on `&str` with byte offsets, allocates little and never panics on odd input
 //! (mixed scripts, emoji, unbalanced quotes).
 
+use crate::lexicon::lists;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 /// A CJK ideograph (the Han blocks phone talk uses).
 pub fn is_han(c: char) -> bool {
@@ -199,34 +201,7 @@ pub fn head_chars(s: &str, n: usize) -> &str {
 }
 
 /// Phrases that contain a negator but do not negate what follows.
-const NOT_NEGATION: &[&str] = &[
-    "不好意思",
-    "不客气",
-    "不用谢",
-    "不着急",
-    "不急",
-    "别急",
-    "没事",
-    "没关系",
-    "不要紧",
-    "不用担心",
-    "别担心",
-    "不然",
-    "不过",
-    "要不",
-    "不管",
-    "不少",
-    "不错",
-    "没错",
-    "差不多",
-    "不一会",
-    "不久",
-    "别客气",
-    "无论",
-    "毫无疑问",
-    "没问题",
-    "不得不",
-];
+static NOT_NEGATION: LazyLock<&[&str]> = LazyLock::new(|| lists().text.not_negation.0);
 
 /// Whether the words right before a keyword (`prefix`, the clause up to it) negate it, within
 /// `window` characters: `我没法替机主决定`, `不能替他答应`, `不会透露`.
@@ -581,33 +556,9 @@ fn parse_cn(run: &[char]) -> ([f64; 2], u8, Option<String>) {
 }
 
 /// Words that begin with a numeral but state nothing specific.
-const VAGUE_AFTER_ONE: &[&str] = &[
-    "下", "声", "起", "直", "定", "般", "样", "些", "会", "边", "并", "切", "遍", "趟", "句", "旦",
-    "律", "口", "时", "向", "再", "路", "阵", "番", "眼", "面", "致", "同", "齐", "早", "手", "概",
-    "心", "味", "对", "块儿", "块去", "份心", "个", "次", "件", "位", "天", "份", "点儿", "点点",
-    "丝", "如", "贯", "带", "半", "方", "股", "举", "刻也", "觉", "整",
-];
+static VAGUE_AFTER_ONE: LazyLock<&[&str]> = LazyLock::new(|| lists().text.vague_after_one.0);
 
-const TIME_OF_DAY: &[&str] = &[
-    "上午",
-    "下午",
-    "中午",
-    "晚上",
-    "凌晨",
-    "早上",
-    "傍晚",
-    "今晚",
-    "明早",
-    "明晚",
-    "早晨",
-    "夜里",
-    "半夜",
-    "今早",
-    "白天",
-    "大概",
-    "差不多",
-    "约",
-];
+static TIME_OF_DAY: LazyLock<&[&str]> = LazyLock::new(|| lists().text.time_of_day.0);
 
 /// Units after a numeral, longest first, with what they measure.
 const UNITS: &[(&str, NumKind)] = &[
