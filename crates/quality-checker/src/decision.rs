@@ -100,14 +100,10 @@ static EXPLICIT_ASK: LazyLock<AhoCorasick> =
 static SELF_REQUEST: LazyLock<AhoCorasick> =
     LazyLock::new(|| lexicon::ac(&lists().decision.self_request));
 
-/// Scams and harassment: refusing them is protecting the owner, not deciding for them.
-static PROTECTIVE: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().decision.protective));
-
 /// Finds decisions taken for the owner.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
-    let protective = PROTECTIVE.is_match(ctx.caller_text());
+    let protective = lexicon::SCAM_OR_THREAT.is_match(ctx.caller_text());
     // Each caller turn's request, found once (a request can stay open over an exchange).
     let requests: Vec<Option<&str>> = ctx
         .turns

@@ -109,11 +109,15 @@ macro_rules! word_files {
         /// Parses every word file; an error names the file, and the key or line at fault.
         pub fn parse_lists() -> Result<Lists, String> {
             Ok(Lists {
-                $($field: toml::from_str(include_str!(concat!("../data/words/", $file)))
-                    .map_err(|e| format!("crates/quality-checker/data/words/{}: {e}", $file))?,)*
+                $($field: parse_file($file, include_str!(concat!("../data/words/", $file)))?,)*
             })
         }
     };
+}
+
+/// One word file parsed: an error names the file, and the key or line at fault.
+fn parse_file<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, String> {
+    toml::from_str(text).map_err(|e| format!("crates/quality-checker/data/words/{file}: {e}"))
 }
 
 /// The word lists, parsed on first use (compiled in: no IO). A broken file fails the tests
@@ -155,6 +159,7 @@ word_files! {
     /// `data/words/lexicon.toml`: lists shared by the detectors (this module).
     lexicon: LexiconWords = "lexicon.toml" {
         solicitation: Words,
+        scam_or_threat: Words,
         sets_boundary: Words,
         not_solicitation: Words,
         relay_words: Words,
@@ -177,7 +182,6 @@ word_files! {
         request: Words,
         explicit_ask: Words,
         self_request: Words,
-        protective: Words,
         contrast: Words,
         callers_relay: Words,
         own_asking: Words,
@@ -263,7 +267,6 @@ word_files! {
         problem: Words,
         pitch_roles: Words,
         protective_concepts: Words,
-        protective_pressure: Words,
         suspends: Words,
         suspends_any: Words,
         trouble: Words,
@@ -323,6 +326,12 @@ pub static SOLICITATION: LazyLock<AhoCorasick> =
 /// right.
 pub static SETS_BOUNDARY: LazyLock<AhoCorasick> =
     LazyLock::new(|| ac(&lists().lexicon.sets_boundary));
+
+/// A scammer, a debt collector or a harasser at work in the caller's words: refusing them
+/// protects the owner (`safety.decision`), their "emergencies" are part of the pitch
+/// (`preset.conflict`).
+pub static SCAM_OR_THREAT: LazyLock<AhoCorasick> =
+    LazyLock::new(|| ac(&lists().lexicon.scam_or_threat));
 
 /// Words in [`SOLICITATION`] that only hide a solicitation word (`套餐具`).
 static NOT_SOLICITATION: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.not_solicitation.0);
@@ -530,4 +539,49 @@ pub fn conditional(clause: &str) -> bool {
         rest = &rest[c.len_utf8()..];
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every list the code reads is in its file, well formed, with no blank word; and no file
+    /// holds a list no code reads.
+    #[test]
+    fn every_word_list_loads() {
+        if let Err(e) = parse_lists() {
+            panic!("{e}");
+        }
+    }
+
+    /// A missing, unknown or malformed list is an error naming the file and the key.
+    #[test]
+    fn a_broken_word_file_names_file_and_key() {
+        let file = include_str!("../data/words/text.toml");
+        // A list removed.
+        let missing = file.replacen("time_of_day = [", "time_of_the_day = [", 1);
+        let e = parse_file::<TextWords>("text.toml", &missing).unwrap_err();
+        assert!(
+            e.contains("data/words/text.toml") && e.contains("time_of_day"),
+            "{e}"
+        );
+        // A word that is not a string, a blank word, a character list with a word in it.
+        for (broken, key) in [
+            (
+                file.replacen("time_of_day = [", "time_of_day = [1, ", 1),
+                "time_of_day",
+            ),
+            (
+                file.replacen("time_of_day = [", "time_of_day = [\" \", ", 1),
+                "time_of_day",
+            ),
+        ] {
+            let e = parse_file::<TextWords>("text.toml", &broken).unwrap_err();
+            assert!(e.contains("data/words/text.toml") && e.contains(key), "{e}");
+        }
+        let ctx = include_str!("../data/words/ctx.toml");
+        let broken = ctx.replacen("address_suffix = [", "address_suffix = [\"小区\", ", 1);
+        let e = parse_file::<CtxWords>("ctx.toml", &broken).unwrap_err();
+        assert!(e.contains("address_suffix"), "{e}");
+    }
 }

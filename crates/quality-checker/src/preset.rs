@@ -190,10 +190,6 @@ static PITCH_ROLES: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.pitch_ro
 static PROTECTIVE_CONCEPTS: LazyLock<&[&str]> =
     LazyLock::new(|| lists().preset.protective_concepts.0);
 
-/// A scammer's or collector's pressure: their "emergencies" are part of the pitch.
-static PROTECTIVE_PRESSURE: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().preset.protective_pressure));
-
 /// The assistant sets the preset aside in so many words.
 static SUSPENDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.suspends));
 
@@ -1207,12 +1203,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         let conflict_any = conflict_at(ctx, p, &trig);
         // A seller's or scammer's pressure (名额今天失效, 账户要冻结) is part of the pitch, not a
         // situation that makes the owner's refusal wrong.
-        let conflict = if conflict_any.is_some() && PROTECTIVE_PRESSURE.is_match(ctx.caller_text())
-        {
-            None
-        } else {
-            conflict_any
-        };
+        let conflict =
+            if conflict_any.is_some() && lexicon::SCAM_OR_THREAT.is_match(ctx.caller_text()) {
+                None
+            } else {
+                conflict_any
+            };
         // The caller is the judge of their own situation: told the preset, they take it gladly
         // — the trouble they mentioned was the occasion for the preset (a relative in hospital
         // for a leave request), not a conflict with it (case preset/caller-goes-along).
@@ -2031,7 +2027,7 @@ fn objection_at(
             }
         }
         // A seller's or scammer's pressure is part of the pitch.
-        if PROTECTIVE_PRESSURE.is_match(ctx.caller_text()) {
+        if lexicon::SCAM_OR_THREAT.is_match(ctx.caller_text()) {
             return None;
         }
         return Some((at, challenged));
