@@ -317,9 +317,18 @@ pub fn words(list: &str) -> AhoCorasick {
     ac(&v)
 }
 
-/// The caller sells, scams, collects debts or threatens.
-pub static SOLICITATION: LazyLock<AhoCorasick> =
-    LazyLock::new(|| ac(&lists().lexicon.solicitation));
+/// The caller sells, scams, collects debts or threatens: the words of `solicitation` and of
+/// `scam_or_threat` (see [`SCAM_OR_THREAT`]).
+pub static SOLICITATION: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    let l = &lists().lexicon;
+    let v: Vec<&str> = l
+        .solicitation
+        .iter()
+        .chain(l.scam_or_threat.iter())
+        .copied()
+        .collect();
+    ac(&v)
+});
 
 /// The assistant sets a boundary with the caller (请不要再打来了, 我这边挂断了; case
 /// naturalness/boundary-ends-the-call): the call is an unwanted one, and ending it early is
