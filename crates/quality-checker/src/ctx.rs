@@ -644,7 +644,8 @@ pub fn strip_attribution(clause: &str) -> &str {
 }
 
 /// Suffixes that end a component of an address.
-static ADDRESS_SUFFIX: LazyLock<&[char]> = LazyLock::new(|| lists().ctx.address_suffix.0);
+static ADDRESS_SUFFIX: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().ctx.address_suffix.iter().copied()));
 
 /// Address components that say nothing about where exactly someone lives.
 static GENERIC_PLACE: LazyLock<&[&str]> = LazyLock::new(|| lists().ctx.generic_place.0);
@@ -684,7 +685,7 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
                     start = Some(i);
                 }
                 last_digit = c.is_ascii_digit();
-                if ADDRESS_SUFFIX.contains(&c) {
+                if ADDRESS_SUFFIX.contains(c) {
                     if let Some(st) = start.take() {
                         comps.push(&value[st..i + c.len_utf8()]);
                     }

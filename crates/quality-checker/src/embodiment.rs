@@ -50,8 +50,8 @@ static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
 });
 
 /// A verb before a directional complement that makes it non-physical (记下来, 转过去, 看出来).
-static NON_PHYSICAL_BEFORE: LazyLock<&[char]> =
-    LazyLock::new(|| lists().embodiment.non_physical_before.0);
+static NON_PHYSICAL_BEFORE: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().embodiment.non_physical_before.iter().copied()));
 
 /// Two-character verbs before a directional complement that make it non-physical (转达过去).
 static NON_PHYSICAL_VERBS: LazyLock<&[&str]> =
@@ -248,7 +248,7 @@ fn claim(
             word,
             "下去" | "下来" | "上去" | "上来" | "过去" | "过来" | "出去" | "出来"
         )
-        && (prev.is_some_and(|p| NON_PHYSICAL_BEFORE.contains(&p))
+        && (prev.is_some_and(|p| NON_PHYSICAL_BEFORE.contains(p))
             || NON_PHYSICAL_VERBS.iter().any(|v| prefix.ends_with(v)))
     {
         return false;

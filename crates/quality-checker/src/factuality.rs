@@ -23,7 +23,8 @@ const KIND: ViolationKind = ViolationKind::SafetyFactuality;
 static DAY_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().factuality.days));
 
 /// Characters that cannot be part of a given name read between a surname and a title.
-static GIVEN_STOP: LazyLock<&[char]> = LazyLock::new(|| lists().factuality.given_stop.0);
+static GIVEN_STOP: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.given_stop.iter().copied()));
 
 /// Titles after a surname that make a name: 李先生, 张经理.
 static HONORIFICS: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.honorifics.0);
@@ -32,7 +33,8 @@ static HONORIFICS: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.honor
 static PLACE_SUFFIX: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.place_suffix.0);
 
 /// Characters that end a place name when reading backwards from its suffix.
-static PLACE_STOP: LazyLock<&[char]> = LazyLock::new(|| lists().factuality.place_stop.0);
+static PLACE_STOP: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.place_stop.iter().copied()));
 
 /// Compounds with a place suffix that name no place.
 static GENERIC_PLACES: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.generic_places.0);
@@ -494,11 +496,12 @@ static SURNAME_SET: LazyLock<Vec<char>> = LazyLock::new(|| {
 });
 
 /// Characters that can follow a surname in a name form (先生, 女士, 总 …) or precede it (小, 老).
-static NAME_MARKS: LazyLock<&[char]> = LazyLock::new(|| lists().factuality.name_marks.0);
+static NAME_MARKS: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.name_marks.iter().copied()));
 
 fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     let s = t.text;
-    if !s.contains(*NAME_MARKS) {
+    if !s.chars().any(|c| NAME_MARKS.contains(c)) {
         return;
     }
     for (i, c) in s.char_indices() {
@@ -520,7 +523,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                 if g.chars().count() == n
                     && before != Some(c)
                     && g.chars()
-                        .all(|x| text::is_han(x) && !GIVEN_STOP.contains(&x))
+                        .all(|x| text::is_han(x) && !GIVEN_STOP.contains(x))
                     && g.chars()
                         .last()
                         .is_some_and(|x| SURNAME_SET.binary_search(&x).is_err())
@@ -618,7 +621,7 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             let mut start = pos;
             let mut n = 0;
             for (j, ch) in s[..pos].char_indices().rev() {
-                if !text::is_han(ch) || PLACE_STOP.contains(&ch) || n >= 4 {
+                if !text::is_han(ch) || PLACE_STOP.contains(ch) || n >= 4 {
                     break;
                 }
                 start = j;

@@ -1,6 +1,10 @@
 //! Word lists shared by the detectors: who is speaking of whom, relaying and declining, the
 //! caller's signals. Each list is compiled once into an Aho-Corasick automaton (leftmost-longest).
 //!
+//! Every word list of the checker is data: `data/words/<module>.toml`, one file per module of
+//! `src/`, compiled in and parsed once ([`lists`]). Each file is a struct here
+//! (`word_files!`), so a list the code reads and its file lacks fails a test, not a run.
+//!
 //! The lists describe Chinese phone talk in general (how anyone relays a message, refuses,
 //! says goodbye), not the phrasing of any one generator.
 
@@ -311,6 +315,37 @@ pub fn ac(words: &[&str]) -> AhoCorasick {
         .expect("static word lists compile")
 }
 
+/// A word list asked only whether a text starts with one of its words: the words' first
+/// characters as a bit set (most texts are turned away by one lookup), then an anchored
+/// automaton. (A loop of `starts_with` over a list read at run time calls `memcmp` per word,
+/// where the same loop over literals compiled to inline compares.)
+pub struct Prefixes {
+    first: HanSet,
+    aut: AhoCorasick,
+}
+
+impl Prefixes {
+    /// The prefix test of `words`.
+    pub fn new(words: &[&str]) -> Prefixes {
+        Prefixes {
+            first: HanSet::new(words.iter().filter_map(|w| w.chars().next())),
+            aut: AhoCorasickBuilder::new()
+                .start_kind(aho_corasick::StartKind::Anchored)
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(words)
+                .expect("word lists compile"),
+        }
+    }
+
+    /// Whether `s` starts with one of the words.
+    pub fn starts(&self, s: &str) -> bool {
+        s.chars().next().is_some_and(|c| self.first.contains(c))
+            && self
+                .aut
+                .is_match(aho_corasick::Input::new(s).anchored(aho_corasick::Anchored::Yes))
+    }
+}
+
 /// Builds a leftmost-longest automaton from a whitespace-separated word list.
 pub fn words(list: &str) -> AhoCorasick {
     let v: Vec<&str> = list.split_whitespace().collect();
@@ -438,7 +473,8 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
 }
 
 /// Conditions and questions at the start of a clause.
-static CONDITIONAL: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.conditional.0);
+static CONDITIONAL: LazyLock<Prefixes> =
+    LazyLock::new(|| Prefixes::new(&lists().lexicon.conditional));
 
 /// Goodbyes (said by either side).
 pub static GOODBYE: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&lists().lexicon.goodbye));
@@ -539,7 +575,7 @@ pub fn conditional(clause: &str) -> bool {
     // A condition word within the first two characters.
     let mut rest = t;
     for _ in 0..3 {
-        if CONDITIONAL.iter().any(|w| rest.starts_with(w)) {
+        if CONDITIONAL.starts(rest) {
             return true;
         }
         let Some(c) = rest.chars().next() else {

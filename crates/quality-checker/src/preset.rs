@@ -184,7 +184,8 @@ static NOT_CONFLICT: LazyLock<AhoCorasick> =
 static PROBLEM: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.problem));
 
 /// Roles known by what the caller offers or demands rather than by their self-introduction.
-static PITCH_ROLES: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.pitch_roles.0);
+static PITCH_ROLES: LazyLock<lexicon::Prefixes> =
+    LazyLock::new(|| lexicon::Prefixes::new(&lists().preset.pitch_roles));
 
 /// Trigger words of presets that refuse suspicious callers.
 static PROTECTIVE_CONCEPTS: LazyLock<&[&str]> =
@@ -220,7 +221,8 @@ static OWNERS_WORD: LazyLock<AhoCorasick> =
     LazyLock::new(|| lexicon::ac(&lists().preset.owners_word));
 
 /// Characters that carry nothing of a preset's content.
-static PRESET_FUNC: LazyLock<&[char]> = LazyLock::new(|| lists().preset.preset_func.0);
+static PRESET_FUNC: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().preset.preset_func.iter().copied()));
 
 /// How a trigger reads: groups of concepts that must all be shown (推销 + 贷款), each group
 /// satisfied by any of its concepts (骑手 或 商家), and its topic — the content words left
@@ -583,7 +585,7 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
             || intro.iter().any(|s| {
                 (0..CONCEPTS.len()).any(|ci| {
                     CONCEPTS[ci].0 == Sort::Role
-                        && !PITCH_ROLES.iter().any(|w| CONCEPTS[ci].1.starts_with(w))
+                        && !PITCH_ROLES.starts(&CONCEPTS[ci].1)
                         && EVIDENCE[ci].is_match(s)
                 })
             });
@@ -599,7 +601,7 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
             }
             ok[gi] = g.iter().any(|&ci| match CONCEPTS[ci].0 {
                 // A pitch (推销, 贷款, 催收) shows in what is said, anywhere, not in who says it.
-                Sort::Role if PITCH_ROLES.iter().any(|w| CONCEPTS[ci].1.starts_with(w)) => {
+                Sort::Role if PITCH_ROLES.starts(&CONCEPTS[ci].1) => {
                     substantive
                         || if named_trade {
                             pitch_shown(ci, t.text)
@@ -759,7 +761,8 @@ fn event_said(ci: usize, text: &str) -> bool {
 }
 
 /// Verbs ending in 到 that are not arriving (收到, 看到, 接到单, 拿到餐).
-static NOT_ARRIVE: LazyLock<&[char]> = LazyLock::new(|| lists().preset.not_arrive.0);
+static NOT_ARRIVE: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().preset.not_arrive.iter().copied()));
 
 /// The caller says they (or the goods) are there: `我到栖云府了`, `件到松塘新村了`,
 /// `到地铁站这边了`, `我现在在你家门口`, `我在6号楼楼下` — arrival told in any words, not as
@@ -774,7 +777,7 @@ fn arrived(text: &str) -> bool {
             for (i, _) in end.match_indices('到') {
                 let before = &end[..i];
                 let prev = before.chars().next_back();
-                if prev.is_some_and(|p| NOT_ARRIVE.contains(&p)) && !before.ends_with("送") {
+                if prev.is_some_and(|p| NOT_ARRIVE.contains(p)) && !before.ends_with("送") {
                     continue;
                 }
                 let place = &end[i + '到'.len_utf8()..];
@@ -1113,7 +1116,8 @@ fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
     if text::containment(&text::bigrams(clause), &p.bigrams) >= 0.5 {
         return false;
     }
-    static NOT_CONTENT: LazyLock<&[char]> = LazyLock::new(|| lists().preset.not_content.0);
+    static NOT_CONTENT: LazyLock<lexicon::HanSet> =
+        LazyLock::new(|| lexicon::HanSet::new(lists().preset.not_content.iter().copied()));
     // 等不了, 来不及 — a verb of the preset that cannot be done.
     let cs: Vec<char> = clause.chars().collect();
     // (等不了 is time pressure, judged against presets that make the caller wait.)
@@ -1122,7 +1126,7 @@ fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
             && w[0] != '等'
             && matches!(w[2], '了' | '及')
             && text::is_han(w[0])
-            && !NOT_CONTENT.contains(&w[0])
+            && !NOT_CONTENT.contains(w[0])
             && p.response.contains(w[0])
     });
     if v_not {
@@ -1140,7 +1144,7 @@ fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
             rest = rest.strip_prefix(w).unwrap_or(rest);
         }
         rest.chars().next().is_some_and(|ch| {
-            text::is_han(ch) && !NOT_CONTENT.contains(&ch) && p.response.contains(ch)
+            text::is_han(ch) && !NOT_CONTENT.contains(ch) && p.response.contains(ch)
         })
     })
 }
@@ -1270,7 +1274,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 .chars()
                                 .filter(|&ch| {
                                     text::is_han(ch)
-                                        && !PRESET_FUNC.contains(&ch)
+                                        && !PRESET_FUNC.contains(ch)
                                         && p.response.contains(ch)
                                 })
                                 .count()

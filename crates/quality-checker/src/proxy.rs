@@ -272,13 +272,24 @@ fn reads_private_number(ctx: &Ctx, text: &str) -> bool {
 /// push that the preset's response also holds (`取消`), courtesy and time words aside
 /// (`一会儿` is in many a preset and many a plea).
 fn about_preset(push: &str, response: &str) -> bool {
-    static COURTESY: LazyLock<&[&str]> = LazyLock::new(|| lists().proxy.courtesy.0);
+    // The courtesy words as packed character pairs, sorted: a window is one lookup (a word of
+    // another length never equals a two-character window).
+    static COURTESY: LazyLock<Vec<u64>> = LazyLock::new(|| {
+        let mut v: Vec<u64> = (lists().proxy.courtesy.iter())
+            .filter_map(|w| {
+                let cs: Vec<char> = w.chars().collect();
+                (cs.len() == 2).then(|| (u64::from(cs[0] as u32) << 32) | u64::from(cs[1] as u32))
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    });
     let han: Vec<char> = push.chars().collect();
     han.windows(2).any(|w| {
-        let word: String = w.iter().collect();
+        let pair = (u64::from(w[0] as u32) << 32) | u64::from(w[1] as u32);
         w.iter().all(|&c| crate::text::is_han(c))
-            && !COURTESY.contains(&word.as_str())
-            && response.contains(&word)
+            && COURTESY.binary_search(&pair).is_err()
+            && response.contains(&w.iter().collect::<String>())
     })
 }
 

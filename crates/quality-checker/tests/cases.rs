@@ -440,8 +440,8 @@ fn every_case_holds() {
     assert!(all_ids.len() >= 10, "the case files are there");
 }
 
-/// The comments of `src/` and the cases name each other: every case is named by the comment it
-/// exemplifies, and every case a comment names exists.
+/// The comments of `src/` and `data/words/` and the cases name each other: every case is named
+/// by the comment it exemplifies, and every case a comment names exists.
 fn references(ids: &BTreeSet<String>) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let prefixes: BTreeSet<String> = ids
