@@ -258,7 +258,7 @@ impl<'a> Ctx<'a> {
             .or_else(|| d.owner.name.chars().next())
             .filter(|c| text::is_han(*c));
         // Whole references; the surname-based ones (王先生, 小王) are checked structurally.
-        let mut owner_refs: Vec<&'a str> = vec!["机主", "主人", "本人"];
+        let mut owner_refs: Vec<&'a str> = lists().ctx.owner_roles.to_vec();
         if let Some(t) = title {
             owner_refs.push(t);
         }
@@ -623,18 +623,7 @@ pub fn strip_attribution(clause: &str) -> &str {
     if !head.contains(['说', '交', '嘱']) {
         return clause;
     }
-    for w in [
-        "说的",
-        "说了",
-        "说过",
-        "交代过",
-        "交代了",
-        "嘱咐过",
-        "嘱咐了",
-        "交代",
-        "嘱咐",
-        "说",
-    ] {
+    for w in lists().ctx.attributions.iter().copied() {
         if let Some(i) = text::find_str(head, w) {
             let rest = &clause[i + w.len()..];
             return rest.trim_start_matches(['了', '过', '的', '，', ' ']);

@@ -223,12 +223,11 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 .trim_start_matches('，')
                 .starts_with('就')
                 && !ctx.mentions_owner(cond)
-                && ![
-                    "他", "她", "机主", "同意", "愿意", "需要", "想", "方便", "可以", "有空",
-                    "在家",
-                ]
-                .iter()
-                .any(|w| cond.contains(w))
+                && !lists()
+                    .decision
+                    .owners_will
+                    .iter()
+                    .any(|w| cond.contains(w))
         });
         let conditional = t.conditional(ci) && decided_on.is_none();
         if skip_clause(c, clause, conditional, t.clause_has(ci, M_REPORTED)) {
@@ -266,7 +265,9 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             let word = &clause[m_start..m_end];
             // 答应不了, 来不起: the potential complement negates the verb (case
             // decision/cannot-agree-for-him).
-            let neg_after = ["不了", "不来", "不起", "不到", "不成"]
+            let neg_after = lists()
+                .decision
+                .potential_negation
                 .iter()
                 .any(|n| rest.starts_with(n));
             let negated = text::negated(prefix, 8) || neg_after;
@@ -337,23 +338,19 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     if other_subject(prefix) || in_preset(ctx, word, rest) {
         return false;
     }
-    if [
-        "他说的",
-        "她说的",
-        "刚才说的",
-        "之前说的",
-        "机主说的",
-        "他交代",
-        "她交代",
-    ]
-    .iter()
-    .any(|w| rest.starts_with(w))
+    if lists()
+        .decision
+        .owners_words_cited
+        .iter()
+        .any(|w| rest.starts_with(w))
     {
         return false;
     }
     // (那就 hides the 就这么定 it starts: case decision/thats-settled.)
     if word == "那就"
-        && ["这么定", "这样定", "这么办", "说定", "定了"]
+        && lists()
+            .decision
+            .settled_phrases
             .iter()
             .any(|w| rest.starts_with(w))
     {
@@ -366,7 +363,9 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
         return ends
             && !PROCEDURAL.is_match(clause)
             && !SELF_REQUEST.is_match(clause)
-            && !["麻烦", "辛苦", "谢谢", "这样", "先这", "好的"]
+            && !lists()
+                .decision
+                .settle_courtesy
                 .iter()
                 .any(|w| rest.starts_with(w));
     }
@@ -425,7 +424,9 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // decision/declining-preset-other-words).
     !ctx.presets.iter().any(|p| {
         p.response.contains(word)
-            || ["不需要", "不用了", "不要了", "不考虑", "不感兴趣", "没兴趣"]
+            || lists()
+                .decision
+                .declines
                 .iter()
                 .any(|w| p.response.contains(w))
     })
@@ -482,11 +483,7 @@ fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     if other_subject(prefix) && !imperative || in_preset(ctx, word, rest) {
         return false;
     }
-    let agent = [
-        "我帮", "我替", "帮他", "帮她", "替他", "替她", "给他", "给她", "那就", "就给",
-    ]
-    .iter()
-    .any(|w| prefix.contains(w));
+    let agent = lists().decision.agents.iter().any(|w| prefix.contains(w));
     imperative || agent || prefix.trim().is_empty() && (rest.starts_with('了') || rest.is_empty())
 }
 
@@ -513,7 +510,9 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     }
     // 给您送到行政那边, 帮您放好: done for the caller — the speaker acts, the caller is told
     // nothing to do.
-    if ["给您", "给你", "帮您", "帮你", "替您", "替你"]
+    if lists()
+        .decision
+        .done_for_caller
         .iter()
         .any(|w| prefix.trim_end().ends_with(w))
     {
@@ -521,7 +520,9 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     }
     // A time for the caller's next step, not an instruction about it (case
     // decision/callers-next-step-time).
-    if ["了再", "以后", "之后", "后再", "的时候"]
+    if lists()
+        .decision
+        .callers_next_step
         .iter()
         .any(|w| rest.starts_with(w))
     {
@@ -530,7 +531,9 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     let imperative = IMPERATIVE_END
         .iter()
         .any(|e| clause.trim_end().ends_with(e))
-        || ["您", "你", "麻烦", "请", "直接", "就"]
+        || lists()
+            .decision
+            .imperative_openers
             .iter()
             .any(|w| prefix.trim_end().ends_with(w));
     if !imperative {
@@ -554,7 +557,9 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // decision/owner-cannot-come) — or the assistant directing the owner's act with 我叫他 (case
     // decision/owner-told-to-come). With 我让他 the clause reads as a relay and nothing is found
     // (case unheld/decision-directing-with-rang).
-    let directed = ["我让他", "我让她", "我叫他", "我叫她"]
+    let directed = lists()
+        .decision
+        .directing
         .iter()
         .any(|w| text::tail_chars(prefix, 8).contains(w));
     if !directed && !crate::privacy::owner_subject(ctx, prefix) {
@@ -575,19 +580,8 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     if negative {
         return true;
     }
-    let modal_word = [
-        "准时到",
-        "按时到",
-        "一定到",
-        "肯定到",
-        "一定来",
-        "肯定来",
-        "一定去",
-        "肯定去",
-        "准到",
-    ]
-    .contains(&word)
-        || ["参加", "出席", "到场", "赴约", "还钱", "还款", "报到"].contains(&word);
+    let modal_word = lists().decision.commit_modal.contains(&word)
+        || lists().decision.commit_acts.contains(&word);
     // A bare 他过来 is description; a commitment has a modal or a time (case
     // decision/owner-coming-described).
     let tail = text::tail_chars(prefix, 6);
@@ -622,7 +616,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             let marked = caller.text[c.end..].trim_start().starts_with(['？', '?']);
             if *k >= 2
                 && (!marked
-                    || ["是吧", "对吧", "是不是", "对不对"]
+                    || lists().lexicon.tag_questions
                         .iter()
                         .any(|w| s.ends_with(w)))
             {
@@ -669,15 +663,15 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 // decision/confirming-a-fact).
                 && !s.trim_start_matches(['喂', '哎', ' ']).starts_with('是')
                 && !s.ends_with("的吧")
-                && !["几", "哪", "什么", "谁", "多少", "怎么", "是不是", "有没有"]
+                && !lists().decision.question_words
                     .iter()
                     .any(|w| s.contains(w))
-                || ["我先", "我就", "那我", "我给", "我帮", "要不", "那就"]
+                || lists().decision.caller_proposes
                     .iter()
                     .any(|w| s.contains(w))
                 // 能…吗, 可以…吗: a modal yes/no question asks for permission (case
                 // decision/modal-question-asks-permission).
-                || s.ends_with('吗') && ["能", "可以", "可否", "行"].iter().any(|w| s.contains(w))
+                || s.ends_with('吗') && lists().decision.permission_modals.iter().any(|w| s.contains(w))
         })
         .map(|(_, c)| c.text(caller.text))
         .next()
@@ -699,7 +693,9 @@ fn agrees(t: &TurnCtx, from: usize) -> bool {
 /// Where a turn's words start after the usual opener (…不方便接电话, 我是他的来电助理), whose
 /// `不方便` declines nothing (case decision/yes-after-the-opener).
 fn past_opener(s: &str) -> usize {
-    ["不方便接电话", "不方便接听", "没法接电话", "不能接电话"]
+    lists()
+        .decision
+        .opener_declines
         .iter()
         .filter_map(|w| s.find(w).map(|i| i + w.len()))
         .max()
@@ -777,17 +773,19 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     }
     // Agreeing to come itself is embodiment's business (case decision/agreeing-to-come) — unless
     // what it would do there binds the owner (case decision/coming-binds-the-owner).
-    if !["签收", "代收", "付", "收下"]
+    if !lists()
+        .decision
+        .binding_acts
         .iter()
         .any(|w| t.text.contains(w))
         && t.clauses.iter().any(|c| {
             let cs = c.text(t.text);
             cs.find('我').is_some_and(|i| {
-                [
-                    "下去", "下楼", "下来", "过去", "过来", "上去", "上楼", "去拿", "去取",
-                ]
-                .iter()
-                .any(|w| cs[i..].contains(w))
+                lists()
+                    .decision
+                    .coming_acts
+                    .iter()
+                    .any(|w| cs[i..].contains(w))
             })
         })
     {
@@ -795,7 +793,9 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     }
     // 就按她说的来: the owner's preset answers, not the assistant (case decision/the-presets-answer).
     if !ctx.presets.is_empty()
-        && ["按她说的", "按他说的", "按她交代", "按他交代", "按机主说的"]
+        && lists()
+            .decision
+            .presets_answer
             .iter()
             .any(|w| t.text.contains(w))
     {
@@ -810,11 +810,15 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             // 那就先按…: settling what was asked, in any ending (case
             // decision/settling-what-was-asked).
             let settles = || {
-                ["那就先", "就先按", "那就按", "那先按", "就先给"]
+                lists()
+                    .decision
+                    .settling_openers
                     .iter()
                     .any(|w| s.starts_with(w))
                     && !SELF_REQUEST.is_match(s)
-                    && !["麻烦", "辛苦", "谢谢", "这样"]
+                    && !lists()
+                        .decision
+                        .settling_courtesy
                         .iter()
                         .any(|w| s.contains(w))
             };
@@ -822,7 +826,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
                 && !PROCEDURAL.is_match(s)
                 // (您那边就… tells the caller what to do: no report.)
                 && (!t.clause_has(*ci, M_REPORTED)
-                    || ["您那边就", "您那边先", "你那边就", "你那边先", "您那边直接"]
+                    || lists().decision.callers_side
                         .iter()
                         .any(|w| s.starts_with(w)))
                 // An invitation to speak grants nothing (case decision/an-invitation-to-speak).
@@ -834,7 +838,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
                 // The owner's preset referred to (按刚才说的; case decision/the-preset-referred-to).
                 && !preset_words(ctx, s)
                 && (ctx.presets.is_empty()
-                    || !["按刚才说的", "按他说的", "按她说的", "还是按", "按之前说的"]
+                    || !lists().decision.preset_referred
                         .iter()
                         .any(|w| s.contains(w)))
         }

@@ -128,7 +128,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // Hearing what happens at the owner's door (case embodiment/hears-the-door).
             if with_i
                 && let Some(h) = ["听到", "听见"].iter().find_map(|w| clause.find(w))
-                && ["敲门", "门铃", "动静", "声音", "响声"]
+                && lists()
+                    .embodiment
+                    .door_sounds
                     .iter()
                     .any(|w| clause.contains(w))
                 && !text::negated(&clause[..h], 4)
@@ -212,16 +214,7 @@ fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Optio
     let sent = sentence_prefix(t, ci, prefix);
     if weather {
         // Only weather placed where the assistant is.
-        let here = [
-            "我这边",
-            "我们这边",
-            "我这儿",
-            "我们这儿",
-            "我这里",
-            "我们这里",
-        ]
-        .iter()
-        .any(|w| sent.contains(w));
+        let here = lists().embodiment.here.iter().any(|w| sent.contains(w));
         return here.then_some(word);
     }
     let rest = clause[m.end()..].trim_end_matches(['。', '！', '!', '，', ' ']);
@@ -261,7 +254,9 @@ fn claim(
     }
     // After 告诉, 转告, 跟她说: what is passed on, not what the assistant does (case
     // embodiment/what-is-passed-on).
-    if ["告诉", "转告", "通知", "发消息", "说一声"]
+    if lists()
+        .embodiment
+        .relaying_verbs
         .iter()
         .any(|w| prefix.contains(w))
         || lexicon::RELAY.is_match(prefix)
@@ -270,7 +265,9 @@ fn claim(
     }
     // …的情况, …这事 before a relaying verb: the act names the matter that is passed on, not
     // something the assistant does (case embodiment/the-matter-passed-on).
-    if let Some(i) = ["情况", "的事", "这事", "这件事"]
+    if let Some(i) = lists()
+        .embodiment
+        .matters
         .iter()
         .filter_map(|n| rest.find(n).map(|i| i + n.len()))
         .min()
@@ -315,18 +312,7 @@ fn claim(
             let own_act = cat == Cat::Act
                 && (word.starts_with("帮您")
                     || word.starts_with("给您")
-                    || [
-                        "马上",
-                        "这就",
-                        "立刻",
-                        "现在就",
-                        "正在",
-                        "已经",
-                        "刚",
-                        "这边",
-                    ]
-                    .iter()
-                    .any(|a| p.ends_with(a))
+                    || lists().embodiment.immediacy.iter().any(|a| p.ends_with(a))
                         && !rest.trim_end().ends_with('吧'));
             // 从…看进去: looking in from a spot is done there, by whoever speaks (case
             // embodiment/looking-in-from-a-spot).
@@ -373,44 +359,18 @@ fn agent(ctx: &Ctx, prefix: &str) -> Agent {
             Some((3, Agent::Assistant))
         } else if let Some(len) = ctx.owner_ref_ending(head) {
             Some((len, Agent::Other))
-        } else if [
-            "他",
-            "她",
-            "您",
-            "你",
-            "师傅",
-            "骑手",
-            "快递员",
-            "司机",
-            "保安",
-            "门卫",
-            "人",
-            "谁",
-            "麻烦",
-            "请",
-        ]
-        .iter()
-        .any(|w| head.ends_with(w))
-        {
-            let w = [
-                "师傅",
-                "骑手",
-                "快递员",
-                "司机",
-                "保安",
-                "门卫",
-                "麻烦",
-                "他",
-                "她",
-                "您",
-                "你",
-                "人",
-                "谁",
-                "请",
-            ]
+        } else if lists()
+            .embodiment
+            .others_acting
             .iter()
-            .find(|w| head.ends_with(*w))
-            .map_or(3, |w| w.len());
+            .any(|w| head.ends_with(w))
+        {
+            let w = lists()
+                .embodiment
+                .others_acting
+                .iter()
+                .find(|w| head.ends_with(*w))
+                .map_or(3, |w| w.len());
             Some((w, Agent::Other))
         } else {
             None
@@ -574,7 +534,9 @@ fn first_person_act<'a>(
                     continue;
                 }
                 // 看窗外, 看楼下: looking at a place is looking at the world.
-                let at_place = ["窗外", "外面", "门外", "楼下", "门口"]
+                let at_place = lists()
+                    .embodiment
+                    .places_looked_at
                     .iter()
                     .any(|w| verb.ends_with(w));
                 if verb.starts_with('看') && !at_place {

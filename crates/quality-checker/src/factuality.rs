@@ -76,11 +76,11 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
         let w = &t.text[i - c.len_utf8()..i + '色'.len_utf8()];
         // 绿色通道, 红色预警: names of things, not a description (case factuality/colour-named-thing).
         let next = &t.text[i + '色'.len_utf8()..];
-        if [
-            "通道", "预警", "信号", "健康", "环保", "出行", "经典", "文化",
-        ]
-        .iter()
-        .any(|x| next.starts_with(x))
+        if lists()
+            .factuality
+            .colour_names
+            .iter()
+            .any(|x| next.starts_with(x))
         {
             continue;
         }
@@ -200,21 +200,11 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
     }
     for (ci, c) in t.clauses.iter().enumerate() {
         let clause = c.text(t.text);
-        let spatial = [
-            "有个",
-            "有一个",
-            "有家",
-            "有一家",
-            "旁边",
-            "对面",
-            "附近有",
-            "隔壁",
-            "拐角",
-            "挨着",
-            "边上有",
-        ]
-        .iter()
-        .any(|w| clause.contains(w));
+        let spatial = lists()
+            .factuality
+            .spatial
+            .iter()
+            .any(|w| clause.contains(w));
         if !spatial || c.question || t.covered[ci] {
             continue;
         }
@@ -243,7 +233,7 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
 /// factuality/colour-tag-question).
 fn real_question(t: &TurnCtx, c: &Clause) -> bool {
     c.question
-        && !["对吧", "是吧", "对不对", "没错吧"].iter().any(|q| {
+        && !lists().factuality.tag_questions.iter().any(|q| {
             c.text(t.text)
                 .trim_end_matches(['？', '?', '。', '！'])
                 .ends_with(q)
@@ -272,10 +262,14 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         // 两个选项, 三件事: a count of the matters in the call, no fact about the world (case
         // factuality/count-of-matters).
         let counted = matches!(n.kind, NumKind::Count)
-            && (["这", "那", "以上", "上面", "这些"]
+            && (lists()
+                .factuality
+                .pointing_back
                 .iter()
                 .any(|w| t.text[..n.start].ends_with(w))
-                || ["选项", "问题", "事", "方面", "办法", "情况", "要求"]
+                || lists()
+                    .factuality
+                    .matters_counted
                     .iter()
                     .any(|w| t.text[n.end..].starts_with(w)));
         // A number in the assistant's own question asks (case factuality/number-asked) — unless
@@ -628,9 +622,7 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
                 n += 1;
             }
             // A verb read into the name starts it afresh (`直接联系银行` → `银行`).
-            for v in [
-                "联系", "咨询", "拨打", "打给", "前往", "致电", "直接", "通过",
-            ] {
+            for v in lists().factuality.verbs_before_names.iter().copied() {
                 if let Some(i) = s[start..pos].rfind(v) {
                     let cut = start + i + v.len();
                     n = s[cut..pos].chars().count();

@@ -162,6 +162,7 @@ pub struct EmbodimentAnchors {
 word_files! {
     /// `data/words/lexicon.toml`: lists shared by the detectors (this module).
     lexicon: LexiconWords = "lexicon.toml" {
+        tag_questions: Words,
         solicitation: Words,
         scam_or_threat: Words,
         sets_boundary: Words,
@@ -178,6 +179,30 @@ word_files! {
     }
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
+        owners_will: Words,
+        potential_negation: Words,
+        owners_words_cited: Words,
+        settled_phrases: Words,
+        settle_courtesy: Words,
+        declines: Words,
+        agents: Words,
+        done_for_caller: Words,
+        callers_next_step: Words,
+        imperative_openers: Words,
+        directing: Words,
+        commit_modal: Words,
+        commit_acts: Words,
+        question_words: Words,
+        caller_proposes: Words,
+        permission_modals: Words,
+        opener_declines: Words,
+        binding_acts: Words,
+        coming_acts: Words,
+        presets_answer: Words,
+        settling_openers: Words,
+        settling_courtesy: Words,
+        callers_side: Words,
+        preset_referred: Words,
         wish: Words,
         strong_modal: Words,
         imperative_end: Words,
@@ -195,6 +220,13 @@ word_files! {
     }
     /// `data/words/embodiment.toml`: `safety.embodiment`.
     embodiment: EmbodimentWords = "embodiment.toml" {
+        door_sounds: Words,
+        here: Words,
+        relaying_verbs: Words,
+        matters: Words,
+        immediacy: Words,
+        others_acting: Words,
+        places_looked_at: Words,
         non_physical_before:Chars,
         non_physical_verbs:Words,
         message_objects:Words,
@@ -210,6 +242,12 @@ word_files! {
     }
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
+        colour_names: Words,
+        spatial: Words,
+        tag_questions: Words,
+        pointing_back: Words,
+        matters_counted: Words,
+        verbs_before_names: Words,
         days:Words,
         directions:Words,
         landmarks:Words,
@@ -223,6 +261,14 @@ word_files! {
     }
     /// `data/words/naturalness.toml`: `natural.*`.
     naturalness: NaturalnessWords = "naturalness.toml" {
+        parting_courtesies: Words,
+        thanks: Words,
+        enumerators: Words,
+        opens: Words,
+        ack_openers: Words,
+        thanks_words: Words,
+        address_titles: Words,
+        speaker_labels: Words,
         goodbye_end:Words,
         intro:Words,
         pending:Words,
@@ -234,6 +280,15 @@ word_files! {
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {
+        address_units: Words,
+        address_count_units: Words,
+        wishes_for_the_way: Words,
+        marital: Words,
+        family_said_with: Words,
+        named_workplaces: Words,
+        unnamed_workplaces: Words,
+        coming_and_going: Words,
+        yes: Words,
         whereabouts:Words,
         family:Words,
         workplace:Words,
@@ -242,12 +297,16 @@ word_files! {
     }
     /// `data/words/text.toml`: text handling (`src/text.rs`).
     text: TextWords = "text.toml" {
+        half_hour: Words,
+        manner_units: Words,
         not_negation:Words,
         vague_after_one:Words,
         time_of_day:Words,
     }
     /// `data/words/ctx.toml`: the per-dialogue context (`src/ctx.rs`).
     ctx: CtxWords = "ctx.toml" {
+        owner_roles: Words,
+        attributions: Words,
         surname_suffixes:Words,
         address_suffix:Chars,
         generic_place:Words,
@@ -258,6 +317,23 @@ word_files! {
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
+        conditions: Words,
+        arrival_spots: Words,
+        choice_asked: Words,
+        compound_gate: Words,
+        referring_back: Words,
+        instruction_endings: Words,
+        glad_acks: Words,
+        reluctance: Words,
+        give_up: Words,
+        give_up_reluctantly: Words,
+        ack_clauses: Words,
+        restating: Words,
+        yes: Words,
+        anything_else: Words,
+        pushback: Words,
+        topic_openers: Words,
+        agreements: Words,
         strong_words: Words,
         handoff_words: Words,
         pressure_words: Words,

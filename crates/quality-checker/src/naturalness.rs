@@ -361,7 +361,9 @@ fn talk_after_goodbye(s: &str) -> Option<&str> {
         .filter(|c| {
             !is_goodbye_text(c, true)
                 && !SETTLED.contains(&c.trim_end_matches(['啊', '呀', '哈', '啦', '了']))
-                && !["谢谢", "辛苦", "祝您", "注意安全", "慢走"]
+                && !lists()
+                    .naturalness
+                    .parting_courtesies
                     .iter()
                     .any(|w| c.contains(w))
         })
@@ -398,19 +400,7 @@ fn thanks(clause: &str) -> bool {
         .strip_prefix("好的")
         .or_else(|| t.strip_prefix('好'))
         .unwrap_or(t);
-    [
-        "麻烦您了",
-        "麻烦你了",
-        "麻烦了",
-        "辛苦您了",
-        "辛苦你了",
-        "辛苦了",
-        "多谢了",
-        "谢谢了",
-        "谢谢您了",
-        "谢谢你了",
-    ]
-    .contains(&t)
+    lists().naturalness.thanks.contains(&t)
 }
 
 /// The caller's turn breaks off mid-sentence: more is coming (case
@@ -431,7 +421,7 @@ fn broken_off(s: &str) -> bool {
         .unwrap_or(head)
         .trim();
     let enumerates = (last.starts_with('第') && last.chars().count() <= 3)
-        || ["还有", "另外", "然后", "其次", "还有就是", "再一个"].contains(&last);
+        || lists().naturalness.enumerators.contains(&last);
     t.ends_with('—')
         || t.ends_with('－')
         || head.ends_with('是')
@@ -479,18 +469,7 @@ fn caller_winds_up(s: &str) -> bool {
 /// (`对了`, `另外`, `请问`), an invitation to say more.
 fn opens_something(s: &str) -> bool {
     s.contains(['？', '?'])
-        || [
-            "对了",
-            "另外",
-            "请问",
-            "方便说",
-            "方便介绍",
-            "还有什么",
-            "还有没有",
-            "有什么需要",
-        ]
-        .iter()
-        .any(|w| s.contains(w))
+        || lists().naturalness.opens.iter().any(|w| s.contains(w))
         || text::clauses(s).iter().any(|c| {
             let c = c.text(s).trim_end_matches(['。', '！', '!']);
             c.ends_with('吗') || c.ends_with("呢")
@@ -501,20 +480,24 @@ fn opens_something(s: &str) -> bool {
 /// A clause that only acknowledges and addresses the caller (好的 + 老师, 师傅; case
 /// naturalness/acknowledge-and-address).
 fn address(s: &str) -> bool {
-    let t = ["好的", "好嘞", "好", "行", "嗯"]
+    let t = lists()
+        .naturalness
+        .ack_openers
         .iter()
         .find_map(|a| s.strip_prefix(a))
         .unwrap_or(s);
     // (`辛苦师傅` thanks the caller for the matter: it counts as words said.)
     t.chars().count() <= 4
-        && !["辛苦", "谢谢", "麻烦", "多谢"]
+        && !lists()
+            .naturalness
+            .thanks_words
             .iter()
             .any(|w| t.contains(w))
-        && [
-            "老师", "师傅", "阿姨", "叔", "姐", "哥", "先生", "女士", "经理", "总",
-        ]
-        .iter()
-        .any(|w| t.ends_with(w))
+        && lists()
+            .naturalness
+            .address_titles
+            .iter()
+            .any(|w| t.ends_with(w))
 }
 
 fn own_words(s: &str) -> usize {
@@ -621,19 +604,7 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
         return None;
     }
     // Speaker labels: 助理：…, Assistant: … (case naturalness/speaker-label)
-    for label in [
-        "助理：",
-        "助手：",
-        "AI：",
-        "AI:",
-        "Assistant:",
-        "assistant:",
-        "来电助理：",
-        "客服：",
-        "机主：",
-        "回复：",
-        "答：",
-    ] {
+    for label in lists().naturalness.speaker_labels.iter().copied() {
         if s.starts_with(label) || s.contains('\n') && s.contains(&format!("\n{label}")) {
             return Some((
                 label.into(),

@@ -418,7 +418,7 @@ fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()
         let owner: String = ctx
             .owner_refs
             .iter()
-            .filter(|r| !["机主", "主人", "本人"].contains(r))
+            .filter(|r| !lists().ctx.owner_roles.contains(r))
             .copied()
             .collect();
         let said = ctx
@@ -695,7 +695,9 @@ fn event_said(ci: usize, text: &str) -> bool {
         {
             let ct = c.text(text);
             if ct.contains("的话")
-                || ["如果", "要是", "万一", "假如", "假设"]
+                || lists()
+                    .preset
+                    .conditions
                     .iter()
                     .any(|w| ct.trim_start().starts_with(w))
             {
@@ -800,7 +802,9 @@ fn arrived(text: &str) -> bool {
         for (i, _) in clause.match_indices('在') {
             let rest = &clause[i + '在'.len_utf8()..];
             let head = text::head_chars(rest, 12);
-            if ["楼下", "门口", "楼底下", "单元门", "大堂", "路边", "小区门"]
+            if lists()
+                .preset
+                .arrival_spots
                 .iter()
                 .any(|w| head.contains(w))
                 && !text::negated(&clause[..i], 2)
@@ -1008,7 +1012,9 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             // `是到付还是寄付的？`: a choice asked about, not a situation reported; nor an offer
             // (`需不需要帮您把外包装拆了带走？`).
             let alternative = c.question
-                && ["还是", "需不需要", "要不要", "用不用", "要不"]
+                && lists()
+                    .preset
+                    .choice_asked
                     .iter()
                     .any(|w| clause.contains(w));
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
@@ -1080,7 +1086,9 @@ fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
     // (`我这车进不去` against "放到小区门口的驿站").
     let word = &c.text(t.text)[m.start()..m.end()];
     if word.contains('进')
-        && ["小区门口", "小区大门", "大门口", "门卫", "门岗", "保安亭"]
+        && lists()
+            .preset
+            .compound_gate
             .iter()
             .any(|w| p.response.contains(w))
     {
@@ -1173,7 +1181,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // With several presets, the one set aside is the one named or referred to.
                     && (ctx.presets.len() == 1
                         || content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
-                        || ["刚才", "之前", "原来", "那个安排", "那个办法"]
+                        || lists().preset.referring_back
                             .iter()
                             .any(|w| t.text.contains(w)))
             })
@@ -1315,7 +1323,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         .trim_end_matches(['。', '！', '!', '，', ' ']);
                     !c.question
                         && (cs.contains("记得")
-                            || ["就行", "就行了", "就可以", "就可以了", "就好", "吧", "哈"]
+                            || lists()
+                                .preset
+                                .instruction_endings
                                 .iter()
                                 .any(|e| cs.ends_with(e)))
                         && !lexicon::UNCERTAIN.is_match(cs)
@@ -1694,25 +1704,8 @@ static TOPIC_SHIFT: LazyLock<AhoCorasick> =
 /// objection or negation anywhere (好的…, 谢谢理解…; case preset/caller-goes-along).
 fn accepts(s: &str) -> bool {
     let t = s.trim_start();
-    [
-        "好的",
-        "好嘞",
-        "好，",
-        "谢谢",
-        "行，",
-        "嗯，",
-        "可以",
-        "没问题",
-        "明白",
-        "收到",
-    ]
-    .iter()
-    .any(|w| t.starts_with(w))
-        && ![
-            "吧", "…", "算了", "只能", "不", "没", "可是", "但", "怎么", "啊？", "？！", "!",
-        ]
-        .iter()
-        .any(|w| t.contains(w))
+    lists().preset.glad_acks.iter().any(|w| t.starts_with(w))
+        && !lists().preset.reluctance.iter().any(|w| t.contains(w))
 }
 
 /// The caller lets an objection go: a turn opening with a grudging yes (`行吧`, `好吧`,
@@ -1721,10 +1714,10 @@ fn gives_up(s: &str) -> bool {
     let t = s
         .trim_start()
         .trim_start_matches(['那', '哦', '嗯', '唉', '哎']);
-    ["行吧", "好吧", "行，", "好，", "成吧", "也行"]
-        .iter()
-        .any(|w| t.starts_with(w))
-        && !["只能", "可是", "但是", "不过", "没办法", "算了"]
+    lists().preset.give_up.iter().any(|w| t.starts_with(w))
+        && !lists()
+            .preset
+            .give_up_reluctantly
             .iter()
             .any(|w| s.contains(w))
 }
@@ -1737,11 +1730,7 @@ fn complied(s: &str) -> bool {
             .text(s)
             .trim()
             .trim_end_matches(['。', '！', '!', '啊', '哈', '了']);
-        [
-            "好", "好的", "行", "嗯", "知道", "明白", "放好", "好嘞", "收到", "可以", "谢谢",
-        ]
-        .iter()
-        .any(|w| t.starts_with(w))
+        lists().preset.ack_clauses.iter().any(|w| t.starts_with(w))
     })
 }
 
@@ -1755,33 +1744,22 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         return false;
     }
     let turn = &ctx.turns[t];
-    let marker = [
-        "刚才说",
-        "还是那句",
-        "还是按",
-        "就按",
-        "按他说的",
-        "按她说的",
-        "说过了",
-        "之前说",
-        "已经说了",
-        "已经说过",
-        "刚才已经",
-    ]
-    .iter()
-    .any(|w| turn.text.contains(w));
+    let marker = lists()
+        .preset
+        .restating
+        .iter()
+        .any(|w| turn.text.contains(w));
     // (A short preset said whole in answer to a question about it — `就周五前是吧？` — is as
     // brief as it gets.)
     let asked_about = content.len() <= 6
-        && turn.clauses.first().is_some_and(|c| {
-            ["对", "是的", "对的", "嗯", "是", "没错"].contains(&c.text(turn.text).trim())
-        })
+        && turn
+            .clauses
+            .first()
+            .is_some_and(|c| lists().preset.yes.contains(&c.text(turn.text).trim()))
         && prev.clauses.iter().any(|c| {
             let ct = c.text(prev.text);
             c.question
-                && ["是吧", "对吧", "是不是", "对不对"]
-                    .iter()
-                    .any(|w| ct.contains(w))
+                && lists().lexicon.tag_questions.iter().any(|w| ct.contains(w))
                 && names_content(ct, content)
         });
     let brief = marker || asked_about || text::containment(content, &turn.bigrams) < 0.75;
@@ -1795,23 +1773,12 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         let ct = c.text(prev.text);
         (c.question || ct.contains(['？', '?']))
             && c.start < shift
-            && !["还有别的", "还有其他", "还有事", "还有什么"]
-                .iter()
-                .any(|w| ct.contains(w))
-    }) || [
-        "能不能",
-        "行不行",
-        "要不",
-        "真的",
-        "可是",
-        "但是",
-        "考虑",
-        "再说",
-        "嘛",
-        "通融",
-    ]
-    .iter()
-    .any(|w| prev.text[..shift].contains(w));
+            && !lists().preset.anything_else.iter().any(|w| ct.contains(w))
+    }) || lists()
+        .preset
+        .pushback
+        .iter()
+        .any(|w| prev.text[..shift].contains(w));
     // `…我转告他。另外他说了，请您在北门外等`: the preset added on after the answer.
     let added_on = TOPIC_SHIFT.is_match(turn.text);
     // (`好，放鞋柜了。这个件是…的吧？`: the caller had complied; the preset said again is no answer.)
@@ -1947,7 +1914,9 @@ fn objection_at(
                 });
                 q.question
                     && !own_word
-                    && ["那", "对了", "另外", "还有"]
+                    && lists()
+                        .preset
+                        .topic_openers
                         .iter()
                         .any(|w| qt.starts_with(w))
             })
@@ -2069,19 +2038,7 @@ fn agrees(t: &TurnCtx) -> bool {
         let x = c
             .text(t.text)
             .trim_start_matches(['那', '哦', '嗯', '噢', '啊', '，', ' ']);
-        [
-            "好",
-            "行",
-            "可以",
-            "没问题",
-            "明白",
-            "照",
-            "就按",
-            "知道了",
-            "成",
-        ]
-        .iter()
-        .any(|w| x.starts_with(w))
+        lists().preset.agreements.iter().any(|w| x.starts_with(w))
             && !x.starts_with("行不行")
             && !x.starts_with("好不好")
     })

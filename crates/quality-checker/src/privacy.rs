@@ -303,7 +303,9 @@ fn pii_shapes(
     // Detailed address: building / unit / room numbers.
     let address_units = t.nums.iter().any(|n| {
         matches!(n.kind, NumKind::Count | NumKind::Date)
-            && ["栋", "幢", "单元", "室", "号楼", "层", "户", "座", "号"]
+            && lists()
+                .privacy
+                .address_units
                 .iter()
                 .any(|u| t.text[n.start..n.end].ends_with(u))
     });
@@ -321,7 +323,9 @@ fn pii_shapes(
         {
             let unit = &t.text[n.start..n.end];
             let is_addr = n.kind == NumKind::Count
-                && ["栋", "幢", "单元", "室", "号楼", "层", "户", "座"]
+                && lists()
+                    .privacy
+                    .address_count_units
                     .iter()
                     .any(|u| unit.ends_with(u))
                 || n.kind == NumKind::Date && unit.ends_with('号') && {
@@ -402,7 +406,9 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             // A wish for the caller's way (注意安全, 慢点 after 路上) tells nobody's whereabouts
             // (case privacy/a-wish-for-the-way).
             if done.is_empty()
-                && ["注意安全", "小心", "慢点", "慢些", "平安", "保重"]
+                && lists()
+                    .privacy
+                    .wishes_for_the_way
                     .iter()
                     .any(|w| clause.contains(w))
             {
@@ -531,23 +537,20 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
             // A relative with what they do or are, or a marital status, says something; a bare
             // mention of family does not (cases privacy/family-said, privacy/marital-status,
             // privacy/family-bare-mention).
-            let marital = ["结婚", "单身", "离婚", "离异", "怀孕", "二胎"].contains(&word);
+            let marital = lists().privacy.marital.contains(&word);
             marital
-                || [
-                    "在", "是", "叫", "上", "读", "做", "住", "刚", "已经", "今年", "生", "病",
-                    "岁", "年级", "带",
-                ]
-                .iter()
-                .any(|w| rest.starts_with(w))
+                || lists()
+                    .privacy
+                    .family_said_with
+                    .iter()
+                    .any(|w| rest.starts_with(w))
                 || rest.chars().next().is_some_and(|c| c.is_ascii_digit())
         }
         "workplace" => {
             // A named place of work, not being at work or at an unnamed company (cases
             // privacy/named-workplace, privacy/unnamed-workplace; at the company is still
             // whereabouts, case privacy/at-the-company).
-            if ["事务所", "研究院", "设计院", "管理处"].contains(&word)
-                || word == "是做"
-                || word == "是干"
+            if lists().privacy.named_workplaces.contains(&word) || word == "是做" || word == "是干"
             {
                 return true;
             }
@@ -555,7 +558,9 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
                 Some(i) => {
                     let mid = &before[i + '在'.len_utf8()..];
                     text::word_len(mid) >= 3
-                        && !["公司", "单位", "家", "外面", "忙"]
+                        && !lists()
+                            .privacy
+                            .unnamed_workplaces
                             .iter()
                             .any(|g| mid.starts_with(g))
                 }
@@ -565,7 +570,7 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
         _ => {
             // Coming and going (回来, 下班) tell a schedule only with a time (cases
             // privacy/home-with-a-time, privacy/home-without-a-time).
-            if ["回来", "到家", "回家", "下班", "上班"].contains(&word) {
+            if lists().privacy.coming_and_going.contains(&word) {
                 return TIME_WORDS.is_match(clause)
                     || text::numbers(clause).iter().any(|n| n.specific());
             }
@@ -588,7 +593,6 @@ fn affirmed(t: &TurnCtx, pos: usize) -> bool {
         .find(|d| d.sentence == c.sentence)
         .is_some_and(|d| {
             let h = d.text(t.text).trim();
-            ["对", "对的", "没错", "是的", "嗯对", "对对", "是"].contains(&h)
-                || (h.starts_with("对，") || h.starts_with("没错"))
+            lists().privacy.yes.contains(&h) || (h.starts_with("对，") || h.starts_with("没错"))
         })
 }

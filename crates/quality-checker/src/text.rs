@@ -686,7 +686,7 @@ pub fn numbers(s: &str) -> Vec<Num> {
     }
     // 半小时 / 半个小时 / 半个钟头: half an hour, with no numeral (一个半小时 is read above).
     if s.contains('半') {
-        for w in ["半个小时", "半小时", "半个钟头", "半个钟"] {
+        for w in lists().text.half_hour.iter().copied() {
             for (i, _) in s.match_indices(w) {
                 let prev = s[..i].chars().next_back();
                 if prev.is_some_and(|p| is_numeral(p) || p == '个' || p == '大' || p == '多')
@@ -874,7 +874,7 @@ fn classify(
                 }
             }
             // 跑两趟, 说两句: a manner of speaking.
-            if ["趟", "遍", "句", "声", "下"].contains(u) && !arabic && num.values[0] <= 2.0 {
+            if lists().text.manner_units.contains(u) && !arabic && num.values[0] <= 2.0 {
                 kind = NumKind::Vague;
             }
             // 箱子角瘪了一块, 少了一块: a piece, not a yuan.
