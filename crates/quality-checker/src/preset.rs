@@ -187,6 +187,11 @@ static PROBLEM: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().pr
 static PITCH_ROLES: LazyLock<lexicon::Prefixes> =
     LazyLock::new(|| lexicon::Prefixes::new(&lists().preset.pitch_roles));
 
+/// Whether each concept is a pitch role (its names start with a word of `pitch_roles`), read
+/// once: the rules ask it of every role concept for every clause of a self-introduction.
+static PITCH_CONCEPT: LazyLock<Vec<bool>> =
+    LazyLock::new(|| CONCEPTS.iter().map(|c| PITCH_ROLES.starts(&c.1)).collect());
+
 /// Trigger words of presets that refuse suspicious callers.
 static PROTECTIVE_CONCEPTS: LazyLock<&[&str]> =
     LazyLock::new(|| lists().preset.protective_concepts.0);
@@ -584,9 +589,7 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
         named_trade = named_trade
             || intro.iter().any(|s| {
                 (0..CONCEPTS.len()).any(|ci| {
-                    CONCEPTS[ci].0 == Sort::Role
-                        && !PITCH_ROLES.starts(&CONCEPTS[ci].1)
-                        && EVIDENCE[ci].is_match(s)
+                    CONCEPTS[ci].0 == Sort::Role && !PITCH_CONCEPT[ci] && EVIDENCE[ci].is_match(s)
                 })
             });
         let needs_role = trig
@@ -601,7 +604,7 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
             }
             ok[gi] = g.iter().any(|&ci| match CONCEPTS[ci].0 {
                 // A pitch (推销, 贷款, 催收) shows in what is said, anywhere, not in who says it.
-                Sort::Role if PITCH_ROLES.starts(&CONCEPTS[ci].1) => {
+                Sort::Role if PITCH_CONCEPT[ci] => {
                     substantive
                         || if named_trade {
                             pitch_shown(ci, t.text)
