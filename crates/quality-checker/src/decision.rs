@@ -930,8 +930,8 @@ fn reversal(t: &TurnCtx) -> Option<Finding> {
 /// Nearly all of a clause's content characters are a preset's: the preset in the caller's
 /// words (case decision/preset-in-the-callers-words).
 fn preset_chars(ctx: &Ctx, s: &str) -> bool {
-    const FUNC: &str =
-        "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个一不没有和跟把被请先再儿哈好行可以";
+    static FUNC: LazyLock<lexicon::HanSet> =
+        LazyLock::new(|| lexicon::HanSet::new(lists().decision.not_content.iter().copied()));
     let (mut n, mut inp) = (0usize, 0usize);
     for ch in s.chars().filter(|&c| text::is_han(c) && !FUNC.contains(c)) {
         n += 1;

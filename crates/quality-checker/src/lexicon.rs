@@ -93,6 +93,24 @@ impl<'de> Deserialize<'de> for Pairs {
     }
 }
 
+/// Words with a rank (`[day_ranks]`: a table of word = rank), kept for the whole run.
+#[derive(Debug, Clone, Copy)]
+pub struct DayRanks(pub &'static [(&'static str, u8)]);
+
+impl<'de> Deserialize<'de> for DayRanks {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<DayRanks, D::Error> {
+        let v = std::collections::BTreeMap::<String, u8>::deserialize(d)?;
+        if v.is_empty() || v.keys().any(|w| w.trim().is_empty()) {
+            return Err(serde::de::Error::custom("an empty table or a blank word"));
+        }
+        let v: Vec<(&'static str, u8)> = v
+            .into_iter()
+            .map(|(w, r)| (&*Box::leak(w.into_boxed_str()), r))
+            .collect();
+        Ok(DayRanks(Box::leak(v.into_boxed_slice())))
+    }
+}
+
 /// Declares the word files, each a struct with one field per list: a list the code reads and
 /// the file lacks (or a list the file has and no code reads) is an error naming the file and
 /// the key, found by the test that loads them all (`every_word_list_loads`).
@@ -179,6 +197,7 @@ word_files! {
     }
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
+        not_content: Chars,
         owners_will: Words,
         potential_negation: Words,
         owners_words_cited: Words,
@@ -317,6 +336,9 @@ word_files! {
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
+        not_content_in_bigrams: Chars,
+        polite: Words,
+        day_ranks: DayRanks,
         conditions: Words,
         arrival_spots: Words,
         choice_asked: Words,

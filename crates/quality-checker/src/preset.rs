@@ -1568,31 +1568,9 @@ fn deadline_at(ctx: &Ctx, p: &PresetCtx) -> Option<usize> {
 fn sooner(need: &str, preset: &str) -> Option<bool> {
     // Days in order; a weekday is taken to lie beyond the day after tomorrow, as in a preset
     // that puts the matter off to one.
-    const RANKS: &[(&str, u8)] = &[
-        ("今天", 0),
-        ("今晚", 0),
-        ("今早", 0),
-        ("明天", 1),
-        ("明早", 1),
-        ("明晚", 1),
-        ("后天", 2),
-        ("周一", 3),
-        ("周二", 3),
-        ("周三", 3),
-        ("周四", 3),
-        ("周五", 3),
-        ("周六", 3),
-        ("周日", 3),
-        ("周末", 3),
-        ("星期", 3),
-        ("下周", 7),
-        ("月底", 9),
-        ("月初", 9),
-        ("下个月", 9),
-        ("下月", 9),
-    ];
+    let ranks = lists().preset.day_ranks.0;
     let rank = |s: &str| {
-        RANKS
+        ranks
             .iter()
             .filter_map(|(w, r)| s.find(w).map(|i| (i, *r)))
             .min()
@@ -1854,7 +1832,8 @@ fn objection_at(
     let anticipates = TRIGGER_TROUBLE.is_match(p.trigger);
     // (Not its courtesies: `麻烦就麻烦在…` objects to nothing the preset asks, and a later
     // `麻烦您了，再见` holds to nothing.)
-    static POLITE: LazyLock<Vec<u64>> = LazyLock::new(|| text::bigrams("麻烦 谢谢 辛苦"));
+    static POLITE: LazyLock<Vec<u64>> =
+        LazyLock::new(|| text::bigrams(&lists().preset.polite.join(" ")));
     let polite = &*POLITE;
     let own: Vec<u64> = text::bigrams(preset_core(p.response))
         .into_iter()
@@ -2023,9 +2002,7 @@ fn names_content(s: &str, content: &[u64]) -> bool {
 
 fn contentful(b: u64) -> bool {
     static FUNC: LazyLock<lexicon::HanSet> = LazyLock::new(|| {
-        lexicon::HanSet::new(
-            "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个不没有和跟把被请先再儿哈".chars(),
-        )
+        lexicon::HanSet::new(lists().preset.not_content_in_bigrams.iter().copied())
     });
     let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
     let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
