@@ -931,7 +931,7 @@ fn reversal(t: &TurnCtx) -> Option<Finding> {
 /// words (case decision/preset-in-the-callers-words).
 fn preset_chars(ctx: &Ctx, s: &str) -> bool {
     static FUNC: LazyLock<lexicon::HanSet> =
-        LazyLock::new(|| lexicon::HanSet::new(lists().decision.not_content.iter().copied()));
+        LazyLock::new(|| lexicon::HanSet::new(lists().preset.preset_func.iter().copied()));
     let (mut n, mut inp) = (0usize, 0usize);
     for ch in s.chars().filter(|&c| text::is_han(c) && !FUNC.contains(c)) {
         n += 1;

@@ -197,7 +197,6 @@ word_files! {
     }
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
-        not_content: Chars,
         owners_will: Words,
         potential_negation: Words,
         owners_words_cited: Words,
