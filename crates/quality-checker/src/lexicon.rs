@@ -315,6 +315,8 @@ word_files! {
     }
     /// `data/words/text.toml`: text handling (`src/text.rs`).
     text: TextWords = "text.toml" {
+        units: Pairs,
+        unit_start_more: Chars,
         half_hour: Words,
         manner_units: Words,
         not_negation:Words,
@@ -691,8 +693,12 @@ mod tests {
     /// holds a list no code reads.
     #[test]
     fn every_word_list_loads() {
-        if let Err(e) = parse_lists() {
-            panic!("{e}");
+        let lists = parse_lists().unwrap_or_else(|e| panic!("{e}"));
+        for (unit, kind) in lists.text.units.0 {
+            assert!(
+                crate::text::unit_kind(kind).is_some(),
+                "data/words/text.toml: units: {unit:?} measures {kind:?}, not a duration, count, money or date"
+            );
         }
     }
 
