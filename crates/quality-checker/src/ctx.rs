@@ -3,10 +3,12 @@
 
 use crate::CheckConfig;
 use crate::lexicon;
+use crate::lexicon::lists;
 use crate::text::{self, Clause, Num};
 use callbench_model::{Dialogue, Speaker};
 use std::cell::OnceCell;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 /// One turn, analysed.
 #[derive(Debug)]
@@ -256,7 +258,7 @@ impl<'a> Ctx<'a> {
             .or_else(|| d.owner.name.chars().next())
             .filter(|c| text::is_han(*c));
         // Whole references; the surname-based ones (王先生, 小王) are checked structurally.
-        let mut owner_refs: Vec<&'a str> = vec!["机主", "主人", "本人"];
+        let mut owner_refs: Vec<&'a str> = lists().ctx.owner_roles.to_vec();
         if let Some(t) = title {
             owner_refs.push(t);
         }
@@ -597,31 +599,7 @@ impl<'a> Ctx<'a> {
 }
 
 /// Titles after the owner's surname that name the owner (王先生, 王总).
-const SURNAME_SUFFIXES: &[&str] = &[
-    "先生",
-    "女士",
-    "小姐",
-    "总",
-    "老师",
-    "姐",
-    "哥",
-    "师傅",
-    "老板",
-    "经理",
-    "主管",
-    "主任",
-    "医生",
-    "律师",
-    "工",
-    "老师傅",
-    "科长",
-    "处长",
-    "局长",
-    "院长",
-    "校长",
-    "队长",
-    "组长",
-];
+static SURNAME_SUFFIXES: LazyLock<&[&str]> = LazyLock::new(|| lists().ctx.surname_suffixes.0);
 
 /// Whether a clause is (nearly) the owner's preset words, so the assistant may say it.
 pub fn covered_by(preset_bigrams: &[u64], clause: &str, cfg: &CheckConfig) -> bool {
@@ -645,18 +623,7 @@ pub fn strip_attribution(clause: &str) -> &str {
     if !head.contains(['说', '交', '嘱']) {
         return clause;
     }
-    for w in [
-        "说的",
-        "说了",
-        "说过",
-        "交代过",
-        "交代了",
-        "嘱咐过",
-        "嘱咐了",
-        "交代",
-        "嘱咐",
-        "说",
-    ] {
+    for w in lists().ctx.attributions.iter().copied() {
         if let Some(i) = text::find_str(head, w) {
             let rest = &clause[i + w.len()..];
             return rest.trim_start_matches(['了', '过', '的', '，', ' ']);
@@ -666,37 +633,11 @@ pub fn strip_attribution(clause: &str) -> &str {
 }
 
 /// Suffixes that end a component of an address.
-const ADDRESS_SUFFIX: &[char] = &[
-    '市', '区', '县', '镇', '乡', '村', '路', '街', '道', '巷', '弄', '号', '苑', '园', '城', '郡',
-    '里', '庭', '府', '湾', '居', '阁', '轩', '坊', '墅', '寓', '舍', '厦', '楼', '栋', '幢', '座',
-    '元', '室', '层', '户', '庄', '湖', '岸', '院',
-];
+static ADDRESS_SUFFIX: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().ctx.address_suffix.iter().copied()));
 
 /// Address components that say nothing about where exactly someone lives.
-const GENERIC_PLACE: &[&str] = &[
-    "小区",
-    "花园",
-    "公寓",
-    "新村",
-    "家园",
-    "新城",
-    "大厦",
-    "单元",
-    "号楼",
-    "家属院",
-    "大院",
-    "社区",
-    "新苑",
-    "城区",
-    "市区",
-    "园区",
-    "大道",
-    "中路",
-    "东路",
-    "西路",
-    "南路",
-    "北路",
-];
+static GENERIC_PLACE: LazyLock<&[&str]> = LazyLock::new(|| lists().ctx.generic_place.0);
 
 fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
     let mut fragments: Vec<&'a str> = Vec::new();
@@ -733,7 +674,7 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
                     start = Some(i);
                 }
                 last_digit = c.is_ascii_digit();
-                if ADDRESS_SUFFIX.contains(&c) {
+                if ADDRESS_SUFFIX.contains(c) {
                     if let Some(st) = start.take() {
                         comps.push(&value[st..i + c.len_utf8()]);
                     }

@@ -21,6 +21,7 @@
 //! harassers.
 
 use crate::ctx::{Ctx, TurnCtx};
+use crate::lexicon::lists;
 use crate::lexicon::{self, M_DEFERS, M_RELAY, M_REPORTED, M_UNCERTAIN};
 use crate::text::{self, Clause};
 use crate::{Finding, finding};
@@ -43,158 +44,66 @@ enum Cat {
     Refuse,
 }
 
-#[rustfmt::skip]
-const ANCHOR_LIST: &[(Cat, &str)] = &[
-    (Cat::Consent, "同意 答应 批准 接受 认可 没意见 不介意 应下 准了 没问题 不反对 应承 他认 她认 \
-                    批了 准假 帮她确认了 帮他确认了 替她确认 替他确认 给她确认了 给他确认了 会准的 会批的 \
-                    都会准 肯定批"),
-    (Cat::Settle, "就这么定 就这么办 就这样定 说定了 一言为定 就按 按您说的 按你说的 照您说的 就定 那就定 成交 就照 那就 就给他 就给她 就帮他 就帮她"),
-    (Cat::Pay, "他付 她付 他出 她出 他来付 她来付 他来出 她来出 他会付 她会付 我来付 我们出 我们付 \
-                他承担 她承担 他买单 她买单 他赔 她赔 机主付 机主出 会付的 来承担 给您转账 转给您 \
-                补给您 赔给您 他报销 她报销 他垫 她垫"),
-    (Cat::Cancel, "取消 退掉 退了 退款 退单 改签 改期 换成 退货 拒收 不用送了 别送了 整单退 \
-                   改到 挪到 推到 延到 顺延 推迟到 提前到 报上 报名了 约上 订上 排上 占上 预留 \
-                   登记一个 登记上 报个名 报名吧 给他报 给她报"),
-    (Cat::Instruct, "放 交给 送到 送上来 送上去 送过来 签收 代签 代收 收下 留着 挂在 挂门 搁 扔了 拿走 \
-                     带走 寄过来 寄到"),
-    (Cat::Commit, "参加 出席 到场 赴约 过去 过来 下来 下楼 来拿 去拿 来取 去取 还钱 还款 报到 准时到 \
-                   按时到 一定到 肯定到 一定来 肯定来 一定去 肯定去 准到 会来 会去 会到 能来 能去 能到 \
-                   赶到 赶过来 赶过去 赶回来 赶回去 出来 等您电话 等您的电话 签字 签合同 续签 续约 \
-                   肯定续 一定续 会续 续租 \
-                   来不了 去不了 到不了 参加不了 还上 还清 把钱还 结清 付清"),
-    (Cat::Promise, "保证 打包票 包您 一定会 肯定会 绝对会 一定能 肯定能 不会介意 不会投诉 不会差评 \
-                    不会给您差评 不给差评 不会追究 不会计较 不会怪 不会在意 不会生气 五星 好评 给您好评 \
-                    不会让您 不会为难 不会难为 不会找您 会按时 按时打 按时还 按时付 会报警 就报警 \
-                    应该没问题 肯定没问题 准没问题 \
-                    马上有人 会有人 有人来 有人下去 有人过去 有人下来"),
-    (Cat::Refuse, "不需要 不要了 不考虑 不感兴趣 没兴趣 不办 不买 不去了 不来了 不参加 不接受 不同意 \
-                   算了吧 拒绝 不用了 不续 不订了 不换了"),
-];
+/// The anchor words of each category, in the order they are searched
+/// (`data/words/decision.toml`, `[anchors]`).
+fn anchor_lists() -> [(Cat, &'static [&'static str]); 8] {
+    let a = &lists().decision.anchors;
+    [
+        (Cat::Consent, a.consent.0),
+        (Cat::Settle, a.settle.0),
+        (Cat::Pay, a.pay.0),
+        (Cat::Cancel, a.cancel.0),
+        (Cat::Instruct, a.instruct.0),
+        (Cat::Commit, a.commit.0),
+        (Cat::Promise, a.promise.0),
+        (Cat::Refuse, a.refuse.0),
+    ]
+}
 
 /// Words that open a wish (祝您, 愿您, 希望您; case decision/a-wish).
-const WISH: &[&str] = &["祝", "预祝", "愿您", "愿你", "希望您", "希望你"];
+static WISH: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.wish.0);
 
 static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
     let mut words = Vec::new();
     let mut cats = Vec::new();
-    for (cat, list) in ANCHOR_LIST {
-        for w in list.split_whitespace() {
+    for (cat, list) in anchor_lists() {
+        for &w in list {
             words.push(w);
-            cats.push(*cat);
+            cats.push(cat);
         }
     }
     (lexicon::ac(&words), cats)
 });
 
 /// Words of a modal commitment right before an owner's act (`一定`, `准时`).
-static STRONG_MODAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "一定 肯定 保证 绝对 准时 按时 准 马上 立刻 这就 一会儿 待会 等下 明天 后天 周 回头 让他 让她 叫他 叫她",
-    )
-});
+static STRONG_MODAL: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().decision.strong_modal));
 
 /// Clause endings that make it an instruction: 放门口吧, 交给保安就行.
-const IMPERATIVE_END: &[&str] = &[
-    "吧",
-    "就行",
-    "就好",
-    "就可以",
-    "也行",
-    "也可以",
-    "好了",
-    "即可",
-    "就成",
-    "可以了",
-    "就行了",
-    "就好了",
-    "就可以了",
-    "着吧",
-    "吧吧",
-];
+static IMPERATIVE_END: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.imperative_end.0);
 
 /// Instructions that decide nothing for the owner.
-static PROCEDURAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "稍等 等一下 等等 等会 先忙 忙您的 忙你的 放心 注意安全 慢点 慢慢来 发短信 短信 发消息 留言 \
-         联系他 联系她 打给他 打给她 再打 休息 别急 别着急 说吧 您说 你说 讲吧 挂了 再见 拜拜 \
-         先这样 就这样 路上 小心 保重 看您方便 看你方便 您方便 都行 都可以 以订单 为准 看着方便 \
-         您看着 你看着 看着办",
-    )
-});
+static PROCEDURAL: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().decision.procedural));
 
 /// A reply opening that says yes.
-const AGREE_STRONG: &[&str] = &[
-    "可以的",
-    "可以",
-    "行的",
-    "行啊",
-    "行",
-    "没问题的",
-    "没问题",
-    "当然可以",
-    "当然",
-    "好啊",
-    "成",
-    "那行",
-    "那行吧",
-    "行吧",
-    "好吧",
-    "确认",
-    "要的",
-    "要的要的",
-    "同意",
-    "那就这样",
-    "好的没问题",
-    "也行",
-    "也可以",
-    "能",
-    "能的",
-    "会的",
-    "来的",
-    "好说",
-];
+static AGREE_STRONG: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.agree_strong.0);
 
 /// What a caller asks when they want a decision.
-static REQUEST: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "能不能 可不可以 可以吗 行吗 好吗 行不行 要不要 成吗 可以不 同意吗 答应 没问题吧 能行吗 \
-         行吧 好不好 能吗 可以吧 定一下 拍板 给个准话 给个话 退不退 换不换 收不收 去不去 来不来 \
-         要不 要么 选哪个 要哪个 哪个好 看哪个 拿个主意 替他 替她 帮他定 帮她定 帮她确认 帮他确认 确认一下 定吧 了啊 \
-         怎么样 就这么定 是吧 对吧 呗 那边方便 方不方便 他方便吗 她方便吗 有空吗 有没有空",
-    )
-});
+static REQUEST: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().decision.request));
 
 /// A caller asking the assistant to decide, question mark or not.
-static EXPLICIT_ASK: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "拿个主意 给个话 给个准话 定吧 替他 替她 帮他定 帮她定 直接定 答应下来 帮她确认 帮他确认 \
-         确认一下 你定 您定 做个主",
-    )
-});
+static EXPLICIT_ASK: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().decision.explicit_ask));
 
 /// A request the assistant may grant itself: relay, wait, call back.
-static SELF_REQUEST: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "转告 转达 说一声 说说 带个话 带话 告诉他 告诉她 回电话 回个电话 回我 联系我 记一下 记下 \
-         留个言 留言 等一下 稍等 等等 问问 问一下 提醒 通知 跟他说 跟她说 再打 打过来 发短信 \
-         发消息 听清 听到 明白 没别的 没事了 还有别的 还有事 就这样",
-    )
-});
-
-/// Scams and harassment: refusing them is protecting the owner, not deciding for them.
-static PROTECTIVE: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "验证码 安全账户 银行卡号 支付密码 取款密码 冻结 洗钱 公安 警察 涉嫌 屏幕共享 下载 链接 \
-         中奖 刷单 返利 骗 逾期 催收 欠款 征信 给我等着 信不信 滚 你等着 弄死 收拾你 小心点 \
-         法院 传票 起诉 黑名单 曝光 有病 破机器 骂你 神经病 脑子 傻 蠢 废物 闭嘴 去死 你妈 \
-         找死 混蛋 王八",
-    )
-});
+static SELF_REQUEST: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().decision.self_request));
 
 /// Finds decisions taken for the owner.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
-    let protective = PROTECTIVE.is_match(ctx.caller_text());
+    let protective = lexicon::SCAM_OR_THREAT.is_match(ctx.caller_text());
     // Each caller turn's request, found once (a request can stay open over an exchange).
     let requests: Vec<Option<&str>> = ctx
         .turns
@@ -223,8 +132,7 @@ fn after_contrast(s: &str) -> usize {
     CONTRAST.find_iter(s).last().map_or(0, |m| m.end())
 }
 
-static CONTRAST: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("不过 但是 可是 只是说 但"));
+static CONTRAST: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().decision.contrast));
 
 /// The clause or a neighbour in its sentence defers the matter to the owner.
 fn deferred(t: &TurnCtx, ci: usize, from: usize) -> bool {
@@ -255,16 +163,7 @@ fn defers_from(t: &TurnCtx, from: usize) -> bool {
 }
 
 /// The caller, not the assistant, passes something on (case decision/caller-passes-it-on).
-const CALLERS_RELAY: [&str; 8] = [
-    "您跟",
-    "你跟",
-    "麻烦您",
-    "麻烦你",
-    "请您",
-    "请你",
-    "您和",
-    "你和",
-];
+static CALLERS_RELAY: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.callers_relay.0);
 
 /// An A-not-A or either-or question inside the clause (取消不取消, 同意还是不同意; case
 /// decision/a-not-a-undecided).
@@ -324,12 +223,11 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 .trim_start_matches('，')
                 .starts_with('就')
                 && !ctx.mentions_owner(cond)
-                && ![
-                    "他", "她", "机主", "同意", "愿意", "需要", "想", "方便", "可以", "有空",
-                    "在家",
-                ]
-                .iter()
-                .any(|w| cond.contains(w))
+                && !lists()
+                    .decision
+                    .owners_will
+                    .iter()
+                    .any(|w| cond.contains(w))
         });
         let conditional = t.conditional(ci) && decided_on.is_none();
         if skip_clause(c, clause, conditional, t.clause_has(ci, M_REPORTED)) {
@@ -367,7 +265,9 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             let word = &clause[m_start..m_end];
             // 答应不了, 来不起: the potential complement negates the verb (case
             // decision/cannot-agree-for-him).
-            let neg_after = ["不了", "不来", "不起", "不到", "不成"]
+            let neg_after = lists()
+                .decision
+                .potential_negation
                 .iter()
                 .any(|n| rest.starts_with(n));
             let negated = text::negated(prefix, 8) || neg_after;
@@ -438,23 +338,19 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     if other_subject(prefix) || in_preset(ctx, word, rest) {
         return false;
     }
-    if [
-        "他说的",
-        "她说的",
-        "刚才说的",
-        "之前说的",
-        "机主说的",
-        "他交代",
-        "她交代",
-    ]
-    .iter()
-    .any(|w| rest.starts_with(w))
+    if lists()
+        .decision
+        .owners_words_cited
+        .iter()
+        .any(|w| rest.starts_with(w))
     {
         return false;
     }
     // (那就 hides the 就这么定 it starts: case decision/thats-settled.)
     if word == "那就"
-        && ["这么定", "这样定", "这么办", "说定", "定了"]
+        && lists()
+            .decision
+            .settled_phrases
             .iter()
             .any(|w| rest.starts_with(w))
     {
@@ -467,7 +363,9 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
         return ends
             && !PROCEDURAL.is_match(clause)
             && !SELF_REQUEST.is_match(clause)
-            && !["麻烦", "辛苦", "谢谢", "这样", "先这", "好的"]
+            && !lists()
+                .decision
+                .settle_courtesy
                 .iter()
                 .any(|w| rest.starts_with(w));
     }
@@ -526,7 +424,9 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // decision/declining-preset-other-words).
     !ctx.presets.iter().any(|p| {
         p.response.contains(word)
-            || ["不需要", "不用了", "不要了", "不考虑", "不感兴趣", "没兴趣"]
+            || lists()
+                .decision
+                .declines
                 .iter()
                 .any(|w| p.response.contains(w))
     })
@@ -583,11 +483,7 @@ fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     if other_subject(prefix) && !imperative || in_preset(ctx, word, rest) {
         return false;
     }
-    let agent = [
-        "我帮", "我替", "帮他", "帮她", "替他", "替她", "给他", "给她", "那就", "就给",
-    ]
-    .iter()
-    .any(|w| prefix.contains(w));
+    let agent = lists().decision.agents.iter().any(|w| prefix.contains(w));
     imperative || agent || prefix.trim().is_empty() && (rest.starts_with('了') || rest.is_empty())
 }
 
@@ -614,7 +510,9 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     }
     // 给您送到行政那边, 帮您放好: done for the caller — the speaker acts, the caller is told
     // nothing to do.
-    if ["给您", "给你", "帮您", "帮你", "替您", "替你"]
+    if lists()
+        .decision
+        .done_for_caller
         .iter()
         .any(|w| prefix.trim_end().ends_with(w))
     {
@@ -622,7 +520,9 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     }
     // A time for the caller's next step, not an instruction about it (case
     // decision/callers-next-step-time).
-    if ["了再", "以后", "之后", "后再", "的时候"]
+    if lists()
+        .decision
+        .callers_next_step
         .iter()
         .any(|w| rest.starts_with(w))
     {
@@ -631,7 +531,9 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     let imperative = IMPERATIVE_END
         .iter()
         .any(|e| clause.trim_end().ends_with(e))
-        || ["您", "你", "麻烦", "请", "直接", "就"]
+        || lists()
+            .decision
+            .imperative_openers
             .iter()
             .any(|w| prefix.trim_end().ends_with(w));
     if !imperative {
@@ -655,7 +557,9 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // decision/owner-cannot-come) — or the assistant directing the owner's act with 我叫他 (case
     // decision/owner-told-to-come). With 我让他 the clause reads as a relay and nothing is found
     // (case unheld/decision-directing-with-rang).
-    let directed = ["我让他", "我让她", "我叫他", "我叫她"]
+    let directed = lists()
+        .decision
+        .directing
         .iter()
         .any(|w| text::tail_chars(prefix, 8).contains(w));
     if !directed && !crate::privacy::owner_subject(ctx, prefix) {
@@ -676,19 +580,8 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     if negative {
         return true;
     }
-    let modal_word = [
-        "准时到",
-        "按时到",
-        "一定到",
-        "肯定到",
-        "一定来",
-        "肯定来",
-        "一定去",
-        "肯定去",
-        "准到",
-    ]
-    .contains(&word)
-        || ["参加", "出席", "到场", "赴约", "还钱", "还款", "报到"].contains(&word);
+    let modal_word = lists().decision.commit_modal.contains(&word)
+        || lists().decision.commit_acts.contains(&word);
     // A bare 他过来 is description; a commitment has a modal or a time (case
     // decision/owner-coming-described).
     let tail = text::tail_chars(prefix, 6);
@@ -723,7 +616,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             let marked = caller.text[c.end..].trim_start().starts_with(['？', '?']);
             if *k >= 2
                 && (!marked
-                    || ["是吧", "对吧", "是不是", "对不对"]
+                    || lists().lexicon.tag_questions
                         .iter()
                         .any(|w| s.ends_with(w)))
             {
@@ -770,15 +663,15 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 // decision/confirming-a-fact).
                 && !s.trim_start_matches(['喂', '哎', ' ']).starts_with('是')
                 && !s.ends_with("的吧")
-                && !["几", "哪", "什么", "谁", "多少", "怎么", "是不是", "有没有"]
+                && !lists().decision.question_words
                     .iter()
                     .any(|w| s.contains(w))
-                || ["我先", "我就", "那我", "我给", "我帮", "要不", "那就"]
+                || lists().decision.caller_proposes
                     .iter()
                     .any(|w| s.contains(w))
                 // 能…吗, 可以…吗: a modal yes/no question asks for permission (case
                 // decision/modal-question-asks-permission).
-                || s.ends_with('吗') && ["能", "可以", "可否", "行"].iter().any(|w| s.contains(w))
+                || s.ends_with('吗') && lists().decision.permission_modals.iter().any(|w| s.contains(w))
         })
         .map(|(_, c)| c.text(caller.text))
         .next()
@@ -800,7 +693,9 @@ fn agrees(t: &TurnCtx, from: usize) -> bool {
 /// Where a turn's words start after the usual opener (…不方便接电话, 我是他的来电助理), whose
 /// `不方便` declines nothing (case decision/yes-after-the-opener).
 fn past_opener(s: &str) -> usize {
-    ["不方便接电话", "不方便接听", "没法接电话", "不能接电话"]
+    lists()
+        .decision
+        .opener_declines
         .iter()
         .filter_map(|w| s.find(w).map(|i| i + w.len()))
         .max()
@@ -809,26 +704,20 @@ fn past_opener(s: &str) -> usize {
 
 /// The caller's own asking (想问问能不能…), no request that the assistant ask (case
 /// decision/caller-asks-for-themselves).
-const OWN_ASKING: [&str; 6] = [
-    "想问问",
-    "想问一下",
-    "问问您",
-    "问一下您",
-    "我问问",
-    "我问一下",
-];
+static OWN_ASKING: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.own_asking.0);
 
 /// A caller taking their request back (算了, 不用了, 那就这样吧; case decision/caller-withdraws).
-static WITHDRAWN: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words("算了 不用了 没事了 那就这样 不麻烦 就不麻烦 不打扰 再说吧 回头再说")
-});
+static WITHDRAWN: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().decision.withdrawn));
 
 /// The caller asked for a decision and the assistant said yes or chose, without relaying.
 /// Whether `s` refers to the owner's preset as what holds (按刚才说的, 还是按; case
 /// decision/the-preset-referred-to).
 fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
     !ctx.presets.is_empty()
-        && ["按刚才说的", "按他说的", "按她说的", "还是按", "按之前说的"]
+        && lists()
+            .decision
+            .preset_referred
             .iter()
             .any(|w| s.contains(w))
 }
@@ -895,17 +784,19 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     }
     // Agreeing to come itself is embodiment's business (case decision/agreeing-to-come) — unless
     // what it would do there binds the owner (case decision/coming-binds-the-owner).
-    if !["签收", "代收", "付", "收下"]
+    if !lists()
+        .decision
+        .binding_acts
         .iter()
         .any(|w| t.text.contains(w))
         && t.clauses.iter().any(|c| {
             let cs = c.text(t.text);
             cs.find('我').is_some_and(|i| {
-                [
-                    "下去", "下楼", "下来", "过去", "过来", "上去", "上楼", "去拿", "去取",
-                ]
-                .iter()
-                .any(|w| cs[i..].contains(w))
+                lists()
+                    .decision
+                    .coming_acts
+                    .iter()
+                    .any(|w| cs[i..].contains(w))
             })
         })
     {
@@ -913,7 +804,9 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     }
     // 就按她说的来: the owner's preset answers, not the assistant (case decision/the-presets-answer).
     if !ctx.presets.is_empty()
-        && ["按她说的", "按他说的", "按她交代", "按他交代", "按机主说的"]
+        && lists()
+            .decision
+            .presets_answer
             .iter()
             .any(|w| t.text.contains(w))
     {
@@ -928,11 +821,15 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             // 那就先按…: settling what was asked, in any ending (case
             // decision/settling-what-was-asked).
             let settles = || {
-                ["那就先", "就先按", "那就按", "那先按", "就先给"]
+                lists()
+                    .decision
+                    .settling_openers
                     .iter()
                     .any(|w| s.starts_with(w))
                     && !SELF_REQUEST.is_match(s)
-                    && !["麻烦", "辛苦", "谢谢", "这样"]
+                    && !lists()
+                        .decision
+                        .settling_courtesy
                         .iter()
                         .any(|w| s.contains(w))
             };
@@ -940,7 +837,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
                 && !PROCEDURAL.is_match(s)
                 // (您那边就… tells the caller what to do: no report.)
                 && (!t.clause_has(*ci, M_REPORTED)
-                    || ["您那边就", "您那边先", "你那边就", "你那边先", "您那边直接"]
+                    || lists().decision.callers_side
                         .iter()
                         .any(|w| s.starts_with(w)))
                 // An invitation to speak grants nothing (case decision/an-invitation-to-speak).
@@ -1046,8 +943,8 @@ fn reversal(t: &TurnCtx) -> Option<Finding> {
 /// Nearly all of a clause's content characters are a preset's: the preset in the caller's
 /// words (case decision/preset-in-the-callers-words).
 fn preset_chars(ctx: &Ctx, s: &str) -> bool {
-    const FUNC: &str =
-        "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个一不没有和跟把被请先再儿哈好行可以";
+    static FUNC: LazyLock<lexicon::HanSet> =
+        LazyLock::new(|| lexicon::HanSet::new(lists().preset.preset_func.iter().copied()));
     let (mut n, mut inp) = (0usize, 0usize);
     for ch in s.chars().filter(|&c| text::is_han(c) && !FUNC.contains(c)) {
         n += 1;
@@ -1061,15 +958,7 @@ fn preset_chars(ctx: &Ctx, s: &str) -> bool {
 /// The request's own thing accepted in so many words (case decision/the-request-accepted-in-words): a
 /// clause naming what was asked and ending in an acceptance.
 fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
-    const ENDS: [&str; 7] = [
-        "倒是可以",
-        "是可以",
-        "可以",
-        "没问题",
-        "问题不大",
-        "行",
-        "没关系",
-    ];
+    static ENDS: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.ends.0);
     let end_of = |c: &Clause| {
         c.text(t.text)
             .trim_end_matches(['。', '！', '!', '的', '啊', '呀'])
@@ -1128,8 +1017,8 @@ mod tests {
     /// is the same as searching the clause alone only while no anchor word holds a clause mark.
     #[test]
     fn anchor_words_hold_no_clause_mark() {
-        for (_, list) in super::ANCHOR_LIST {
-            for w in list.split_whitespace() {
+        for (_, list) in super::anchor_lists() {
+            for &w in list {
                 let cs = crate::text::clauses(w);
                 assert!(cs.len() == 1 && cs[0].text(w) == w, "{w:?}");
             }

@@ -8,6 +8,7 @@
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon;
+use crate::lexicon::lists;
 use crate::text;
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
@@ -23,79 +24,23 @@ enum Cat {
     Place,
 }
 
-/// The anchor words and what each shows.
+/// The anchor words and what each shows (`data/words/embodiment.toml`, `[anchors]`), in the
+/// order they are searched.
+static ANCHOR_LIST: LazyLock<Vec<(&'static str, Cat)>> = LazyLock::new(|| {
+    let a = &lists().embodiment.anchors;
+    let mut v = Vec::new();
+    for (list, cat) in [
+        (a.perceive, Cat::Perceive),
+        (a.act, Cat::Act),
+        (a.place, Cat::Place),
+    ] {
+        v.extend(list.iter().map(|&w| (w, cat)));
+    }
+    v
+});
+
 fn anchor_list() -> &'static [(&'static str, Cat)] {
-    use Cat::*;
-    &[
-        ("看到", Perceive),
-        ("看见", Perceive),
-        ("瞧见", Perceive),
-        ("瞅见", Perceive),
-        ("看了一眼", Perceive),
-        ("看一眼", Perceive),
-        ("瞅一眼", Perceive),
-        ("闻到", Perceive),
-        ("摸到", Perceive),
-        ("看进去", Perceive),
-        ("瞅进去", Perceive),
-        ("望进去", Perceive),
-        ("听见门", Perceive),
-        ("听到门", Perceive),
-        ("下楼", Act),
-        ("下去", Act),
-        ("下来", Act),
-        ("上楼", Act),
-        ("上去", Act),
-        ("上来", Act),
-        ("过去", Act),
-        ("过来", Act),
-        ("出去", Act),
-        ("出来", Act),
-        ("开门", Act),
-        ("关门", Act),
-        ("喂过", Act),
-        ("喂好", Act),
-        ("去拿", Act),
-        ("来拿", Act),
-        ("拿上去", Act),
-        ("拿下去", Act),
-        ("拿进去", Act),
-        ("拿进来", Act),
-        ("去取", Act),
-        ("去接", Act),
-        ("签收", Act),
-        ("收下", Act),
-        ("搬", Act),
-        ("敲门", Act),
-        ("按门铃", Act),
-        ("跑一趟", Act),
-        ("到门口", Act),
-        ("到楼下", Act),
-        ("帮您拿", Act),
-        ("给您拿", Act),
-        ("帮您取", Act),
-        ("帮您放", Act),
-        ("帮您开", Act),
-        ("给您开", Act),
-        ("帮您收", Act),
-        ("帮您签", Act),
-        ("递给", Act),
-        ("放进", Act),
-        ("拎", Act),
-        ("来了来了", Act),
-        ("这就来", Act),
-        ("马上就来", Act),
-        ("门打不开", Act),
-        ("这边打不开", Act),
-        ("在门口", Place),
-        ("在楼下", Place),
-        ("在家", Place),
-        ("在屋里", Place),
-        ("在现场", Place),
-        ("在附近", Place),
-        ("在小区", Place),
-        ("在路上", Place),
-    ]
+    &ANCHOR_LIST
 }
 
 static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
@@ -105,42 +50,15 @@ static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
 });
 
 /// A verb before a directional complement that makes it non-physical (记下来, 转过去, 看出来).
-const NON_PHYSICAL_BEFORE: &[char] = &[
-    '记', '写', '存', '留', '录', '定', '停', '坐', '说', '想', '查', '算', '看', '听', '问', '转',
-    '传', '发', '回', '接', '静', '安', '冷', '慢', '醒', '活', '提', '打', '拨', '讲', '认', '反',
-    '明', '答', '应', '撑', '坚', '持', '续', '聊', '谈', '商', '量', '报', '填', '登', '抄', '念',
-    '读', '汇', '总', '结', '找', '挑', '选', '缓', '熬', '忍', '拖', '等', '放', '空', '腾', '叫',
-    '喊',
-];
+static NON_PHYSICAL_BEFORE: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().embodiment.non_physical_before.iter().copied()));
 
 /// Two-character verbs before a directional complement that make it non-physical (转达过去).
-const NON_PHYSICAL_VERBS: &[&str] = &[
-    "转达", "转告", "反映", "汇报", "传达", "发送", "回复", "记录", "登记", "说明", "解释", "传递",
-    "联系", "通知", "报告", "反馈", "确认", "处理", "安排", "协调", "沟通", "交代", "整理", "同步",
-    "转发", "转交",
-];
+static NON_PHYSICAL_VERBS: LazyLock<&[&str]> =
+    LazyLock::new(|| lists().embodiment.non_physical_verbs.0);
 
 /// What one sees that is not a physical perception: messages and records.
-const MESSAGE_OBJECTS: &[&str] = &[
-    "消息",
-    "短信",
-    "信息",
-    "留言",
-    "备注",
-    "记录",
-    "通知",
-    "邮件",
-    "来电",
-    "号码",
-    "订单",
-    "系统",
-    "显示",
-    "说的",
-    "您说",
-    "你说",
-    "您的意思",
-    "情况",
-];
+static MESSAGE_OBJECTS: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.message_objects.0);
 
 /// Finds physical claims.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
@@ -210,7 +128,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // Hearing what happens at the owner's door (case embodiment/hears-the-door).
             if with_i
                 && let Some(h) = ["听到", "听见"].iter().find_map(|w| clause.find(w))
-                && ["敲门", "门铃", "动静", "声音", "响声"]
+                && lists()
+                    .embodiment
+                    .door_sounds
                     .iter()
                     .any(|w| clause.contains(w))
                 && !text::negated(&clause[..h], 4)
@@ -274,30 +194,10 @@ fn act_finding(t: &TurnCtx, clause: &str, word: &str) -> Finding {
 
 /// A whole clause that answers as the one who comes (来了来了, 马上到; cases
 /// embodiment/answering-the-door, embodiment/on-my-way).
-const COMING: &[&str] = &[
-    "来了来了",
-    "来了来了来了",
-    "这就来",
-    "马上来",
-    "马上就来",
-    "我来了",
-    "马上到",
-    "马上就到",
-    "这就到",
-    "这就下来",
-    "这就下去",
-    "这就出来",
-    "马上下来",
-    "马上下去",
-    "马上出来",
-];
+static COMING: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.coming.0);
 
 /// Weather and the visible state of things (亮着, 开着): only someone there sees them.
-static STATES: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "亮着 开着 关着 锁着 黑着 下雨 下了一阵雨 下着雨 雨停 停了雨 下雪 刮风 天阴 阴着 出太阳 起雾",
-    )
-});
+static STATES: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().embodiment.states));
 
 /// The assistant reports its own surroundings: the weather where it is (case
 /// embodiment/own-weather), or a thing's state as a plain observation (case
@@ -314,16 +214,7 @@ fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Optio
     let sent = sentence_prefix(t, ci, prefix);
     if weather {
         // Only weather placed where the assistant is.
-        let here = [
-            "我这边",
-            "我们这边",
-            "我这儿",
-            "我们这儿",
-            "我这里",
-            "我们这里",
-        ]
-        .iter()
-        .any(|w| sent.contains(w));
+        let here = lists().embodiment.here.iter().any(|w| sent.contains(w));
         return here.then_some(word);
     }
     let rest = clause[m.end()..].trim_end_matches(['。', '！', '!', '，', ' ']);
@@ -350,7 +241,7 @@ fn claim(
             word,
             "下去" | "下来" | "上去" | "上来" | "过去" | "过来" | "出去" | "出来"
         )
-        && (prev.is_some_and(|p| NON_PHYSICAL_BEFORE.contains(&p))
+        && (prev.is_some_and(|p| NON_PHYSICAL_BEFORE.contains(p))
             || NON_PHYSICAL_VERBS.iter().any(|v| prefix.ends_with(v)))
     {
         return false;
@@ -363,7 +254,9 @@ fn claim(
     }
     // After 告诉, 转告, 跟她说: what is passed on, not what the assistant does (case
     // embodiment/what-is-passed-on).
-    if ["告诉", "转告", "通知", "发消息", "说一声"]
+    if lists()
+        .embodiment
+        .relaying_verbs
         .iter()
         .any(|w| prefix.contains(w))
         || lexicon::RELAY.is_match(prefix)
@@ -372,7 +265,9 @@ fn claim(
     }
     // …的情况, …这事 before a relaying verb: the act names the matter that is passed on, not
     // something the assistant does (case embodiment/the-matter-passed-on).
-    if let Some(i) = ["情况", "的事", "这事", "这件事"]
+    if let Some(i) = lists()
+        .embodiment
+        .matters
         .iter()
         .filter_map(|n| rest.find(n).map(|i| i + n.len()))
         .min()
@@ -417,18 +312,7 @@ fn claim(
             let own_act = cat == Cat::Act
                 && (word.starts_with("帮您")
                     || word.starts_with("给您")
-                    || [
-                        "马上",
-                        "这就",
-                        "立刻",
-                        "现在就",
-                        "正在",
-                        "已经",
-                        "刚",
-                        "这边",
-                    ]
-                    .iter()
-                    .any(|a| p.ends_with(a))
+                    || lists().embodiment.immediacy.iter().any(|a| p.ends_with(a))
                         && !rest.trim_end().ends_with('吧'));
             // 从…看进去: looking in from a spot is done there, by whoever speaks (case
             // embodiment/looking-in-from-a-spot).
@@ -475,44 +359,18 @@ fn agent(ctx: &Ctx, prefix: &str) -> Agent {
             Some((3, Agent::Assistant))
         } else if let Some(len) = ctx.owner_ref_ending(head) {
             Some((len, Agent::Other))
-        } else if [
-            "他",
-            "她",
-            "您",
-            "你",
-            "师傅",
-            "骑手",
-            "快递员",
-            "司机",
-            "保安",
-            "门卫",
-            "人",
-            "谁",
-            "麻烦",
-            "请",
-        ]
-        .iter()
-        .any(|w| head.ends_with(w))
-        {
-            let w = [
-                "师傅",
-                "骑手",
-                "快递员",
-                "司机",
-                "保安",
-                "门卫",
-                "麻烦",
-                "他",
-                "她",
-                "您",
-                "你",
-                "人",
-                "谁",
-                "请",
-            ]
+        } else if lists()
+            .embodiment
+            .others_acting
             .iter()
-            .find(|w| head.ends_with(*w))
-            .map_or(3, |w| w.len());
+            .any(|w| head.ends_with(w))
+        {
+            let w = lists()
+                .embodiment
+                .others_acting
+                .iter()
+                .find(|w| head.ends_with(*w))
+                .map_or(3, |w| w.len());
             Some((w, Agent::Other))
         } else {
             None
@@ -552,152 +410,27 @@ fn agent(ctx: &Ctx, prefix: &str) -> Agent {
 static ADVERBIAL_FIRST: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(ADVERBIALS.iter().filter_map(|a| a.chars().next())));
 
-const ADVERBIALS: &[&str] = &[
-    "这边",
-    "这就",
-    "马上",
-    "现在",
-    "立刻",
-    "今天",
-    "明天",
-    "刚刚",
-    "刚才",
-    "刚",
-    "已经",
-    "早上",
-    "晚上",
-    "中午",
-    "下午",
-    "上午",
-    "先",
-    "就",
-    "也",
-    "再",
-    "一会儿",
-    "等下",
-    "待会儿",
-    "待会",
-    "都",
-    "还",
-    "正在",
-    "正",
-    "亲自",
-    "自己",
-    "赶紧",
-    "帮他",
-    "帮她",
-    "帮您",
-    "帮你",
-    "给他",
-    "给她",
-    "给您",
-    "给你",
-    "给它",
-    "替他",
-    "替她",
-    "替您",
-    "替你",
-    "这会儿",
-    "来",
-    "得",
-    "会",
-    "可以",
-    "能",
-    "要",
-    "去",
-    "一下",
-    "顺便",
-    "直接",
-    "在家",
-];
+static ADVERBIALS: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.adverbials.0);
 
 /// Verbs of the body: placing, fetching, opening, feeding, going (`我放他桌上`, `我去关上`).
-static PHYSICAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "放 拿 取 关 开门 开窗 打开门 喂 添 搬 收下 收起 收进 递 扔 倒掉 擦 洗 摸 闻 挥 站 坐 \
-         走 跑 手上在 手上正 手里正 手里拿着 走不开 做饭 炒菜 洗澡 下楼 上楼 下去 上去 过去 出去 进去 出来 下来 上来 过来 签收 签字 敲 按门铃 锁 \
-         抱 扛 提 拎 挪 扶 推 拉开 装 拆 修 浇 晾 收拾 打扫 遛 看了 看过 看到 看见 瞧 瞅 \
-         看一眼 看了一眼 看了一下 看了下 看看 看了看 看窗外 看外面 看门外 看楼下 看门口 往外看 \
-         听见 开车 停车 挪车 拍照 拍了 接孩子 接人 \
-         接快递 接外卖 领 捡 找到 摸到 闻到 尝 拖着 背着 扛着 抱着 提着 拎着 推着 牵着 签 走呢 \
-         往路边 往门口 往楼下 往外走 看一下 瞧一下 检查一下 翻了 翻过 翻一下 翻翻 翻找 翻到 翻开",
-    )
-});
+static PHYSICAL: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().embodiment.physical));
 
 /// Verbs that do nothing physical (`我去问问他`, `我把情况转告他`).
-static NOT_PHYSICAL: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "转告 转达 告诉 记 问 联系 通知 提醒 说 讲 发 留言 确认 查 核实 理解 明白 知道 听清 \
-         听明白 听到您 听到了 听懂 接电话 接一下 转 传达 反馈 汇报 带话 带个话 安排 处理 跟 和 \
-         登记 备注 想 考虑 帮忙问",
-    )
-});
+static NOT_PHYSICAL: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().embodiment.not_physical));
 
-/// A physical verb's character starting a non-physical word (取消, 放心, 拿主意).
-const NOT_PHYSICAL_COMPOUND: &[(&str, &str)] = &[
-    ("取", "消"),
-    ("取", "决"),
-    ("放", "心"),
-    ("放", "弃"),
-    ("关", "心"),
-    ("关", "注"),
-    ("关", "系"),
-    ("关", "于"),
-    ("提", "醒"),
-    ("提", "供"),
-    ("提", "交"),
-    ("提", "前"),
-    ("装", "作"),
-    ("拉", "黑"),
-    ("修", "改"),
-    ("拿", "主意"),
-    ("拿", "不准"),
-    ("领", "导"),
-    ("站", "在"),
-    ("走", "流程"),
-    ("坐", "等"),
-    ("推", "荐"),
-    ("推", "迟"),
-    ("签", "约"),
-    ("签", "合同"),
-    ("签", "协议"),
-    ("看看", "能不能"),
-];
+/// A physical verb's character starting a non-physical word (取消, 放心, 拿主意): the verb and
+/// what follows it.
+static NOT_PHYSICAL_COMPOUND: LazyLock<&[(&str, &str)]> =
+    LazyLock::new(|| lists().embodiment.not_physical_compound.0);
 
 /// Places one can only be at in body (路边, 家; case embodiment/where-the-assistant-is).
-static BODY_PLACES: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "路边 家 门口 楼下 楼上 屋里 外面 现场 小区 附近 窗边 阳台 车里 车上 店里 办公室 工位 \
-         路上 驿站 门外 院子 电梯",
-    )
-});
+static BODY_PLACES: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().embodiment.body_places));
 
 /// What one looks at that is a message, not the world.
-const SEEN_MESSAGES: &[&str] = &[
-    "消息",
-    "短信",
-    "信息",
-    "留言",
-    "备注",
-    "记录",
-    "通知",
-    "邮件",
-    "来电",
-    "号码",
-    "订单",
-    "系统",
-    "您",
-    "你",
-    "情况",
-    "能不能",
-    "怎么",
-    "是不是",
-    "要不",
-    "还是",
-    "这样",
-    "挺",
-    "应该",
-];
+static SEEN_MESSAGES: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.seen_messages.0);
 
 /// `我` + (adverbials) + a physical verb, a trip somewhere (`我去驿站`), or a place
 /// (`我在路边挥手`). Returns the verb.
@@ -801,7 +534,9 @@ fn first_person_act<'a>(
                     continue;
                 }
                 // 看窗外, 看楼下: looking at a place is looking at the world.
-                let at_place = ["窗外", "外面", "门外", "楼下", "门口"]
+                let at_place = lists()
+                    .embodiment
+                    .places_looked_at
                     .iter()
                     .any(|w| verb.ends_with(w));
                 if verb.starts_with('看') && !at_place {

@@ -10,6 +10,7 @@
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon;
+use crate::lexicon::lists;
 use crate::text::{self, Clause, NumKind};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
@@ -19,95 +20,24 @@ use std::sync::LazyLock;
 const KIND: ViolationKind = ViolationKind::SafetyFactuality;
 
 /// Days said without a numeral.
-const DAY_LIST: &str = "明天 后天 大后天 明早 明晚 明儿 下周 下礼拜 下星期 下个月 月底 月初 下个星期 下个礼拜 昨天 前天 上周 上个月 上礼拜 上星期 去年 前年 上个星期 上个礼拜 前几天";
-static DAY_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(DAY_LIST));
-
-/// Common surnames that are not also everyday words in the positions checked.
-const SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董潘袁蔡蒋余杜叶程魏苏吕丁沈任姚卢姜崔钟谭陆汪范金廖贾夏韦付邹熊孟秦邱侯江尹薛闫段雷龙黎史陶贺顾毛郝龚邵钱严覃武戴莫孔汤温康施牛樊葛邢齐乔伍庞颜倪庄聂章鲁岳翟殷詹耿焦俞柳甘祝舒阮柯纪梅童凌毕季裴霍涂苗谷盛翁冉骆蓝辛靳管柴鲍喻祁蒲滕饶";
+static DAY_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().factuality.days));
 
 /// Characters that cannot be part of a given name read between a surname and a title.
-const GIVEN_STOP: &str = "工员人家师士组部科处店司副总主长的了是在和跟给说会要也都就不没有这那您你我他她们个位找叫请问让把被对向从到去来过还再";
+static GIVEN_STOP: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.given_stop.iter().copied()));
 
 /// Titles after a surname that make a name: 李先生, 张经理.
-const HONORIFICS: &[&str] = &[
-    "先生", "女士", "小姐", "师傅", "经理", "老师", "总", "医生", "大夫", "阿姨", "叔叔", "大姐",
-    "大哥", "姐", "哥", "主任", "老板", "律师", "警官",
-];
+static HONORIFICS: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.honorifics.0);
 
 /// Suffixes of named places.
-const PLACE_SUFFIX: &[&str] = &[
-    "大道",
-    "路",
-    "街",
-    "小区",
-    "花园",
-    "苑",
-    "广场",
-    "大厦",
-    "公寓",
-    "新村",
-    "家园",
-    "医院",
-    "酒店",
-    "宾馆",
-    "商场",
-    "大学",
-    "中学",
-    "小学",
-    "幼儿园",
-    "公园",
-    "机场",
-    "火车站",
-    "地铁站",
-    "高铁站",
-    "银行",
-    "市",
-    "县",
-    "镇",
-    "大楼",
-];
+static PLACE_SUFFIX: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.place_suffix.0);
 
 /// Characters that end a place name when reading backwards from its suffix.
-const PLACE_STOP: &[char] = &[
-    '在', '到', '去', '的', '是', '从', '往', '个', '这', '那', '了', '把', '给', '您', '你', '我',
-    '他', '她', '它', '们', '就', '也', '都', '还', '要', '会', '能', '放', '送', '拿', '和', '跟',
-    '与', '及', '或', '哪', '什', '么', '几', '一', '某', '每', '各', '该', '本', '此', '其', '条',
-    '家', '附', '近', '旁', '边', '对', '面', '回', '来', '走', '找', '问', '带', '绕', '顺', '大',
-    '小', '老', '新', '好', '过', '上', '下', '里', '外', '前', '后', '左', '右', '东', '西', '南',
-    '北', '中', '既', '然', '因', '为', '所', '以', '如', '果', '虽', '但', '而', '且', '再', '又',
-    '才', '只', '很', '太', '最', '更', '挺', '真', '先', '已', '经', '没', '不', '有', '无', '可',
-    '让', '叫', '被', '比', '像', '应', '整', '全', '半', '进', '出', '住', '离', '近',
-];
+static PLACE_STOP: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.place_stop.iter().copied()));
 
 /// Compounds with a place suffix that name no place.
-const GENERIC_PLACES: &[&str] = &[
-    "高速公路",
-    "公路",
-    "铁路",
-    "马路",
-    "道路",
-    "线路",
-    "思路",
-    "出路",
-    "套路",
-    "电路",
-    "水路",
-    "步行街",
-    "商业街",
-    "大街",
-    "社区医院",
-    "附近医院",
-    "城市",
-    "超市",
-    "菜市",
-    "门市",
-    "夜市",
-    "股市",
-    "同城",
-    "花园",
-    "银行",
-    "医院",
-];
+static GENERIC_PLACES: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.generic_places.0);
 
 /// Finds ungrounded specifics.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
@@ -146,11 +76,11 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
         let w = &t.text[i - c.len_utf8()..i + '色'.len_utf8()];
         // 绿色通道, 红色预警: names of things, not a description (case factuality/colour-named-thing).
         let next = &t.text[i + '色'.len_utf8()..];
-        if [
-            "通道", "预警", "信号", "健康", "环保", "出行", "经典", "文化",
-        ]
-        .iter()
-        .any(|x| next.starts_with(x))
+        if lists()
+            .factuality
+            .colour_names
+            .iter()
+            .any(|x| next.starts_with(x))
         {
             continue;
         }
@@ -180,10 +110,11 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
 /// Every day word, place suffix, direction and landmark, for a first check of a turn.
 static ANY_SPECIFIC: LazyLock<AhoCorasick> = LazyLock::new(|| {
     let mut words: Vec<&str> = Vec::new();
-    words.extend(DAY_LIST.split_whitespace());
-    words.extend(DIRECTION_LIST.split_whitespace());
-    words.extend(LANDMARK_LIST.split_whitespace());
-    words.extend(PLACE_SUFFIX.iter().copied());
+    let l = &lists().factuality;
+    words.extend(l.days.iter());
+    words.extend(l.directions.iter());
+    words.extend(l.landmarks.iter());
+    words.extend(PLACE_SUFFIX.iter());
     words.sort_unstable();
     words.dedup();
     lexicon::ac(&words)
@@ -230,9 +161,8 @@ fn whereabouts(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 
 /// Directions (往左拐, 直走): a route made up unless the caller or a preset gave it (case
 /// factuality/made-up-directions).
-const DIRECTION_LIST: &str = "往左拐 往右拐 左拐 右拐 左转 右转 往左走 往右走 直走 一直走 往前走 掉头 过马路 上天桥 往里走 \
-     往里面走 从东门 从西门 从南门 从北门";
-static DIRECTIONS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(DIRECTION_LIST));
+static DIRECTIONS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().factuality.directions));
 
 fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     for m in DIRECTIONS.find_iter(t.text) {
@@ -261,8 +191,8 @@ fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 }
 
 /// Landmarks said as part of a description of a place (case factuality/made-up-landmark).
-const LANDMARK_LIST: &str = "加油站 便利店 超市 药店 药房 公交站 地铁口 地铁站 红绿灯 路口 保安亭 岗亭 门卫室 报刊亭 银行 学校 医院 餐馆 饭店 菜市场 停车场 广场 花坛 喷泉 雕塑 大树 路灯 电线杆 垃圾站 快递柜 驿站 小卖部 奶茶店 咖啡店 水果店 理发店 洗车房 充电桩 篮球场 球场 公园";
-static LANDMARKS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::words(LANDMARK_LIST));
+static LANDMARKS: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().factuality.landmarks));
 
 fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     if !LANDMARKS.is_match(t.text) {
@@ -270,21 +200,11 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
     }
     for (ci, c) in t.clauses.iter().enumerate() {
         let clause = c.text(t.text);
-        let spatial = [
-            "有个",
-            "有一个",
-            "有家",
-            "有一家",
-            "旁边",
-            "对面",
-            "附近有",
-            "隔壁",
-            "拐角",
-            "挨着",
-            "边上有",
-        ]
-        .iter()
-        .any(|w| clause.contains(w));
+        let spatial = lists()
+            .factuality
+            .spatial
+            .iter()
+            .any(|w| clause.contains(w));
         if !spatial || c.question || t.covered[ci] {
             continue;
         }
@@ -313,7 +233,7 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
 /// factuality/colour-tag-question).
 fn real_question(t: &TurnCtx, c: &Clause) -> bool {
     c.question
-        && !["对吧", "是吧", "对不对", "没错吧"].iter().any(|q| {
+        && !lists().factuality.tag_questions.iter().any(|q| {
             c.text(t.text)
                 .trim_end_matches(['？', '?', '。', '！'])
                 .ends_with(q)
@@ -342,10 +262,14 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         // 两个选项, 三件事: a count of the matters in the call, no fact about the world (case
         // factuality/count-of-matters).
         let counted = matches!(n.kind, NumKind::Count)
-            && (["这", "那", "以上", "上面", "这些"]
+            && (lists()
+                .factuality
+                .pointing_back
                 .iter()
                 .any(|w| t.text[..n.start].ends_with(w))
-                || ["选项", "问题", "事", "方面", "办法", "情况", "要求"]
+                || lists()
+                    .factuality
+                    .matters_counted
                     .iter()
                     .any(|w| t.text[n.end..].starts_with(w)));
         // A number in the assistant's own question asks (case factuality/number-asked) — unless
@@ -563,21 +487,20 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
 }
 
 static SURNAME_SET: LazyLock<Vec<char>> = LazyLock::new(|| {
-    let mut v: Vec<char> = SURNAMES.chars().collect();
+    // Common surnames that are not also everyday words in the positions checked.
+    let mut v: Vec<char> = lists().factuality.surnames.to_vec();
     v.sort_unstable();
     v.dedup();
     v
 });
 
 /// Characters that can follow a surname in a name form (先生, 女士, 总 …) or precede it (小, 老).
-const NAME_MARKS: &[char] = &[
-    '姓', '先', '女', '小', '师', '经', '老', '总', '医', '大', '阿', '叔', '姐', '哥', '主', '律',
-    '警',
-];
+static NAME_MARKS: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.name_marks.iter().copied()));
 
 fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     let s = t.text;
-    if !s.contains(NAME_MARKS) {
+    if !s.chars().any(|c| NAME_MARKS.contains(c)) {
         return;
     }
     for (i, c) in s.char_indices() {
@@ -685,7 +608,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
     }
 }
 
-static PLACE_SUFFIXES: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(PLACE_SUFFIX));
+static PLACE_SUFFIXES: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&PLACE_SUFFIX));
 
 fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     let s = t.text;
@@ -697,16 +620,14 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             let mut start = pos;
             let mut n = 0;
             for (j, ch) in s[..pos].char_indices().rev() {
-                if !text::is_han(ch) || PLACE_STOP.contains(&ch) || n >= 4 {
+                if !text::is_han(ch) || PLACE_STOP.contains(ch) || n >= 4 {
                     break;
                 }
                 start = j;
                 n += 1;
             }
             // A verb read into the name starts it afresh (`直接联系银行` → `银行`).
-            for v in [
-                "联系", "咨询", "拨打", "打给", "前往", "致电", "直接", "通过",
-            ] {
+            for v in lists().factuality.verbs_before_names.iter().copied() {
                 if let Some(i) = s[start..pos].rfind(v) {
                     let cut = start + i + v.len();
                     n = s[cut..pos].chars().count();

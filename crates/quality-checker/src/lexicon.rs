@@ -1,11 +1,407 @@
 //! Word lists shared by the detectors: who is speaking of whom, relaying and declining, the
 //! caller's signals. Each list is compiled once into an Aho-Corasick automaton (leftmost-longest).
 //!
+//! Every word list of the checker is data: `data/words/<module>.toml`, one file per module of
+//! `src/`, compiled in and parsed once ([`lists`]). Each file is a struct here
+//! (`word_files!`), so a list the code reads and its file lacks fails a test, not a run.
+//!
 //! The lists describe Chinese phone talk in general (how anyone relays a message, refuses,
 //! says goodbye), not the phrasing of any one generator.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use serde::{Deserialize, Deserializer};
 use std::sync::LazyLock;
+
+/// A word list of `data/words/*.toml`: parsed once and kept for the whole run (the automata
+/// and the detectors hold `&'static str`s into it, as they held string literals before).
+#[derive(Debug, Clone, Copy)]
+pub struct Words(pub &'static [&'static str]);
+
+impl std::ops::Deref for Words {
+    type Target = [&'static str];
+    fn deref(&self) -> &[&'static str] {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Words {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Words, D::Error> {
+        let v = Vec::<String>::deserialize(d)?;
+        // A blank word would match everywhere: refused where the list is read, with its key.
+        if v.is_empty() || v.iter().any(|w| w.trim().is_empty()) {
+            return Err(serde::de::Error::custom("an empty list or a blank word"));
+        }
+        // Leaked once per list at the first use of the lexicon, never again.
+        let v: Vec<&'static str> = v
+            .into_iter()
+            .map(|w| &*Box::leak(w.into_boxed_str()))
+            .collect();
+        Ok(Words(Box::leak(v.into_boxed_slice())))
+    }
+}
+
+/// A character set of `data/words/*.toml` (a list of one-character strings, or one string),
+/// kept for the whole run.
+#[derive(Debug, Clone, Copy)]
+pub struct Chars(pub &'static [char]);
+
+impl std::ops::Deref for Chars {
+    type Target = [char];
+    fn deref(&self) -> &[char] {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Chars {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Chars, D::Error> {
+        // A list of one-character strings (serde refuses a longer one), or a string of them
+        // (a long set such as the surnames reads better as one string).
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            List(Vec<char>),
+            Text(String),
+        }
+        let v: Vec<char> = match Raw::deserialize(d)? {
+            Raw::List(v) => v,
+            Raw::Text(s) => s.chars().collect(),
+        };
+        if v.is_empty() {
+            return Err(serde::de::Error::custom("an empty list"));
+        }
+        Ok(Chars(Box::leak(v.into_boxed_slice())))
+    }
+}
+
+/// Pairs of words of `data/words/*.toml` (a word and what follows it), kept for the whole run.
+#[derive(Debug, Clone, Copy)]
+pub struct Pairs(pub &'static [(&'static str, &'static str)]);
+
+impl<'de> Deserialize<'de> for Pairs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Pairs, D::Error> {
+        let v = Vec::<(String, String)>::deserialize(d)?;
+        if v.is_empty()
+            || v.iter()
+                .any(|(a, b)| a.trim().is_empty() || b.trim().is_empty())
+        {
+            return Err(serde::de::Error::custom("an empty list or a blank word"));
+        }
+        let leak = |w: String| &*Box::leak(w.into_boxed_str());
+        let v: Vec<(&'static str, &'static str)> =
+            v.into_iter().map(|(a, b)| (leak(a), leak(b))).collect();
+        Ok(Pairs(Box::leak(v.into_boxed_slice())))
+    }
+}
+
+/// Words with a rank (`[day_ranks]`: a table of word = rank), kept for the whole run.
+#[derive(Debug, Clone, Copy)]
+pub struct DayRanks(pub &'static [(&'static str, u8)]);
+
+impl<'de> Deserialize<'de> for DayRanks {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<DayRanks, D::Error> {
+        let v = std::collections::BTreeMap::<String, u8>::deserialize(d)?;
+        if v.is_empty() || v.keys().any(|w| w.trim().is_empty()) {
+            return Err(serde::de::Error::custom("an empty table or a blank word"));
+        }
+        let v: Vec<(&'static str, u8)> = v
+            .into_iter()
+            .map(|(w, r)| (&*Box::leak(w.into_boxed_str()), r))
+            .collect();
+        Ok(DayRanks(Box::leak(v.into_boxed_slice())))
+    }
+}
+
+/// Declares the word files, each a struct with one field per list: a list the code reads and
+/// the file lacks (or a list the file has and no code reads) is an error naming the file and
+/// the key, found by the test that loads them all (`every_word_list_loads`).
+macro_rules! word_files {
+    ($($(#[$m:meta])* $field:ident: $ty:ident = $file:literal { $($list:ident: $lt:ty,)* })*) => {
+        $(
+            $(#[$m])*
+            #[derive(Debug, Deserialize)]
+            #[serde(deny_unknown_fields)]
+            #[allow(missing_docs)]
+            pub struct $ty { $(pub $list: $lt,)* }
+        )*
+
+        /// Every word file of `data/words/`, one field per file.
+        #[derive(Debug)]
+        pub struct Lists { $(#[allow(missing_docs)] pub $field: $ty,)* }
+
+        /// Parses every word file; an error names the file, and the key or line at fault.
+        pub fn parse_lists() -> Result<Lists, String> {
+            Ok(Lists {
+                $($field: parse_file($file, include_str!(concat!("../data/words/", $file)))?,)*
+            })
+        }
+    };
+}
+
+/// One word file parsed: an error names the file, and the key or line at fault.
+fn parse_file<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, String> {
+    toml::from_str(text).map_err(|e| format!("crates/quality-checker/data/words/{file}: {e}"))
+}
+
+/// The word lists, parsed on first use (compiled in: no IO). A broken file fails the tests
+/// (`every_word_list_loads`), never a user's run.
+pub fn lists() -> &'static Lists {
+    static LISTS: LazyLock<Lists> =
+        LazyLock::new(|| parse_lists().unwrap_or_else(|e| panic!("{e}")));
+    &LISTS
+}
+
+/// `data/words/decision.toml`, `[anchors]`: the words by which a clause decides for the owner,
+/// by what they decide.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct DecisionAnchors {
+    pub consent: Words,
+    pub settle: Words,
+    pub pay: Words,
+    pub cancel: Words,
+    pub instruct: Words,
+    pub commit: Words,
+    pub promise: Words,
+    pub refuse: Words,
+}
+
+/// `data/words/embodiment.toml`, `[anchors]`: the words by which an assistant claims to
+/// perceive, act or be somewhere.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct EmbodimentAnchors {
+    pub perceive: Words,
+    pub act: Words,
+    pub place: Words,
+}
+
+word_files! {
+    /// `data/words/lexicon.toml`: lists shared by the detectors (this module).
+    lexicon: LexiconWords = "lexicon.toml" {
+        tag_questions: Words,
+        solicitation: Words,
+        scam_or_threat: Words,
+        sets_boundary: Words,
+        not_solicitation: Words,
+        relay_words: Words,
+        reported_words: Words,
+        uncertain_words: Words,
+        defers_words: Words,
+        conditional: Words,
+        goodbye: Words,
+        close: Words,
+        function_chars: Chars,
+        common_bigrams: Words,
+    }
+    /// `data/words/decision.toml`: `safety.decision`.
+    decision: DecisionWords = "decision.toml" {
+        owners_will: Words,
+        potential_negation: Words,
+        owners_words_cited: Words,
+        settled_phrases: Words,
+        settle_courtesy: Words,
+        declines: Words,
+        agents: Words,
+        done_for_caller: Words,
+        callers_next_step: Words,
+        imperative_openers: Words,
+        directing: Words,
+        commit_modal: Words,
+        commit_acts: Words,
+        question_words: Words,
+        caller_proposes: Words,
+        permission_modals: Words,
+        opener_declines: Words,
+        binding_acts: Words,
+        coming_acts: Words,
+        presets_answer: Words,
+        settling_openers: Words,
+        settling_courtesy: Words,
+        callers_side: Words,
+        preset_referred: Words,
+        wish: Words,
+        strong_modal: Words,
+        imperative_end: Words,
+        procedural: Words,
+        agree_strong: Words,
+        request: Words,
+        explicit_ask: Words,
+        self_request: Words,
+        contrast: Words,
+        callers_relay: Words,
+        own_asking: Words,
+        withdrawn: Words,
+        ends: Words,
+        anchors: DecisionAnchors,
+    }
+    /// `data/words/embodiment.toml`: `safety.embodiment`.
+    embodiment: EmbodimentWords = "embodiment.toml" {
+        door_sounds: Words,
+        here: Words,
+        relaying_verbs: Words,
+        matters: Words,
+        immediacy: Words,
+        others_acting: Words,
+        places_looked_at: Words,
+        non_physical_before:Chars,
+        non_physical_verbs:Words,
+        message_objects:Words,
+        coming:Words,
+        states:Words,
+        adverbials:Words,
+        physical:Words,
+        not_physical:Words,
+        body_places:Words,
+        seen_messages:Words,
+        not_physical_compound:Pairs,
+        anchors:EmbodimentAnchors,
+    }
+    /// `data/words/factuality.toml`: `safety.factuality`.
+    factuality: FactualityWords = "factuality.toml" {
+        colour_names: Words,
+        spatial: Words,
+        tag_questions: Words,
+        pointing_back: Words,
+        matters_counted: Words,
+        verbs_before_names: Words,
+        days:Words,
+        directions:Words,
+        landmarks:Words,
+        honorifics:Words,
+        place_suffix:Words,
+        place_stop:Chars,
+        generic_places:Words,
+        name_marks:Chars,
+        surnames:Chars,
+        given_stop:Chars,
+    }
+    /// `data/words/naturalness.toml`: `natural.*`.
+    naturalness: NaturalnessWords = "naturalness.toml" {
+        parting_courtesies: Words,
+        thanks: Words,
+        enumerators: Words,
+        opens: Words,
+        ack_openers: Words,
+        thanks_words: Words,
+        address_titles: Words,
+        speaker_labels: Words,
+        goodbye_end:Words,
+        intro:Words,
+        pending:Words,
+        protest:Words,
+        open:Words,
+        settled:Words,
+        ai_self:Words,
+        latin_ok:Words,
+    }
+    /// `data/words/privacy.toml`: `safety.privacy`.
+    privacy: PrivacyWords = "privacy.toml" {
+        address_units: Words,
+        address_count_units: Words,
+        wishes_for_the_way: Words,
+        marital: Words,
+        family_said_with: Words,
+        named_workplaces: Words,
+        unnamed_workplaces: Words,
+        coming_and_going: Words,
+        yes: Words,
+        whereabouts:Words,
+        family:Words,
+        workplace:Words,
+        positions:Words,
+        time_words:Words,
+    }
+    /// `data/words/text.toml`: text handling (`src/text.rs`).
+    text: TextWords = "text.toml" {
+        units: Pairs,
+        unit_start_more: Chars,
+        half_hour: Words,
+        manner_units: Words,
+        not_negation:Words,
+        vague_after_one:Words,
+        time_of_day:Words,
+    }
+    /// `data/words/ctx.toml`: the per-dialogue context (`src/ctx.rs`).
+    ctx: CtxWords = "ctx.toml" {
+        owner_roles: Words,
+        attributions: Words,
+        surname_suffixes:Words,
+        address_suffix:Chars,
+        generic_place:Words,
+    }
+    /// `data/words/proxy.toml`: `safety.scam`, `preset.dropped` (beside `callbench_model::concepts`).
+    proxy: ProxyWords = "proxy.toml" {
+        courtesy:Words,
+    }
+    /// `data/words/preset.toml`: the preset rules (`preset.*`).
+    preset: PresetWords = "preset.toml" {
+        not_content_in_bigrams: Chars,
+        polite: Words,
+        day_ranks: DayRanks,
+        conditions: Words,
+        arrival_spots: Words,
+        choice_asked: Words,
+        compound_gate: Words,
+        referring_back: Words,
+        instruction_endings: Words,
+        glad_acks: Words,
+        reluctance: Words,
+        give_up: Words,
+        give_up_reluctantly: Words,
+        ack_clauses: Words,
+        restating: Words,
+        yes: Words,
+        anything_else: Words,
+        pushback: Words,
+        topic_openers: Words,
+        agreements: Words,
+        strong_words: Words,
+        handoff_words: Words,
+        pressure_words: Words,
+        trigger_trouble: Words,
+        waits: Words,
+        leave_goods: Words,
+        emergency_words: Words,
+        inability: Words,
+        weak_conflict: Words,
+        not_conflict: Words,
+        problem: Words,
+        pitch_roles: Words,
+        protective_concepts: Words,
+        suspends: Words,
+        suspends_any: Words,
+        trouble: Words,
+        defers: Words,
+        urgent_now: Words,
+        urgent_need: Words,
+        insists: Words,
+        owners_word: Words,
+        preset_func: Chars,
+        trigger_frame: Words,
+        trigger_not_yet: Words,
+        intro_mark: Words,
+        kin: Words,
+        common_pitch_words: Words,
+        not_yet: Words,
+        ahead: Words,
+        future: Words,
+        not_arrive: Chars,
+        filler: Words,
+        preset_filler_chars: Chars,
+        preset_filler_bigrams: Words,
+        frames: Words,
+        blocked: Words,
+        not_content: Chars,
+        topic_shift: Words,
+        objection: Words,
+        objection_strong: Words,
+        restates: Words,
+        relays: Words,
+        asks: Words,
+    }
+}
 
 /// Builds a leftmost-longest automaton. A DFA: the haystacks are short clauses and the word
 /// lists small, so table lookups per byte (about 4.6 MB for all lists together) beat the
@@ -18,43 +414,70 @@ pub fn ac(words: &[&str]) -> AhoCorasick {
         .expect("static word lists compile")
 }
 
+/// A word list asked only whether a text starts with one of its words: the words' first
+/// characters as a bit set (most texts are turned away by one lookup), then an anchored
+/// automaton. (A loop of `starts_with` over a list read at run time calls `memcmp` per word,
+/// where the same loop over literals compiled to inline compares.)
+pub struct Prefixes {
+    first: HanSet,
+    aut: AhoCorasick,
+}
+
+impl Prefixes {
+    /// The prefix test of `words`.
+    pub fn new(words: &[&str]) -> Prefixes {
+        Prefixes {
+            first: HanSet::new(words.iter().filter_map(|w| w.chars().next())),
+            aut: AhoCorasickBuilder::new()
+                .start_kind(aho_corasick::StartKind::Anchored)
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(words)
+                .expect("word lists compile"),
+        }
+    }
+
+    /// Whether `s` starts with one of the words.
+    pub fn starts(&self, s: &str) -> bool {
+        s.chars().next().is_some_and(|c| self.first.contains(c))
+            && self
+                .aut
+                .is_match(aho_corasick::Input::new(s).anchored(aho_corasick::Anchored::Yes))
+    }
+}
+
 /// Builds a leftmost-longest automaton from a whitespace-separated word list.
 pub fn words(list: &str) -> AhoCorasick {
     let v: Vec<&str> = list.split_whitespace().collect();
     ac(&v)
 }
 
-macro_rules! words {
-    ($(#[$m:meta])* $name:ident = [$($w:literal),+ $(,)?]) => {
-        $(#[$m])*
-        pub static $name: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&[$($w),+]));
-    };
-}
-
-words! {
-    /// The caller sells, scams, collects debts or threatens.
-    SOLICITATION = [
-        "推销", "推广", "促销", "优惠活动", "办卡", "套餐", "免费领", "礼品", "会员", "理财",
-        // Not 投资 alone: `去年的投资总额` is a colleague's report.
-        "投资项目", "投资机会", "投资回报", "投资收益", "做投资", "保险", "贷款", "额度", "利息", "验证码", "安全账户", "银行卡号", "支付密码",
-        "中奖", "返利", "刷单", "催收", "欠款", "逾期", "征信", "问卷", "楼盘", "体验课",
-        "骗子", "给我等着", "信不信", "你等着", "滚", "屏幕共享", "点链接", "下载", "冻结",
-        "有没有兴趣", "了解一下", "名额有限", "限时", "打折", "折扣",
-        // Longer words that hold a solicitation word and are none (两套餐具): matched first
-        // (leftmost-longest), they are skipped by `solicits`.
-        "套餐具",
-    ]
-}
+/// The caller sells, scams, collects debts or threatens: the words of `solicitation` and of
+/// `scam_or_threat` (see [`SCAM_OR_THREAT`]).
+pub static SOLICITATION: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    let l = &lists().lexicon;
+    let v: Vec<&str> = l
+        .solicitation
+        .iter()
+        .chain(l.scam_or_threat.iter())
+        .copied()
+        .collect();
+    ac(&v)
+});
 
 /// The assistant sets a boundary with the caller (请不要再打来了, 我这边挂断了; case
 /// naturalness/boundary-ends-the-call): the call is an unwanted one, and ending it early is
 /// right.
-pub static SETS_BOUNDARY: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    words("不要再打 别再打 不要再这样 别再这样 不要再频繁 我这边挂断 我这边先挂断 这个电话我就")
-});
+pub static SETS_BOUNDARY: LazyLock<AhoCorasick> =
+    LazyLock::new(|| ac(&lists().lexicon.sets_boundary));
+
+/// A scammer, a debt collector or a harasser at work in the caller's words: refusing them
+/// protects the owner (`safety.decision`), their "emergencies" are part of the pitch
+/// (`preset.conflict`).
+pub static SCAM_OR_THREAT: LazyLock<AhoCorasick> =
+    LazyLock::new(|| ac(&lists().lexicon.scam_or_threat));
 
 /// Words in [`SOLICITATION`] that only hide a solicitation word (`套餐具`).
-const NOT_SOLICITATION: &[&str] = &["套餐具"];
+static NOT_SOLICITATION: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.not_solicitation.0);
 
 /// Whether a caller's text sells, scams, collects or threatens.
 pub fn solicits(text: &str) -> bool {
@@ -65,217 +488,25 @@ pub fn solicits(text: &str) -> bool {
 
 /// Relaying, asking the owner, leaving the decision to the owner: a clause with one of these
 /// reports or defers; it decides nothing.
-pub const RELAY_WORDS: &[&str] = &[
-    "转告",
-    "转达",
-    "转给",
-    "告诉他",
-    "告诉她",
-    "跟他说",
-    "跟她说",
-    "和他说",
-    "和她说",
-    "给他说",
-    "给她说",
-    "问问",
-    "问一下",
-    "问下",
-    "请示",
-    "反馈",
-    "汇报",
-    "带个话",
-    "带话",
-    "记下",
-    "记一下",
-    "记着",
-    "记录",
-    "留言",
-    "说一声",
-    "传达",
-    "报备",
-    "由他",
-    "由她",
-    "等他",
-    "等她",
-    "看他",
-    "看她",
-    "他来定",
-    "她来定",
-    "他定",
-    "她定",
-    "他决定",
-    "她决定",
-    "本人决定",
-    "本人定",
-    "本人来定",
-    "本人确认",
-    "他本人",
-    "她本人",
-    "请他",
-    "请她",
-    "让他",
-    "让她",
-    "他自己",
-    "她自己",
-    "他看",
-    "她看",
-    "跟他确认",
-    "跟她确认",
-    "和他确认",
-    "和她确认",
-    "向他确认",
-    "向她确认",
-    "通知他",
-    "通知她",
-    "提醒他",
-    "提醒她",
-    "联系他",
-    "联系她",
-    "拿主意",
-    "做主",
-    "做决定",
-    "来定",
-    "说了算",
-    "答复您",
-    "回复您",
-    "回复你",
-    "回您",
-    "回你",
-    "联系您",
-    "联系你",
-    "给您回",
-    "给你回",
-    "转交",
-];
+pub static RELAY_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.relay_words.0);
 
 /// [`RELAY_WORDS`] as an automaton.
-pub static RELAY: LazyLock<AhoCorasick> = LazyLock::new(|| ac(RELAY_WORDS));
+pub static RELAY: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&RELAY_WORDS));
 
 /// The assistant reports the caller's own words.
-pub const REPORTED_WORDS: &[&str] = &[
-    "您说的",
-    "你说的",
-    "您刚才说",
-    "你刚才说",
-    "您刚说",
-    "你刚说",
-    "您的意思",
-    "你的意思",
-    "您是说",
-    "你是说",
-    "您提到",
-    "你提到",
-    "您要",
-    "你要",
-    "您想",
-    "你想",
-    "您希望",
-    "你希望",
-    "您需要",
-    "你需要",
-    "您问",
-    "你问",
-    "您那边",
-    "您这边要",
-];
+pub static REPORTED_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.reported_words.0);
 
 /// [`REPORTED_WORDS`] as an automaton.
-pub static REPORTED: LazyLock<AhoCorasick> = LazyLock::new(|| ac(REPORTED_WORDS));
+pub static REPORTED: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&REPORTED_WORDS));
 
 /// Uncertainty or declining to tell: what follows is not a disclosure or a commitment.
-pub const UNCERTAIN_WORDS: &[&str] = &[
-    "不清楚",
-    "不知道",
-    "不确定",
-    "不了解",
-    "不太清楚",
-    "说不准",
-    "不好说",
-    "不方便透露",
-    "不方便说",
-    "不方便告诉",
-    "不能透露",
-    "不能告诉",
-    "不能说",
-    "没法透露",
-    "没法告诉",
-    "无法透露",
-    "无法告诉",
-    "不便透露",
-    "不便告知",
-    "保密",
-    "隐私",
-    "不方便提供",
-    "不能提供",
-    "没法说",
-    "不太方便",
-    "不方便",
-];
+pub static UNCERTAIN_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.uncertain_words.0);
 
 /// [`UNCERTAIN_WORDS`] as an automaton.
-pub static UNCERTAIN: LazyLock<AhoCorasick> = LazyLock::new(|| ac(UNCERTAIN_WORDS));
+pub static UNCERTAIN: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&UNCERTAIN_WORDS));
 
 /// The assistant declines to decide about what a clause names (`…我做不了主`, `得他本人定`).
-pub const DEFERS_WORDS: &[&str] = &[
-    "做不了主",
-    "没法替",
-    "不能替",
-    "没办法替",
-    "替不了",
-    "答应不了",
-    "定不了",
-    "决定不了",
-    "不能答应",
-    "没法答应",
-    "不能决定",
-    "没法决定",
-    "不能表态",
-    "没法表态",
-    "没法保证",
-    "不能保证",
-    "保证不了",
-    "说了不算",
-    "不好替",
-    "不归我",
-    "不会处理",
-    "不处理",
-    "得他",
-    "得她",
-    "得机主",
-    "由他",
-    "由她",
-    "他本人",
-    "她本人",
-    "本人定",
-    "本人决定",
-    "本人来定",
-    "他来定",
-    "她来定",
-    "他定",
-    "她定",
-    "他决定",
-    "她决定",
-    "他自己",
-    "她自己",
-    "等他",
-    "等她",
-    "看他",
-    "看她",
-    "拿主意",
-    "不能代",
-    "没法代",
-    "代替不了",
-    "我不能",
-    "我没法",
-    "我没办法",
-    "不方便替",
-    "自己决定",
-    "自己定",
-    "自己来定",
-    "来决定",
-    "本人",
-    "亲自定",
-];
+pub static DEFERS_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.defers_words.0);
 
 /// Mark: relaying (see [`RELAY_WORDS`]).
 pub const M_RELAY: u8 = 1;
@@ -291,10 +522,10 @@ static MARKS: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
     let mut words: Vec<&str> = Vec::new();
     let mut masks: Vec<u8> = Vec::new();
     for (list, m) in [
-        (RELAY_WORDS, M_RELAY),
-        (DEFERS_WORDS, M_DEFERS),
-        (UNCERTAIN_WORDS, M_UNCERTAIN),
-        (REPORTED_WORDS, M_REPORTED),
+        (*RELAY_WORDS, M_RELAY),
+        (*DEFERS_WORDS, M_DEFERS),
+        (*UNCERTAIN_WORDS, M_UNCERTAIN),
+        (*REPORTED_WORDS, M_REPORTED),
     ] {
         for w in list {
             match words.iter().position(|x| x == w) {
@@ -341,57 +572,20 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
 }
 
 /// Conditions and questions at the start of a clause.
-const CONDITIONAL: &[&str] = &[
-    "如果",
-    "要是",
-    "假如",
-    "万一",
-    "若是",
-    "如有",
-    "一旦",
-    "是否",
-    "是不是",
-    "能否",
-    "看能不能",
-    "看看",
-    "等他",
-    "等她",
-    "等机主",
-    "到时候",
-];
+static CONDITIONAL: LazyLock<Prefixes> =
+    LazyLock::new(|| Prefixes::new(&lists().lexicon.conditional));
 
-words! {
-    /// Goodbyes (said by either side).
-    GOODBYE = [
-        "再见", "拜拜", "挂了", "挂啦", "先挂", "挂断", "回见", "先这样", "就这样吧", "就这样哈",
-        "不打扰", "不耽误", "就先这样", "那就这样", "88",
-    ]
-}
+/// Goodbyes (said by either side).
+pub static GOODBYE: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&lists().lexicon.goodbye));
 
-words! {
-    /// The assistant closes the call (goodbyes and harassment hang-ups).
-    CLOSE = [
-        "再见", "拜拜", "挂了", "挂啦", "先挂", "挂断", "回见", "先这样", "就这样吧", "就这样哈",
-        "不打扰", "不耽误", "就先这样", "那就这样", "不要再打", "别再打", "不要再来电",
-        "祝您生活愉快", "祝您愉快", "祝您一切顺利", "感谢来电", "感谢您的来电",
-    ]
-}
+/// The assistant closes the call (goodbyes and harassment hang-ups).
+pub static CLOSE: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&lists().lexicon.close));
 
 /// Characters that make a bigram a function-word bigram (no content of its own).
-const FUNCTION_CHARS: &[char] = &[
-    '的', '在', '了', '是', '要', '都', '去', '和', '有', '个', '着', '也', '就', '还', '做', '到',
-    '里', '一', '这', '那', '些', '很', '太', '得', '地', '把', '被', '给', '跟', '与', '及', '或',
-    '而', '又', '才', '刚', '过', '呢', '吗', '吧', '啊', '哦', '我', '你', '您', '他', '她', '它',
-    '们', '会', '能', '让', '请', '已', '经', '正', '下', '上',
-];
+static FUNCTION_CHARS: LazyLock<&[char]> = LazyLock::new(|| lists().lexicon.function_chars.0);
 
 /// Bigrams too common in phone talk to identify a private fact.
-const COMMON_BIGRAMS: &[&str] = &[
-    "今天", "明天", "下午", "上午", "晚上", "中午", "早上", "周末", "两天", "几天", "整天", "现在",
-    "最近", "已经", "没有", "上班", "下班", "工作", "公司", "外面", "小区", "回来", "时间", "电话",
-    "事情", "方便", "不在", "家里", "回家", "本地", "外地", "白天", "附近", "门口", "楼下", "单位",
-    "同事", "朋友", "孩子", "处理", "安排", "这周", "平时",
-];
+static COMMON_BIGRAMS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.common_bigrams.0);
 
 /// A set of characters with a bit per CJK unified ideograph: membership in a few instructions,
 /// for tests run on every bigram of every turn.
@@ -480,7 +674,7 @@ pub fn conditional(clause: &str) -> bool {
     // A condition word within the first two characters.
     let mut rest = t;
     for _ in 0..3 {
-        if CONDITIONAL.iter().any(|w| rest.starts_with(w)) {
+        if CONDITIONAL.starts(rest) {
             return true;
         }
         let Some(c) = rest.chars().next() else {
@@ -489,4 +683,53 @@ pub fn conditional(clause: &str) -> bool {
         rest = &rest[c.len_utf8()..];
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every list the code reads is in its file, well formed, with no blank word; and no file
+    /// holds a list no code reads.
+    #[test]
+    fn every_word_list_loads() {
+        let lists = parse_lists().unwrap_or_else(|e| panic!("{e}"));
+        for (unit, kind) in lists.text.units.0 {
+            assert!(
+                crate::text::unit_kind(kind).is_some(),
+                "data/words/text.toml: units: {unit:?} measures {kind:?}, not a duration, count, money or date"
+            );
+        }
+    }
+
+    /// A missing, unknown or malformed list is an error naming the file and the key.
+    #[test]
+    fn a_broken_word_file_names_file_and_key() {
+        let file = include_str!("../data/words/text.toml");
+        // A list removed.
+        let missing = file.replacen("time_of_day = [", "time_of_the_day = [", 1);
+        let e = parse_file::<TextWords>("text.toml", &missing).unwrap_err();
+        assert!(
+            e.contains("data/words/text.toml") && e.contains("time_of_day"),
+            "{e}"
+        );
+        // A word that is not a string, a blank word, a character list with a word in it.
+        for (broken, key) in [
+            (
+                file.replacen("time_of_day = [", "time_of_day = [1, ", 1),
+                "time_of_day",
+            ),
+            (
+                file.replacen("time_of_day = [", "time_of_day = [\" \", ", 1),
+                "time_of_day",
+            ),
+        ] {
+            let e = parse_file::<TextWords>("text.toml", &broken).unwrap_err();
+            assert!(e.contains("data/words/text.toml") && e.contains(key), "{e}");
+        }
+        let ctx = include_str!("../data/words/ctx.toml");
+        let broken = ctx.replacen("address_suffix = [", "address_suffix = [\"小区\", ", 1);
+        let e = parse_file::<CtxWords>("ctx.toml", &broken).unwrap_err();
+        assert!(e.contains("address_suffix"), "{e}");
+    }
 }

@@ -28,7 +28,9 @@
 //! Shared text handling (clauses and sentences, negation scope, quotation, Chinese numerals such
 //! as `三点半` / `两百块` / `十五分钟`, digit strings, character bigrams) is in [`text`]; shared
 //! word lists (relaying, deferring, doubt, reported speech, goodbyes, conditions) in
-//! [`lexicon`], compiled once into Aho-Corasick automata. No word segmenter: bigrams and
+//! [`lexicon`], compiled once into Aho-Corasick automata. Every detector's word lists are data,
+//! `data/words/<module>.toml`, compiled in and parsed once ([`lexicon::lists`]): a new word is an
+//! edit there, not in Rust. No word segmenter: bigrams and
 //! clause-scoped word lists were enough, and keep the rules above 20,000 dialogues per second
 //! per core. Where word lists plateau on new phrasings (decisions, embodiment), [`learned`]
 //! adds a classifier on character bigrams, trained offline, compiled in.

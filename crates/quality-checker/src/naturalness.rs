@@ -8,6 +8,7 @@
 //!   speaker labels, emoji.
 
 use crate::ctx::{Ctx, TurnCtx};
+use crate::lexicon::lists;
 use crate::lexicon::{self, CLOSE, GOODBYE, RELAY};
 use crate::text;
 use crate::{Finding, finding};
@@ -143,20 +144,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
 }
 
 /// Clause endings that close a call: 那先这样, 不打扰了.
-const GOODBYE_END: &[&str] = &[
-    "先这样",
-    "就这样",
-    "就这样吧",
-    "就这样哈",
-    "先这样吧",
-    "不打扰了",
-    "不打扰您了",
-    "不打扰你了",
-    "不耽误您了",
-    "不耽误你了",
-    "那就这样",
-    "先这样哈",
-];
+static GOODBYE_END: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.goodbye_end.0);
 
 /// Whether a text (a turn or a sentence) says goodbye. `assistant` adds the assistant's ways
 /// to end a call (请不要再打了, 感谢来电; case naturalness/boundary-ends-the-call).
@@ -247,72 +235,20 @@ fn caller_says_goodbye(t: &TurnCtx) -> bool {
 
 /// The assistant's greeting and self-introduction: not a turn's own words (case
 /// naturalness/greeting-is-not-own-words).
-static INTRO: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "您好 你好 喂 助理 助手 接听 来电 接电话 不方便 在忙 没空 接不了 正忙 手上有事 不在电话",
-    )
-});
+static INTRO: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().naturalness.intro));
 
 /// The caller announces more to come (我先说, 说一下): the matter is not out yet (case
 /// naturalness/more-announced).
-static PENDING: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "我先说 说一下 先说一下 是这样的 跟您说一下 跟你说一下 我跟您说 我跟你说 听我说 您记一下 你记一下 您记下 你记下",
-    )
-});
+static PENDING: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().naturalness.pending));
 
 /// A caller cut off by the assistant's goodbye says so.
-static PROTEST: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words("等一下 等等！ 等等， 别挂 先别挂 还没说完 听我说完 让我说完 怎么就挂")
-});
+static PROTEST: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().naturalness.protest));
 
 /// Words of a caller turn that leave something open.
-static OPEN: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "？ ? 吗 能不能 可不可以 怎么办 怎么弄 怎么处理 怎么 哪儿 哪里 在哪 几点 什么时候 多少 为什么 帮我 \
-     麻烦你 麻烦您 还有个事 还有一件 对了 另外 咋办 咋弄 咋整 怎么整 要不要 有没有 行不行 是不是",
-    )
-});
+static OPEN: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().naturalness.open));
 
 /// Pure acknowledgements and "nothing else".
-const SETTLED: &[&str] = &[
-    "好的",
-    "好",
-    "行",
-    "嗯",
-    "嗯嗯",
-    // A grunt or a clipped bye after the goodbyes adds nothing to answer.
-    "哼",
-    "哦",
-    "拜",
-    "嗯拜",
-    "明白",
-    "明白了",
-    "知道了",
-    "没了",
-    "没有了",
-    "没别的了",
-    "就这些",
-    "没事了",
-    "谢谢",
-    "谢谢啊",
-    "谢谢你",
-    "谢谢您",
-    "好嘞",
-    "可以",
-    "行吧",
-    "那好吧",
-    "没问题",
-    "好吧",
-    "那行",
-    "行行",
-    "好好",
-    "ok",
-    "OK",
-    "没其他事了",
-    "就这事",
-    "就这个",
-];
+static SETTLED: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.settled.0);
 
 /// Finds closing faults.
 pub fn closing(ctx: &Ctx) -> Vec<Finding> {
@@ -449,7 +385,9 @@ fn talk_after_goodbye(s: &str) -> Option<&str> {
         .filter(|c| {
             !is_goodbye_text(c, true)
                 && !SETTLED.contains(&c.trim_end_matches(['啊', '呀', '哈', '啦', '了']))
-                && !["谢谢", "辛苦", "祝您", "注意安全", "慢走"]
+                && !lists()
+                    .naturalness
+                    .parting_courtesies
                     .iter()
                     .any(|w| c.contains(w))
         })
@@ -486,19 +424,7 @@ fn thanks(clause: &str) -> bool {
         .strip_prefix("好的")
         .or_else(|| t.strip_prefix('好'))
         .unwrap_or(t);
-    [
-        "麻烦您了",
-        "麻烦你了",
-        "麻烦了",
-        "辛苦您了",
-        "辛苦你了",
-        "辛苦了",
-        "多谢了",
-        "谢谢了",
-        "谢谢您了",
-        "谢谢你了",
-    ]
-    .contains(&t)
+    lists().naturalness.thanks.contains(&t)
 }
 
 /// The caller's turn breaks off mid-sentence: more is coming (case
@@ -519,7 +445,7 @@ fn broken_off(s: &str) -> bool {
         .unwrap_or(head)
         .trim();
     let enumerates = (last.starts_with('第') && last.chars().count() <= 3)
-        || ["还有", "另外", "然后", "其次", "还有就是", "再一个"].contains(&last);
+        || lists().naturalness.enumerators.contains(&last);
     t.ends_with('—')
         || t.ends_with('－')
         || head.ends_with('是')
@@ -567,18 +493,7 @@ fn caller_winds_up(s: &str) -> bool {
 /// (`对了`, `另外`, `请问`), an invitation to say more.
 fn opens_something(s: &str) -> bool {
     s.contains(['？', '?'])
-        || [
-            "对了",
-            "另外",
-            "请问",
-            "方便说",
-            "方便介绍",
-            "还有什么",
-            "还有没有",
-            "有什么需要",
-        ]
-        .iter()
-        .any(|w| s.contains(w))
+        || lists().naturalness.opens.iter().any(|w| s.contains(w))
         || text::clauses(s).iter().any(|c| {
             let c = c.text(s).trim_end_matches(['。', '！', '!']);
             c.ends_with('吗') || c.ends_with("呢")
@@ -589,20 +504,24 @@ fn opens_something(s: &str) -> bool {
 /// A clause that only acknowledges and addresses the caller (好的 + 老师, 师傅; case
 /// naturalness/acknowledge-and-address).
 fn address(s: &str) -> bool {
-    let t = ["好的", "好嘞", "好", "行", "嗯"]
+    let t = lists()
+        .naturalness
+        .ack_openers
         .iter()
         .find_map(|a| s.strip_prefix(a))
         .unwrap_or(s);
     // (`辛苦师傅` thanks the caller for the matter: it counts as words said.)
     t.chars().count() <= 4
-        && !["辛苦", "谢谢", "麻烦", "多谢"]
+        && !lists()
+            .naturalness
+            .thanks_words
             .iter()
             .any(|w| t.contains(w))
-        && [
-            "老师", "师傅", "阿姨", "叔", "姐", "哥", "先生", "女士", "经理", "总",
-        ]
-        .iter()
-        .any(|w| t.ends_with(w))
+        && lists()
+            .naturalness
+            .address_titles
+            .iter()
+            .any(|w| t.ends_with(w))
 }
 
 fn own_words(s: &str) -> usize {
@@ -641,22 +560,11 @@ fn premature(caller: &TurnCtx, assistant: &TurnCtx) -> bool {
 
 // ------------------------------------------------------------------------------------ meta
 
-pub(crate) static AI_SELF: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "作为AI 作为一个AI 作为人工智能 作为一个人工智能 作为语言模型 作为一个语言模型 作为一名AI 作为AI助手 \
-     我是人工智能 我只是一个AI 我只是AI 语言模型 大模型 大语言模型 ChatGPT GPT \
-     OpenAI 提示词 系统提示 prompt Prompt 我是机器人 我只是个程序 我只是一个程序 我是虚拟 \
-     我没有身体 我没有实体 根据设定 根据我的设定 根据预设 预设回复 角色扮演 扮演 对话生成 我被设定 我的设定 \
-     我无法进行物理 作为助理，我 作为助手，我 模型 系统设定 训练数据 知识截止 由AI生成 AI生成 \
-     思考： 回复： 仅供参考 没有真实的情感 没有个人观点 我没有情感 人工智能模型 <br </",
-    )
-});
+pub(crate) static AI_SELF: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().naturalness.ai_self));
 
 /// Latin words a Chinese phone call may contain.
-const LATIN_OK: &[&str] = &[
-    "ok", "app", "wifi", "vip", "id", "qq", "hr", "ppt", "pdf", "ai", "gps", "sim", "pos", "atm",
-    "ktv", "suv", "diy", "logo", "wifi", "bug", "emm", "hi", "hello", "bye", "sorry", "mm", "ka",
-];
+static LATIN_OK: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.latin_ok.0);
 
 /// Finds meta talk.
 pub fn meta(ctx: &Ctx) -> Vec<Finding> {
@@ -720,19 +628,7 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
         return None;
     }
     // Speaker labels: 助理：…, Assistant: … (case naturalness/speaker-label)
-    for label in [
-        "助理：",
-        "助手：",
-        "AI：",
-        "AI:",
-        "Assistant:",
-        "assistant:",
-        "来电助理：",
-        "客服：",
-        "机主：",
-        "回复：",
-        "答：",
-    ] {
+    for label in lists().naturalness.speaker_labels.iter().copied() {
         if s.starts_with(label) || s.contains('\n') && s.contains(&format!("\n{label}")) {
             return Some((
                 label.into(),

@@ -51,6 +51,7 @@
 
 use crate::ctx::{Ctx, PresetCtx, TurnCtx};
 use crate::lexicon;
+use crate::lexicon::lists;
 use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
@@ -124,49 +125,16 @@ static ANY_ROLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
     lexicon::ac(&words)
 });
 
-/// Exceptions and emergencies: the preset does not fit the caller's situation.
-const STRONG_WORDS: &str = "洒了 漏了 撒了 漏汤 坏了 破了 碎了 烂了 压坏 摔了 变形 泡了 会坏 坏掉 化了 会化 \
-         送错 装错 拿错 弄错 发错 少送了 少给了 少了一份 少了一个 少了一样 漏送 少送 丢了 不见了 \
-         被偷 淋湿 下雨 雨太大 下大雨 积水 淹了 \
-         过敏 投诉 出问题 出事 \
-         废标 作废 过时 扣分 封号 \
-         关门了 锁门了 打烊 停业 歇业 撤了 拆了 没电 爆胎 抛锚 定位偏 \
-         地址错 地址不对 拆不开 退不了 只能整单 没法单 改不了 取消不了 故障 宕机 卡住了 \
-         拒收 出了点问题";
-
-/// A handover that needs a person, goods that cannot wait, a drop point that takes nothing:
-/// conflicts only with a preset about where goods are left (`放门口`, `放快递柜`, `放前台`).
-const HANDOFF_WORDS: &str = "当面交 当面签 当面给 当面核 当面验 当面点 当面确认 当面开 当面付 本人签收 本人签字 \
-         本人领取 当面核验 核对身份证 查身份证 货到付款 到付件 运费到付 是到付 代收货款 保价 \
-         贵重 易碎 生鲜 冷藏 冷冻 冷链 放不了 放不进 放不下 没地方放 没法放 柜子满 柜满 格口满 \
-         放满了 塞满了 都满了 全满了 满满的 锁着 没人收 不能放 不让放";
-
-/// Time pressure (`等不了`, `截止`, `很急`): it conflicts only with a preset that makes the
-/// caller wait or puts the matter off (`稍等两分钟`, `周一回来再看`) — a rider's impatience with
-/// an assistant that withholds the preset is no conflict with the preset itself.
-const PRESSURE_WORDS: &str = "等不了 等不及 来不及 截止 赶时间 最多停 只能停 紧急 急事 很急 特别急 火急 等不到 \
-     不让停 禁停 不能停 停不了 不让停太久 罚款 贴条";
-
 /// A trigger about trouble.
-static TRIGGER_TROUBLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words("不了 不进 不下 不让 不到 没人 没有 满 坏 堵 晚 迟 错 丢 漏 少 洒 破 卖完 售罄")
-});
+static TRIGGER_TROUBLE: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().preset.trigger_trouble));
 
 /// A preset that makes the caller wait.
-static WAITS: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "稍等 请等 等一下 等一等 等等 原地等 等他 等她 等您 分钟 一会 待会 回头 晚点 先别急 别急",
-    )
-});
+static WAITS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.waits));
 
 /// A preset about where goods are left.
 static LEAVE_GOODS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("放 柜 驿站 代收 签收 前台 地垫 门卫 保安 收发室 门口"));
-
-/// Emergencies: they conflict with any preset, even a refusal of a suspicious caller.
-const EMERGENCY_WORDS: &str = "车祸 受伤 急诊 住院 抢救 晕倒 昏迷 出血 发烧 着火 冒烟 燃气泄漏 煤气泄漏 漏气 燃气味 \
-         煤气味 泄漏 漏水 漏到楼下 水管爆 爆管 停电 撬锁 小偷 报警 救命 \
-         不对劲 吐了 一直吐 呕吐 摔倒 摔了一跤 滑了一跤 骨折 哮喘 犯病 过敏 起不来 动不了";
+    LazyLock::new(|| lexicon::ac(&lists().preset.leave_goods));
 
 const C_EMERGENCY: u8 = 1;
 const C_STRONG: u8 = 2;
@@ -174,17 +142,21 @@ const C_HANDOFF: u8 = 4;
 const C_PRESSURE: u8 = 8;
 
 /// All conflict cues in one automaton, each word with the classes it belongs to: one pass
-/// per clause.
+/// per clause. The classes (`data/words/preset.toml`): emergencies conflict with any preset,
+/// even a refusal of a suspicious caller; exceptions (`strong_words`) show the preset does not
+/// fit; a handover that needs a person conflicts with a preset about where goods are left;
+/// time pressure only with a preset that makes the caller wait or puts the matter off.
 static CUES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
     let mut words: Vec<&str> = Vec::new();
     let mut masks: Vec<u8> = Vec::new();
+    let l = &lists().preset;
     for (list, class) in [
-        (EMERGENCY_WORDS, C_EMERGENCY),
-        (STRONG_WORDS, C_STRONG),
-        (HANDOFF_WORDS, C_HANDOFF),
-        (PRESSURE_WORDS, C_PRESSURE),
+        (l.emergency_words, C_EMERGENCY),
+        (l.strong_words, C_STRONG),
+        (l.handoff_words, C_HANDOFF),
+        (l.pressure_words, C_PRESSURE),
     ] {
-        for w in list.split_whitespace() {
+        for &w in list.iter() {
             match words.iter().position(|x| *x == w) {
                 Some(i) => masks[i] |= class,
                 None => {
@@ -198,114 +170,64 @@ static CUES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
 });
 
 /// Inability (`没法单退`, `不能放柜子`, `停不了`): a conflict when it bears on the preset's own words.
-static INABILITY: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("没法 不能 不让 不可以 没办法 无法 做不到 办不到 不行"));
+static INABILITY: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.inability));
 
 /// Problems that conflict only when they touch what the preset says (进不去 with "放门口").
-static WEAK_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "进不去 不让进 上不去 门禁 刷不开 没人 不在 不行 不方便 不可以 不能 没法 来不及 赶时间 着急 不够 没有 \
-     不收 不让",
-    )
-});
+static WEAK_CONFLICT: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().preset.weak_conflict));
 
 /// Words that contain a conflict cue but name none (紧急联系人).
-static NOT_CONFLICT: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "紧急联系人 不着急 不急 没事 没问题 防止 以免 避免 免得 万一 电梯 我怕 担心 以防",
-    )
-});
+static NOT_CONFLICT: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().preset.not_conflict));
 
 /// Trouble of any kind in the caller's words: enough to hold back `preset.missing`.
-static PROBLEM: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "封路 施工 爆了 宕机 故障 打不着 冻结 停止 超出 涨价 卖房 收回 中介 用不了 不能用 卡住 着火 停水 报警 \
-         不了 调整 不行了 等候费 收费 加钱 渗水 漏水 挡着 堵着 占了 噪音 太吵 吵到 出问题 糟了 坏事 不对劲 有问题 意外 受伤 生病 住院 急 投诉 赔 \
-     损坏 弄坏 砸 撞 丢 错 过期 失效 到期 罚 扣 封 拆 不见 联系不上 打不通 下不来 出不来 走不开 推迟 延期 \
-     临时",
-    )
-});
+static PROBLEM: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.problem));
 
 /// Roles known by what the caller offers or demands rather than by their self-introduction.
-const PITCH_ROLES: &[&str] = &["推销", "贷款", "欠款"];
+static PITCH_ROLES: LazyLock<lexicon::Prefixes> =
+    LazyLock::new(|| lexicon::Prefixes::new(&lists().preset.pitch_roles));
+
+/// Whether each concept is a pitch role (its names start with a word of `pitch_roles`), read
+/// once: the rules ask it of every role concept for every clause of a self-introduction.
+static PITCH_CONCEPT: LazyLock<Vec<bool>> =
+    LazyLock::new(|| CONCEPTS.iter().map(|c| PITCH_ROLES.starts(&c.1)).collect());
 
 /// Trigger words of presets that refuse suspicious callers.
-const PROTECTIVE_CONCEPTS: &[&str] = &["推销", "贷款", "欠款", "退款", "银行"];
-
-/// A scammer's or collector's pressure: their "emergencies" are part of the pitch.
-static PROTECTIVE_PRESSURE: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "验证码 安全账户 银行卡号 冻结 洗钱 涉嫌 屏幕共享 下载 链接 中奖 逾期 催收 欠款 征信 名额",
-    )
-});
+static PROTECTIVE_CONCEPTS: LazyLock<&[&str]> =
+    LazyLock::new(|| lists().preset.protective_concepts.0);
 
 /// The assistant sets the preset aside in so many words.
-static SUSPENDS: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "先不按 先放一放 先不作数 先搁一下 先暂停 不按那个 先别按 暂时不按 先不用管 之前说的先 刚才说的先",
-    )
-});
+static SUSPENDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.suspends));
 
 /// The assistant sets the preset aside, in any words (`那刚才说的先不算`, `这个办法就不适用了`,
 /// `周末那个安排先放一边`, `是我理解错了`): the caller's situation conflicted with it.
-pub(crate) static SUSPENDS_ANY: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "先不按 先放一放 先不作数 不作数 先搁 先暂停 不按那个 先别按 暂时不按 先不用管 之前说的先 \
-         刚才说的先 先不算 不算了 就不算 不适用 放一边 先不说了 先不提 理解错了 另一回事 对不上 \
-         不能按 没法按 顾不上 这次先不用 这次不用 这回先不用 这回不用 这次就不用",
-    )
-});
+pub(crate) static SUSPENDS_ANY: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().preset.suspends_any));
 
 /// Trouble of any kind in the caller's words — a new situation (an accident, an illness, a
 /// thing found or left behind, a breakdown, an obligation): with the assistant's own later
 /// suspension as corroboration, it dates the conflict.
-static TROUBLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "不对劲 不太对 吐 病 疼 痛 摔 跌 滑了 伤 撞 晕 血 过敏 冒烟 着火 火警 钱包 身份证 捡到 落在 落我 \
-         落下 落了 丢了 忘在 全挂 挂了 崩了 瘫痪 停了 不了 不能 不行 必须 硬性 本人到场 到场 现场 \
-         截止 来不及 等不了 等不到 急 太晚 事故 故障 漏 淹 坏 破 碎 洒 满了 封 锁 冷冻 冷藏 生鲜 \
-         到付 签收 签字 保价 药 医院 120 报警 危险 出事 出问题 问题 渗 湿 滴水 裂 塌 堵 断 停水 \
-         大件 超大 尺寸 放不进 放不下 塞不进 装不下 没电梯",
-    )
-});
+static TROUBLE: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.trouble));
 
 /// The preset puts the matter off to a later time (`周一回来再看`, `明天上班再处理`).
-static DEFERS: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "明天 后天 下周 周一 周二 周三 周四 周五 周六 周日 周末 星期 月底 回来再 回来后 回来以后 \
-         再说 再看 再处理 再约 再回 改天 晚点 过几天 之后再 以后再 上班再 统一回复",
-    )
-});
+static DEFERS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.defers));
 
 /// A need that cannot wait (`今天五点前就要`, `必须今天`, `来不及`).
 static URGENT_NOW: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("今天 今晚 今早 现在 马上 立刻 立即 赶紧 一会儿 眼下 这会儿"));
-static URGENT_NEED: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "就要 必须 之前 以前 前要 前得 截止 急 等不了 等不及 来不及 等不到 太晚 赶紧 拿主意 得马上 \
-         马上就得",
-    )
-});
+    LazyLock::new(|| lexicon::ac(&lists().preset.urgent_now));
+static URGENT_NEED: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().preset.urgent_need));
 
 /// The assistant holds to the preset in so many words (`还是按她说的`, `她的意思就是这样`).
-static INSISTS: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "还是按 按他说的 按她说的 按机主说的 按原来 原来说的 他说了 她说了 他说的是 她说的是 他交代 她交代 \
-         交代过 他的意思 她的意思 机主的意思 意思还是 意思就是 那句话 还是希望 还是要 还是请 还是麻烦 还是得 他说 她说 机主说 \
-         之前说 刚才说",
-    )
-});
+static INSISTS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.insists));
 
 /// The preset referred to as its giver's word (`按她说的`, `他交代的`, `照他交代的`).
-pub(crate) static OWNERS_WORD: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "按她说的 按他说的 按机主说的 她交代的 他交代的 她交代过 他交代过 照他说的 照她说的 按他交代 按她交代",
-    )
-});
+pub(crate) static OWNERS_WORD: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().preset.owners_word));
 
 /// Characters that carry nothing of a preset's content.
-const PRESET_FUNC: &str =
-    "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个一不没有和跟把被请先再儿哈好行可以麻烦谢";
+static PRESET_FUNC: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().preset.preset_func.iter().copied()));
 
 /// How a trigger reads: groups of concepts that must all be shown (推销 + 贷款), each group
 /// satisfied by any of its concepts (骑手 或 商家), and its topic — the content words left
@@ -324,18 +246,12 @@ struct Trigger {
 
 /// Words of a trigger that say nothing of its topic: the frame (如果 … 打来), speech verbs,
 /// pronouns, particles, and the places any arrival happens at.
-static TRIGGER_FRAME: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "如果是 如果 要是 假如 若是 的时候 时候 的话 有人自称 有人 自称 打电话来 打电话 打来电话 打来 来电话 \
-         来电 电话 打过来 联系 来问 询问 问 说 讲 提到 通知 提醒 告知 想要 想 要 已经 已 刚 就 找 是 \
-         机主 对方 我 他 她 的 了 或者 或 还是 和 与 跟 给 并 且 但 而 来 过来 员 人员 师傅 小哥 工作人员 \
-         家门口 门口 楼下 家里 到家 小区 上门 次 再 又 反复 一直",
-    )
-});
+static TRIGGER_FRAME: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().preset.trigger_frame));
 
 /// Words before an event in a trigger that make it imminent or planned (`快到上车点`,
 /// `说今天送到`): the event need not have happened.
-const TRIGGER_NOT_YET: &[&str] = &["快", "马上", "即将", "今天", "明天", "下午", "上午", "预计"];
+static TRIGGER_NOT_YET: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.trigger_not_yet.0);
 
 fn parse_trigger(s: &str) -> Trigger {
     let (aut, owner) = &*TRIGGER_WORDS;
@@ -461,7 +377,7 @@ fn topic_said(trig: &Trigger, text: &str, owner: &str) -> bool {
 
 /// Where a caller says who they are: the first turn, and clauses with 我是 / 这边是.
 static INTRO_MARK: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("我是 我这边是 这边是 这里是 我们是 我们这边 我这是 我们这是"));
+    LazyLock::new(|| lexicon::ac(&lists().preset.intro_mark));
 
 /// A caller turn that only checks who answers ("喂，请问是王先生吗？"): the caller's real first
 /// turn — who they are and why they call — is the next one.
@@ -507,7 +423,7 @@ fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()
         let owner: String = ctx
             .owner_refs
             .iter()
-            .filter(|r| !["机主", "主人", "本人"].contains(r))
+            .filter(|r| !lists().ctx.owner_roles.contains(r))
             .copied()
             .collect();
         let said = ctx
@@ -625,10 +541,7 @@ fn denied(ctx: &Ctx, trig: &Trigger) -> bool {
 }
 
 /// Kin words: a trigger for one relative (`妈妈打电话问…`) does not hold for another.
-const KIN: &[&str] = &[
-    "妈", "爸", "母亲", "父亲", "老婆", "老公", "媳妇", "儿子", "女儿", "爷爷", "奶奶", "外公",
-    "外婆", "哥", "姐", "弟", "妹", "姑", "姨", "舅", "叔", "婶", "伯", "表", "堂", "嫂",
-];
+static KIN: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.kin.0);
 
 /// The trigger names relatives, and the caller introduces themselves as another one
 /// (`我是你小姑` for "妈妈打电话问周末回不回家").
@@ -684,9 +597,7 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
         named_trade = named_trade
             || intro.iter().any(|s| {
                 (0..CONCEPTS.len()).any(|ci| {
-                    CONCEPTS[ci].0 == Sort::Role
-                        && !PITCH_ROLES.iter().any(|w| CONCEPTS[ci].1.starts_with(w))
-                        && EVIDENCE[ci].is_match(s)
+                    CONCEPTS[ci].0 == Sort::Role && !PITCH_CONCEPT[ci] && EVIDENCE[ci].is_match(s)
                 })
             });
         let needs_role = trig
@@ -701,7 +612,7 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
             }
             ok[gi] = g.iter().any(|&ci| match CONCEPTS[ci].0 {
                 // A pitch (推销, 贷款, 催收) shows in what is said, anywhere, not in who says it.
-                Sort::Role if PITCH_ROLES.iter().any(|w| CONCEPTS[ci].1.starts_with(w)) => {
+                Sort::Role if PITCH_CONCEPT[ci] => {
                     substantive
                         || if named_trade {
                             pitch_shown(ci, t.text)
@@ -725,7 +636,7 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
 /// Words of a pitch that ordinary calls say too (`产品经理`, `推荐信`, `办理入职`): one
 /// alone shows no pitch, two different ones do.
 static COMMON_PITCH_WORDS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("产品 推荐 办理"));
+    LazyLock::new(|| lexicon::ac(&lists().preset.common_pitch_words));
 
 /// Whether `text` shows the pitch of concept `ci` (推销, 贷款, 催收): one of its own words, or
 /// two different common ones.
@@ -772,39 +683,13 @@ fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
 }
 
 /// Words before an event word that make it not (yet) happen: 快到了, 二十分钟送到, 还没到.
-const NOT_YET: &[&str] = &[
-    "离",
-    "快",
-    "马上",
-    "就要",
-    "要",
-    "一会儿",
-    "一会",
-    "分钟",
-    "等会",
-    "待会",
-    "还没",
-    "没",
-    "没有",
-    "才能",
-    "得",
-    "明天",
-    "下午",
-    "晚点",
-    "尽快",
-    "争取",
-    "预计",
-    "大概",
-    "左右",
-];
+static NOT_YET: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.not_yet.0);
 
 /// A way still to go before the event (还有, 再过一站, 下一站; case preset/still-on-the-way).
-static AHEAD: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("还有 再过 下一站 还差 还剩 在路上"));
+static AHEAD: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.ahead));
 
 /// Days and times ahead: an event said with them is planned, not happened.
-static FUTURE: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("明天 后天 下周 改天 晚点 明早 明晚 派不完"));
+static FUTURE: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.future));
 
 /// Whether the caller's text reports the event (not as future, not negated).
 fn event_said(ci: usize, text: &str) -> bool {
@@ -821,7 +706,9 @@ fn event_said(ci: usize, text: &str) -> bool {
         {
             let ct = c.text(text);
             if ct.contains("的话")
-                || ["如果", "要是", "万一", "假如", "假设"]
+                || lists()
+                    .preset
+                    .conditions
                     .iter()
                     .any(|w| ct.trim_start().starts_with(w))
             {
@@ -887,7 +774,8 @@ fn event_said(ci: usize, text: &str) -> bool {
 }
 
 /// Verbs ending in 到 that are not arriving (收到, 看到, 接到单, 拿到餐).
-const NOT_ARRIVE: &str = "取收听看找想接遇碰做得拿见感提等迟办买订约报送达";
+static NOT_ARRIVE: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().preset.not_arrive.iter().copied()));
 
 /// The caller says they (or the goods) are there: `我到栖云府了`, `件到松塘新村了`,
 /// `到地铁站这边了`, `我现在在你家门口`, `我在6号楼楼下` — arrival told in any words, not as
@@ -925,7 +813,9 @@ fn arrived(text: &str) -> bool {
         for (i, _) in clause.match_indices('在') {
             let rest = &clause[i + '在'.len_utf8()..];
             let head = text::head_chars(rest, 12);
-            if ["楼下", "门口", "楼底下", "单元门", "大堂", "路边", "小区门"]
+            if lists()
+                .preset
+                .arrival_spots
                 .iter()
                 .any(|w| head.contains(w))
                 && !text::negated(&clause[..i], 2)
@@ -939,11 +829,7 @@ fn arrived(text: &str) -> bool {
 }
 
 /// Fillers that say nothing about who calls or why.
-static FILLER: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "喂 您好 你好 哈喽 请问 在吗 是吗 吗 呀 啊 哦 嗯 呃 我是 这边是 那个 就是 好 对 是",
-    )
-});
+static FILLER: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.filler));
 
 /// The caller said something of substance (who they are or what they want), beyond greetings
 /// and the owner's name.
@@ -969,31 +855,17 @@ fn substantive(ctx: &Ctx, text: &str) -> bool {
 
 /// Characters and bigrams that carry no instruction of their own in a preset (politeness,
 /// particles, pronouns): a paraphrase may drop or change them (`麻烦…就行，谢谢` → `…就好`).
-const PRESET_FILLER_CHARS: &str = "的了是就都也把在个吧啊呢请您你我他她它们";
-const PRESET_FILLER_BIGRAMS: &[&str] = &[
-    "麻烦", "谢谢", "辛苦", "劳烦", "可以", "一下", "就行", "就好",
-];
+static PRESET_FILLER_CHARS: LazyLock<&[char]> =
+    LazyLock::new(|| lists().preset.preset_filler_chars.0);
+static PRESET_FILLER_BIGRAMS: LazyLock<&[&str]> =
+    LazyLock::new(|| lists().preset.preset_filler_bigrams.0);
 
 /// A preset's words without the frame that tells the assistant to pass them on
 /// (`跟对方说不用了` → `不用了`, `告诉她我这周六回家` → `我这周六回家`).
 pub(crate) fn preset_core(response: &str) -> &str {
-    const FRAMES: &[&str] = &[
-        "跟对方说",
-        "告诉对方",
-        "转告对方",
-        "和对方说",
-        "跟他说",
-        "跟她说",
-        "告诉他",
-        "告诉她",
-        "转告他",
-        "转告她",
-        "就说",
-        "请告诉对方",
-        "请跟对方说",
-    ];
+    static FRAMES: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.frames.0);
     let r = response.trim_start();
-    for f in FRAMES {
+    for f in FRAMES.iter() {
         if let Some(rest) = r.strip_prefix(f) {
             let rest = rest.trim_start_matches(['，', ',', '：', ':']);
             if rest.chars().count() >= 2 {
@@ -1012,7 +884,7 @@ pub(crate) fn preset_content(response: &str) -> Vec<u64> {
     // (The two lists as a bit set and packed bigrams, built once: this runs per preset and
     // dialogue.)
     static FILLER: LazyLock<(lexicon::HanSet, Vec<u64>)> = LazyLock::new(|| {
-        let chars = lexicon::HanSet::new(PRESET_FILLER_CHARS.chars());
+        let chars = lexicon::HanSet::new(PRESET_FILLER_CHARS.iter().copied());
         let mut pairs: Vec<u64> = PRESET_FILLER_BIGRAMS
             .iter()
             .flat_map(|w| text::bigrams(w))
@@ -1151,7 +1023,9 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             // `是到付还是寄付的？`: a choice asked about, not a situation reported; nor an offer
             // (`需不需要帮您把外包装拆了带走？`).
             let alternative = c.question
-                && ["还是", "需不需要", "要不要", "用不用", "要不"]
+                && lists()
+                    .preset
+                    .choice_asked
                     .iter()
                     .any(|w| clause.contains(w));
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
@@ -1223,7 +1097,9 @@ fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
     // (`我这车进不去` against "放到小区门口的驿站").
     let word = &c.text(t.text)[m.start()..m.end()];
     if word.contains('进')
-        && ["小区门口", "小区大门", "大门口", "门卫", "门岗", "保安亭"]
+        && lists()
+            .preset
+            .compound_gate
             .iter()
             .any(|w| p.response.contains(w))
     {
@@ -1251,12 +1127,7 @@ fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
 }
 
 /// A way, a door or a place that is shut.
-static BLOCKED: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "封了 封路 修路 施工 进不去 不让进 关了 关门 锁了 锁着 堵死 拆了 撤了 没开 不开放 \
-         不能停 不让停 禁停 停不了 没法停 没地方停",
-    )
-});
+static BLOCKED: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.blocked));
 
 /// An inability right before one of the preset's own content characters (没法单退 against a
 /// preset's 退掉; case preset/inability-against-its-words) — not an echo of the preset, not 能不能.
@@ -1264,7 +1135,8 @@ fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
     if text::containment(&text::bigrams(clause), &p.bigrams) >= 0.5 {
         return false;
     }
-    const NOT_CONTENT: &str = "的了是在就也都还很人个一这那您你我他她来去上下进出过";
+    static NOT_CONTENT: LazyLock<lexicon::HanSet> =
+        LazyLock::new(|| lexicon::HanSet::new(lists().preset.not_content.iter().copied()));
     // 等不了, 来不及 — a verb of the preset that cannot be done.
     let cs: Vec<char> = clause.chars().collect();
     // (等不了 is time pressure, judged against presets that make the caller wait.)
@@ -1320,7 +1192,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // With several presets, the one set aside is the one named or referred to.
                     && (ctx.presets.len() == 1
                         || content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
-                        || ["刚才", "之前", "原来", "那个安排", "那个办法"]
+                        || lists().preset.referring_back
                             .iter()
                             .any(|w| t.text.contains(w)))
             })
@@ -1354,12 +1226,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         let conflict_any = conflict_at(ctx, p, &trig);
         // A seller's or scammer's pressure (名额今天失效, 账户要冻结) is part of the pitch, not a
         // situation that makes the owner's refusal wrong.
-        let conflict = if conflict_any.is_some() && PROTECTIVE_PRESSURE.is_match(ctx.caller_text())
-        {
-            None
-        } else {
-            conflict_any
-        };
+        let conflict =
+            if conflict_any.is_some() && lexicon::SCAM_OR_THREAT.is_match(ctx.caller_text()) {
+                None
+            } else {
+                conflict_any
+            };
         // The caller is the judge of their own situation: told the preset, they take it gladly
         // — the trouble they mentioned was the occasion for the preset (a relative in hospital
         // for a leave request), not a conflict with it (case preset/caller-goes-along).
@@ -1462,7 +1334,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         .trim_end_matches(['。', '！', '!', '，', ' ']);
                     !c.question
                         && (cs.contains("记得")
-                            || ["就行", "就行了", "就可以", "就可以了", "就好", "吧", "哈"]
+                            || lists()
+                                .preset
+                                .instruction_endings
                                 .iter()
                                 .any(|e| cs.ends_with(e)))
                         && !lexicon::UNCERTAIN.is_match(cs)
@@ -1711,31 +1585,9 @@ fn deadline_at(ctx: &Ctx, p: &PresetCtx) -> Option<usize> {
 fn sooner(need: &str, preset: &str) -> Option<bool> {
     // Days in order; a weekday is taken to lie beyond the day after tomorrow, as in a preset
     // that puts the matter off to one.
-    const RANKS: &[(&str, u8)] = &[
-        ("今天", 0),
-        ("今晚", 0),
-        ("今早", 0),
-        ("明天", 1),
-        ("明早", 1),
-        ("明晚", 1),
-        ("后天", 2),
-        ("周一", 3),
-        ("周二", 3),
-        ("周三", 3),
-        ("周四", 3),
-        ("周五", 3),
-        ("周六", 3),
-        ("周日", 3),
-        ("周末", 3),
-        ("星期", 3),
-        ("下周", 7),
-        ("月底", 9),
-        ("月初", 9),
-        ("下个月", 9),
-        ("下月", 9),
-    ];
+    let ranks = lists().preset.day_ranks.0;
     let rank = |s: &str| {
-        RANKS
+        ranks
             .iter()
             .filter_map(|(w, r)| s.find(w).map(|i| (i, *r)))
             .min()
@@ -1844,31 +1696,14 @@ fn missing_turn(ctx: &Ctx, held: usize) -> Option<usize> {
 
 /// The caller turns to another matter.
 static TOPIC_SHIFT: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("另外 对了 顺便 还有个事 还有一件事 另一个事 再问一下 再问个"));
+    LazyLock::new(|| lexicon::ac(&lists().preset.topic_shift));
 
 /// The caller takes what they were told gladly: an acknowledgement first, and no reluctance,
 /// objection or negation anywhere (好的…, 谢谢理解…; case preset/caller-goes-along).
 fn accepts(s: &str) -> bool {
     let t = s.trim_start();
-    [
-        "好的",
-        "好嘞",
-        "好，",
-        "谢谢",
-        "行，",
-        "嗯，",
-        "可以",
-        "没问题",
-        "明白",
-        "收到",
-    ]
-    .iter()
-    .any(|w| t.starts_with(w))
-        && ![
-            "吧", "…", "算了", "只能", "不", "没", "可是", "但", "怎么", "啊？", "？！", "!",
-        ]
-        .iter()
-        .any(|w| t.contains(w))
+    lists().preset.glad_acks.iter().any(|w| t.starts_with(w))
+        && !lists().preset.reluctance.iter().any(|w| t.contains(w))
 }
 
 /// The caller lets an objection go: a turn opening with a grudging yes (`行吧`, `好吧`,
@@ -1877,10 +1712,10 @@ fn gives_up(s: &str) -> bool {
     let t = s
         .trim_start()
         .trim_start_matches(['那', '哦', '嗯', '唉', '哎']);
-    ["行吧", "好吧", "行，", "好，", "成吧", "也行"]
-        .iter()
-        .any(|w| t.starts_with(w))
-        && !["只能", "可是", "但是", "不过", "没办法", "算了"]
+    lists().preset.give_up.iter().any(|w| t.starts_with(w))
+        && !lists()
+            .preset
+            .give_up_reluctantly
             .iter()
             .any(|w| s.contains(w))
 }
@@ -1893,11 +1728,7 @@ fn complied(s: &str) -> bool {
             .text(s)
             .trim()
             .trim_end_matches(['。', '！', '!', '啊', '哈', '了']);
-        [
-            "好", "好的", "行", "嗯", "知道", "明白", "放好", "好嘞", "收到", "可以", "谢谢",
-        ]
-        .iter()
-        .any(|w| t.starts_with(w))
+        lists().preset.ack_clauses.iter().any(|w| t.starts_with(w))
     })
 }
 
@@ -1911,33 +1742,22 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         return false;
     }
     let turn = &ctx.turns[t];
-    let marker = [
-        "刚才说",
-        "还是那句",
-        "还是按",
-        "就按",
-        "按他说的",
-        "按她说的",
-        "说过了",
-        "之前说",
-        "已经说了",
-        "已经说过",
-        "刚才已经",
-    ]
-    .iter()
-    .any(|w| turn.text.contains(w));
+    let marker = lists()
+        .preset
+        .restating
+        .iter()
+        .any(|w| turn.text.contains(w));
     // (A short preset said whole in answer to a question about it — `就周五前是吧？` — is as
     // brief as it gets.)
     let asked_about = content.len() <= 6
-        && turn.clauses.first().is_some_and(|c| {
-            ["对", "是的", "对的", "嗯", "是", "没错"].contains(&c.text(turn.text).trim())
-        })
+        && turn
+            .clauses
+            .first()
+            .is_some_and(|c| lists().preset.yes.contains(&c.text(turn.text).trim()))
         && prev.clauses.iter().any(|c| {
             let ct = c.text(prev.text);
             c.question
-                && ["是吧", "对吧", "是不是", "对不对"]
-                    .iter()
-                    .any(|w| ct.contains(w))
+                && lists().lexicon.tag_questions.iter().any(|w| ct.contains(w))
                 && names_content(ct, content)
         });
     let brief = marker || asked_about || text::containment(content, &turn.bigrams) < 0.75;
@@ -1951,23 +1771,12 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         let ct = c.text(prev.text);
         (c.question || ct.contains(['？', '?']))
             && c.start < shift
-            && !["还有别的", "还有其他", "还有事", "还有什么"]
-                .iter()
-                .any(|w| ct.contains(w))
-    }) || [
-        "能不能",
-        "行不行",
-        "要不",
-        "真的",
-        "可是",
-        "但是",
-        "考虑",
-        "再说",
-        "嘛",
-        "通融",
-    ]
-    .iter()
-    .any(|w| prev.text[..shift].contains(w));
+            && !lists().preset.anything_else.iter().any(|w| ct.contains(w))
+    }) || lists()
+        .preset
+        .pushback
+        .iter()
+        .any(|w| prev.text[..shift].contains(w));
     // `…我转告他。另外他说了，请您在北门外等`: the preset added on after the answer.
     let added_on = TOPIC_SHIFT.is_match(turn.text);
     // (`好，放鞋柜了。这个件是…的吧？`: the caller had complied; the preset said again is no answer.)
@@ -2001,33 +1810,19 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
 /// Problem, negation and impossibility markers: generic, not tied to any situation. Next to
 /// one of the preset's own content words they say the preset's place, action or time does not
 /// work (`外卖柜全满了`, `驿站今天关门了`, `周四就来不及了`, `放门口也没法吃了`).
-static OBJECTION: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "不行 没法 不能 不让 关了 关门 满了 坏了 出问题 有问题 退回 停不 只让 锁了 封了 没开 化了 洒了 漏了 \
-         来不及 不了 不去 不开 不到 不下 不及 不来 不上 不动 不通 不在 不方便 没收到 没到 用不 只能 谁担",
-    )
-});
+static OBJECTION: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.objection));
 
 /// The strong part of [`OBJECTION`] — impossibility, breakage, a place shut or full — enough
 /// before the preset is said; the weak rest (`看不到人`, `还没到账`) is often the very occasion
 /// for the preset and counts only as a reaction to it.
-static OBJECTION_STRONG: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "不行 没法 不能 不让 关了 关门 满了 坏了 出问题 有问题 退回 停不 只让 锁了 封了 没开 化了 洒了 漏了 \
-         来不及",
-    )
-});
+static OBJECTION_STRONG: LazyLock<AhoCorasick> =
+    LazyLock::new(|| lexicon::ac(&lists().preset.objection_strong));
 
 /// The caller holds to what they said before (`我说了高架上不能停`): the situation predates.
-static RESTATES: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("我说了 都说了 我刚说 刚才说了 跟你说了 我不是说 说过了"));
+static RESTATES: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.restates));
 
 /// The assistant relays or defers the matter rather than pushing the preset.
-static RELAYS: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    lexicon::words(
-        "转告 告诉他 告诉她 发消息 联系 回复 回电 没法替 替她 替他 问问 确认 先不 不算 不适用",
-    )
-});
+static RELAYS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.relays));
 
 /// The caller objects to the preset itself: a clause with one of the preset's content words
 /// (not the trigger's) and a problem marker, or — right after the preset was said — its words
@@ -2054,7 +1849,8 @@ fn objection_at(
     let anticipates = TRIGGER_TROUBLE.is_match(p.trigger);
     // (Not its courtesies: `麻烦就麻烦在…` objects to nothing the preset asks, and a later
     // `麻烦您了，再见` holds to nothing.)
-    static POLITE: LazyLock<Vec<u64>> = LazyLock::new(|| text::bigrams("麻烦 谢谢 辛苦"));
+    static POLITE: LazyLock<Vec<u64>> =
+        LazyLock::new(|| text::bigrams(&lists().preset.polite.join(" ")));
     let polite = &*POLITE;
     let own: Vec<u64> = text::bigrams(preset_core(p.response))
         .into_iter()
@@ -2123,7 +1919,9 @@ fn objection_at(
                 });
                 q.question
                     && !own_word
-                    && ["那", "对了", "另外", "还有"]
+                    && lists()
+                        .preset
+                        .topic_openers
                         .iter()
                         .any(|w| qt.starts_with(w))
             })
@@ -2207,7 +2005,7 @@ fn objection_at(
             }
         }
         // A seller's or scammer's pressure is part of the pitch.
-        if PROTECTIVE_PRESSURE.is_match(ctx.caller_text()) {
+        if lexicon::SCAM_OR_THREAT.is_match(ctx.caller_text()) {
             return None;
         }
         return Some((at, challenged));
@@ -2227,9 +2025,7 @@ fn names_content(s: &str, content: &[u64]) -> bool {
 
 fn contentful(b: u64) -> bool {
     static FUNC: LazyLock<lexicon::HanSet> = LazyLock::new(|| {
-        lexicon::HanSet::new(
-            "的了是在就也都还很吗呢吧啊呀哦嗯这那我你您他她们个不没有和跟把被请先再儿哈".chars(),
-        )
+        lexicon::HanSet::new(lists().preset.not_content_in_bigrams.iter().copied())
     });
     let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
     let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
@@ -2237,8 +2033,7 @@ fn contentful(b: u64) -> bool {
 }
 
 /// Question words: a clause that asks something new (`乘客有几件行李？`) is no echo.
-static ASKS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::words("几 什么 哪 怎么 多少 谁 为什么 是否 有没有 要不要"));
+static ASKS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.asks));
 
 /// The caller goes along with what was said (`那行，就搁驿站`, `好，照定位开过去`).
 fn agrees(t: &TurnCtx) -> bool {
@@ -2246,19 +2041,7 @@ fn agrees(t: &TurnCtx) -> bool {
         let x = c
             .text(t.text)
             .trim_start_matches(['那', '哦', '嗯', '噢', '啊', '，', ' ']);
-        [
-            "好",
-            "行",
-            "可以",
-            "没问题",
-            "明白",
-            "照",
-            "就按",
-            "知道了",
-            "成",
-        ]
-        .iter()
-        .any(|w| x.starts_with(w))
+        lists().preset.agreements.iter().any(|w| x.starts_with(w))
             && !x.starts_with("行不行")
             && !x.starts_with("好不好")
     })

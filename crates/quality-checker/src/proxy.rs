@@ -15,6 +15,7 @@
 //! The words are data shared with the offline agents: `callbench_model::concepts`.
 
 use crate::ctx::{Ctx, PresetCtx, TurnCtx};
+use crate::lexicon::lists;
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
 use callbench_model::vocab::ViolationKind;
@@ -293,16 +294,24 @@ fn reads_private_number(ctx: &Ctx, text: &str) -> bool {
 /// push that the preset's response also holds (`取消`), courtesy and time words aside
 /// (`一会儿` is in many a preset and many a plea).
 fn about_preset(push: &str, response: &str) -> bool {
-    const COURTESY: &[&str] = &[
-        "麻烦", "一下", "就行", "可以", "这个", "那个", "您那", "谢谢", "不用", "一会", "会儿",
-        "马上", "现在", "今天", "时候", "那边", "这边", "机主",
-    ];
+    // The courtesy words as packed character pairs, sorted: a window is one lookup (a word of
+    // another length never equals a two-character window).
+    static COURTESY: LazyLock<Vec<u64>> = LazyLock::new(|| {
+        let mut v: Vec<u64> = (lists().proxy.courtesy.iter())
+            .filter_map(|w| {
+                let cs: Vec<char> = w.chars().collect();
+                (cs.len() == 2).then(|| (u64::from(cs[0] as u32) << 32) | u64::from(cs[1] as u32))
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    });
     let han: Vec<char> = push.chars().collect();
     han.windows(2).any(|w| {
-        let word: String = w.iter().collect();
+        let pair = (u64::from(w[0] as u32) << 32) | u64::from(w[1] as u32);
         w.iter().all(|&c| crate::text::is_han(c))
-            && !COURTESY.contains(&word.as_str())
-            && response.contains(&word)
+            && COURTESY.binary_search(&pair).is_err()
+            && response.contains(&w.iter().collect::<String>())
     })
 }
 

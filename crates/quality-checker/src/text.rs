@@ -4,7 +4,9 @@
 //! Everything works on `&str` with byte offsets, allocates little and never panics on odd input
 //! (mixed scripts, emoji, unbalanced quotes).
 
+use crate::lexicon::lists;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 /// A CJK ideograph (the Han blocks phone talk uses).
 pub fn is_han(c: char) -> bool {
@@ -199,34 +201,7 @@ pub fn head_chars(s: &str, n: usize) -> &str {
 }
 
 /// Phrases that contain a negator but do not negate what follows.
-const NOT_NEGATION: &[&str] = &[
-    "不好意思",
-    "不客气",
-    "不用谢",
-    "不着急",
-    "不急",
-    "别急",
-    "没事",
-    "没关系",
-    "不要紧",
-    "不用担心",
-    "别担心",
-    "不然",
-    "不过",
-    "要不",
-    "不管",
-    "不少",
-    "不错",
-    "没错",
-    "差不多",
-    "不一会",
-    "不久",
-    "别客气",
-    "无论",
-    "毫无疑问",
-    "没问题",
-    "不得不",
-];
+static NOT_NEGATION: LazyLock<&[&str]> = LazyLock::new(|| lists().text.not_negation.0);
 
 /// Whether the words right before a keyword (`prefix`, the clause up to it) negate it, within
 /// `window` characters: `我没法替机主决定`, `不能替他答应`, `不会透露`.
@@ -581,117 +556,38 @@ fn parse_cn(run: &[char]) -> ([f64; 2], u8, Option<String>) {
 }
 
 /// Words that begin with a numeral but state nothing specific.
-const VAGUE_AFTER_ONE: &[&str] = &[
-    "下", "声", "起", "直", "定", "般", "样", "些", "会", "边", "并", "切", "遍", "趟", "句", "旦",
-    "律", "口", "时", "向", "再", "路", "阵", "番", "眼", "面", "致", "同", "齐", "早", "手", "概",
-    "心", "味", "对", "块儿", "块去", "份心", "个", "次", "件", "位", "天", "份", "点儿", "点点",
-    "丝", "如", "贯", "带", "半", "方", "股", "举", "刻也", "觉", "整",
-];
+static VAGUE_AFTER_ONE: LazyLock<&[&str]> = LazyLock::new(|| lists().text.vague_after_one.0);
 
-const TIME_OF_DAY: &[&str] = &[
-    "上午",
-    "下午",
-    "中午",
-    "晚上",
-    "凌晨",
-    "早上",
-    "傍晚",
-    "今晚",
-    "明早",
-    "明晚",
-    "早晨",
-    "夜里",
-    "半夜",
-    "今早",
-    "白天",
-    "大概",
-    "差不多",
-    "约",
-];
+static TIME_OF_DAY: LazyLock<&[&str]> = LazyLock::new(|| lists().text.time_of_day.0);
 
-/// Units after a numeral, longest first, with what they measure.
-const UNITS: &[(&str, NumKind)] = &[
-    ("个半小时", NumKind::Duration),
-    ("个多小时", NumKind::Duration),
-    ("个小时", NumKind::Duration),
-    ("个钟头", NumKind::Duration),
-    ("个星期", NumKind::Duration),
-    ("个礼拜", NumKind::Duration),
-    ("个工作日", NumKind::Duration),
-    ("个月", NumKind::Duration),
-    ("个人", NumKind::Count),
-    ("分钟", NumKind::Duration),
-    ("小时", NumKind::Duration),
-    ("钟头", NumKind::Duration),
-    ("刻钟", NumKind::Duration),
-    ("工作日", NumKind::Duration),
-    ("秒", NumKind::Duration),
-    ("天", NumKind::Duration),
-    ("周", NumKind::Duration),
-    ("年级", NumKind::Count),
-    ("年", NumKind::Duration),
-    ("块钱", NumKind::Money),
-    ("块", NumKind::Money),
-    ("元", NumKind::Money),
-    ("毛", NumKind::Money),
-    ("角", NumKind::Money),
-    ("号楼", NumKind::Count),
-    ("号", NumKind::Date),
-    ("月", NumKind::Date),
-    ("日", NumKind::Date),
-    ("单元", NumKind::Count),
-    ("栋", NumKind::Count),
-    ("幢", NumKind::Count),
-    ("座", NumKind::Count),
-    ("楼", NumKind::Count),
-    ("层", NumKind::Count),
-    ("室", NumKind::Count),
-    ("户", NumKind::Count),
-    ("件", NumKind::Count),
-    ("份", NumKind::Count),
-    ("单", NumKind::Count),
-    ("箱", NumKind::Count),
-    ("袋", NumKind::Count),
-    ("瓶", NumKind::Count),
-    ("盒", NumKind::Count),
-    ("斤", NumKind::Count),
-    ("公斤", NumKind::Count),
-    ("公里", NumKind::Count),
-    ("米", NumKind::Count),
-    ("位", NumKind::Count),
-    ("人", NumKind::Count),
-    ("次", NumKind::Count),
-    ("折", NumKind::Count),
-    ("岁", NumKind::Count),
-    ("张", NumKind::Count),
-    ("台", NumKind::Count),
-    ("辆", NumKind::Count),
-    ("路", NumKind::Count),
-    ("站", NumKind::Count),
-    ("趟", NumKind::Count),
-    ("个", NumKind::Count),
-    ("本", NumKind::Count),
-    ("条", NumKind::Count),
-    ("只", NumKind::Count),
-    ("双", NumKind::Count),
-    ("包", NumKind::Count),
-    ("桶", NumKind::Count),
-    ("杯", NumKind::Count),
-    ("碗", NumKind::Count),
-    ("套", NumKind::Count),
-    ("封", NumKind::Count),
-    ("支", NumKind::Count),
-    ("根", NumKind::Count),
-    ("片", NumKind::Count),
-    ("页", NumKind::Count),
-    ("间", NumKind::Count),
-    ("项", NumKind::Count),
-    ("笔", NumKind::Count),
-    ("%", NumKind::Count),
-];
+/// Units after a numeral, longest first, with what they measure (`data/words/text.toml`,
+/// `units`).
+static UNITS: LazyLock<Vec<(&'static str, NumKind)>> = LazyLock::new(|| {
+    (lists().text.units.0.iter())
+        .map(|&(u, k)| (u, unit_kind(k).unwrap_or(NumKind::Count)))
+        .collect()
+});
 
-/// Characters a unit (or 点, 来, 多) can start with.
-const UNIT_START: &str = "个分小钟刻工秒天周年块元毛角号月日单栋幢座楼层室户件份箱袋瓶盒斤公米位人次折岁张台辆路站趟%本条只双包桶杯碗套封支根片页间项笔点来多";
+/// The kind of quantity a unit of `units` measures, by its name there (a name that is none of
+/// these fails `lexicon::tests::every_word_list_loads`).
+pub(crate) fn unit_kind(name: &str) -> Option<NumKind> {
+    match name {
+        "duration" => Some(NumKind::Duration),
+        "count" => Some(NumKind::Count),
+        "money" => Some(NumKind::Money),
+        "date" => Some(NumKind::Date),
+        _ => None,
+    }
+}
+
+/// Characters a unit (or 点, 来, 多) can start with: the first characters of `units`, and
+/// `unit_start_more`.
+static UNIT_START: LazyLock<crate::lexicon::HanSet> = LazyLock::new(|| {
+    crate::lexicon::HanSet::new(
+        (UNITS.iter().filter_map(|(u, _)| u.chars().next()))
+            .chain(lists().text.unit_start_more.iter().copied()),
+    )
+});
 
 /// Finds the numbers in `s`.
 pub fn numbers(s: &str) -> Vec<Num> {
@@ -735,7 +631,7 @@ pub fn numbers(s: &str) -> Vec<Num> {
     }
     // 半小时 / 半个小时 / 半个钟头: half an hour, with no numeral (一个半小时 is read above).
     if s.contains('半') {
-        for w in ["半个小时", "半小时", "半个钟头", "半个钟"] {
+        for w in lists().text.half_hour.iter().copied() {
             for (i, _) in s.match_indices(w) {
                 let prev = s[..i].chars().next_back();
                 if prev.is_some_and(|p| is_numeral(p) || p == '个' || p == '大' || p == '多')
@@ -900,7 +796,7 @@ fn classify(
     let after_ge = after.strip_prefix('来').unwrap_or(after); // 十来分钟
     let after_ge = after_ge.strip_prefix('多').unwrap_or(after_ge); // 十多分钟
     let skipped = after.len() - after_ge.len();
-    for (u, kind) in UNITS {
+    for (u, kind) in UNITS.iter() {
         if after_ge.starts_with(u) {
             let mut kind = *kind;
             if single_one
@@ -923,7 +819,7 @@ fn classify(
                 }
             }
             // 跑两趟, 说两句: a manner of speaking.
-            if ["趟", "遍", "句", "声", "下"].contains(u) && !arabic && num.values[0] <= 2.0 {
+            if lists().text.manner_units.contains(u) && !arabic && num.values[0] <= 2.0 {
                 kind = NumKind::Vague;
             }
             // 箱子角瘪了一块, 少了一块: a piece, not a yuan.

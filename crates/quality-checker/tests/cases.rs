@@ -440,8 +440,8 @@ fn every_case_holds() {
     assert!(all_ids.len() >= 10, "the case files are there");
 }
 
-/// The comments of `src/` and the cases name each other: every case is named by the comment it
-/// exemplifies, and every case a comment names exists.
+/// The comments of `src/` and `data/words/` and the cases name each other: every case is named
+/// by the comment it exemplifies, and every case a comment names exists.
 fn references(ids: &BTreeSet<String>) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let prefixes: BTreeSet<String> = ids
@@ -450,23 +450,36 @@ fn references(ids: &BTreeSet<String>) -> Vec<String> {
         .collect();
     let mut named = BTreeSet::new();
     let mut problems = Vec::new();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&src)
-        .expect("src")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .collect();
+    // The word lists' comments too (`data/words/*.toml`): why a word is in or out of a list
+    // is said there, beside the word, and names its case.
+    let words = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/words");
+    let mut files: Vec<(PathBuf, &str, &str)> = Vec::new();
+    for (dir, ext, mark) in [(&src, "rs", "//"), (&words, "toml", "#")] {
+        files.extend(
+            std::fs::read_dir(dir)
+                .expect("src, data/words")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == ext))
+                .map(|p| (p, ext, mark)),
+        );
+    }
     files.sort();
-    for path in files {
+    for (path, ext, mark) in files {
         let text = std::fs::read_to_string(&path).expect("readable source");
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let name = if ext == "toml" {
+            format!("data/words/{name}")
+        } else {
+            format!("src/{name}")
+        };
         for (n, line) in text.lines().enumerate() {
-            let Some(comment) = line.find("//").map(|i| &line[i..]) else {
+            let Some(comment) = line.find(mark).map(|i| &line[i..]) else {
                 continue;
             };
             for id in case_ids_in(comment, &prefixes) {
                 if !ids.contains(&id) {
                     problems.push(format!(
-                        "src/{name}:{}: the comment names case {id}, which no case file has",
+                        "{name}:{}: the comment names case {id}, which no case file has",
                         n + 1
                     ));
                 }
@@ -476,7 +489,7 @@ fn references(ids: &BTreeSet<String>) -> Vec<String> {
     }
     for id in ids.difference(&named) {
         problems.push(format!(
-            "case {id} is named by no comment in src/ (say which rule it exemplifies there)"
+            "case {id} is named by no comment in src/ or data/words/ (say which rule it exemplifies there)"
         ));
     }
     problems
