@@ -378,6 +378,7 @@ word_files! {
         urgent_need: Words,
         insists: Words,
         owners_word: Words,
+        identity_denial: Words,
         preset_func: Chars,
         trigger_frame: Words,
         trigger_not_yet: Words,

@@ -514,7 +514,9 @@ fn denies(before: &str) -> bool {
 /// `我们这边不是搞推广的`, `我不是来推销的`: 不是 with a light verb between it and the word
 /// denies who the caller is — not inside 是不是 (a question; case preset/not-here-to-sell).
 fn denied_by_identity(before: &str) -> bool {
-    ["不是", "不是搞", "不是做", "不是来", "不是干"]
+    lists()
+        .preset
+        .identity_denial
         .iter()
         .any(|d| before.ends_with(d) && !before[..before.len() - d.len()].ends_with('是'))
 }
