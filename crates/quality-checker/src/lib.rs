@@ -63,6 +63,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod concepts;
 pub mod ctx;
 pub mod decision;
 pub mod embodiment;
@@ -254,6 +255,12 @@ pub struct CheckConfig {
     /// Two assistant turns (or two sentences of 10+ characters) with at least this Dice
     /// similarity of character bigrams repeat each other (0–1).
     pub repetition_similarity: f32,
+    /// What the scenario library's files contribute to the checker's concepts (their
+    /// `[concepts]` and `[[private_facts]]`, `ScenarioSet::contributed_concepts`), checked with
+    /// [`concepts::check_contributed`] when the library loads. Not a key of the config file:
+    /// the library sets it. Default: nothing (the compiled-in concepts alone).
+    #[serde(skip)]
+    pub concepts: callbench_model::concepts::ContributedConcepts,
 }
 
 fn default_reject() -> Vec<KindPattern> {
@@ -271,6 +278,7 @@ impl Default for CheckConfig {
             preset_conveyed_similarity: 0.5,
             preset_covered_similarity: 0.6,
             repetition_similarity: 0.8,
+            concepts: Default::default(),
         }
     }
 }
@@ -281,6 +289,8 @@ pub struct Checker {
     cfg: CheckConfig,
     // Chosen once at build: `check` runs tens of thousands of times a second.
     detectors: Vec<Detector>,
+    // Compiled once at build, per contributing scenario.
+    concepts: concepts::Concepts,
 }
 
 impl CheckConfig {
@@ -289,6 +299,7 @@ impl CheckConfig {
         Checker {
             cfg: self.clone(),
             detectors: detectors(self),
+            concepts: concepts::Concepts::build(&self.concepts),
         }
     }
 }
@@ -374,8 +385,9 @@ impl Checker {
         let mut v = structure(&self.cfg, d);
         let detectors = &self.detectors;
         let mut confidence = Vec::new();
-        let ctx =
-            (!detectors.is_empty() && !d.turns.is_empty()).then(|| ctx::Ctx::new(d, &self.cfg));
+        let ctx = (!detectors.is_empty() && !d.turns.is_empty()).then(|| {
+            ctx::Ctx::with_concepts(d, &self.cfg, self.concepts.for_scenario(&d.scenario))
+        });
         if let Some(ctx) = &ctx {
             for det in detectors {
                 let found = det(ctx);
