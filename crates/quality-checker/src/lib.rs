@@ -33,6 +33,10 @@
 //! per core. Where word lists plateau on new phrasings (decisions, embodiment), [`learned`]
 //! adds a classifier on character bigrams, trained offline, compiled in.
 //!
+//! The concepts a preset's trigger can name (roles, events, and the words that show them) are
+//! [`concepts`]: the compiled-in ones and those a scenario file contributes, handed over as a
+//! value in [`CheckConfig::concepts`]; a dialogue is read with its own scenario's.
+//!
 //! **Text first, labels as hints.** The detectors judge the words of the call. The `action` and
 //! `preset_id` labels only lower the bar for "this turn conveys that preset". The dialogue's
 //! `relation` is used as a *weak prior* in two places, documented in [`preset`]: it never
