@@ -84,8 +84,9 @@ pub fn scam_request(text: &str) -> Option<&str> {
 
 /// [`scam_request`] in a dialogue: a private fact its scenario declares is asked for as such
 /// (`医保卡号` in a hospital's call, whose `卡号` is a scam word) — declined or passed on like
-/// any question about the owner, not a scam's request (case proxy/declared-private-fact; the
-/// offline assistant reads it so too).
+/// any question about the owner, not a scam's request (the offline assistant reads it so too;
+/// test `a_scenario_file_teaches_the_checker_its_concepts` of crates/roleplay, call
+/// `pet_care-member-no`).
 pub fn scam_request_in<'t>(ctx: &Ctx, text: &'t str) -> Option<&'t str> {
     scam_requests(text)
         .find(|r| !ctx.concepts.asks_private_fact(text, r.clone()))
