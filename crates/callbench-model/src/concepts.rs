@@ -65,6 +65,157 @@ pub fn concepts() -> &'static Concepts {
     &C
 }
 
+/// What sort of thing a trigger concept is (`sort` of a `[[concept]]` of the checker's
+/// `data/trigger_concepts.toml` and of a scenario's `[[concepts.trigger]]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConceptSort {
+    /// Who calls; shown in the caller's self-introduction.
+    Role,
+    /// What happened; shown anywhere in the caller's words, not as future or negated.
+    Event,
+    /// Implied by the role (领导 … 问工作): never required.
+    Weak,
+}
+
+impl ConceptSort {
+    /// The sort's word in a file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConceptSort::Role => "role",
+            ConceptSort::Event => "event",
+            ConceptSort::Weak => "weak",
+        }
+    }
+}
+
+/// How the checker reads a concept beyond its sort (`traits` of a concept). Each was once a
+/// concept's name written into the checker's code; as data, a scenario's own concept can have
+/// it too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConceptTrait {
+    /// A role known by what the caller offers or demands (推销, 贷款, 催收), not by their
+    /// self-introduction: shown anywhere in what is said. Roles only.
+    Pitch,
+    /// A preset naming it turns a suspicious caller away (推销, 银行): only an emergency undoes
+    /// it, never the caller's own story. Roles only.
+    Protective,
+    /// One of the delivery trades (外卖, 快递, 司机): a caller of another trade does not hold a
+    /// trigger about this one's arrival. Roles only.
+    Trade,
+    /// An arrival (送到, 上车点): any words that say "I am here" report it. Events only.
+    Arrival,
+    /// An appointment to make (约时间): about the future by nature, so a time ahead does not
+    /// undo it, and it does not stand in for the trigger's topic. Events only.
+    Scheduling,
+}
+
+impl ConceptTrait {
+    /// The trait's word in a file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConceptTrait::Pitch => "pitch",
+            ConceptTrait::Protective => "protective",
+            ConceptTrait::Trade => "trade",
+            ConceptTrait::Arrival => "arrival",
+            ConceptTrait::Scheduling => "scheduling",
+        }
+    }
+
+    /// The sort of concept the trait belongs to.
+    pub fn sort(self) -> ConceptSort {
+        match self {
+            ConceptTrait::Pitch | ConceptTrait::Protective | ConceptTrait::Trade => {
+                ConceptSort::Role
+            }
+            ConceptTrait::Arrival | ConceptTrait::Scheduling => ConceptSort::Event,
+        }
+    }
+}
+
+/// A trigger concept a scenario file adds (`[[concepts.trigger]]`): the same shape as an entry
+/// of the checker's `data/trigger_concepts.toml`, its words as lists.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TriggerConcept {
+    /// Role, event or weak.
+    pub sort: ConceptSort,
+    /// Words that name it in a preset's trigger (`宠物医院`, `接宠物`).
+    pub names: Vec<String>,
+    /// Words in the caller's talk that show it (`宠物医院`, `兽医`); none for a weak concept.
+    #[serde(default)]
+    pub shows: Vec<String>,
+    /// How the checker reads it beyond its sort.
+    #[serde(default)]
+    pub traits: Vec<ConceptTrait>,
+}
+
+/// More words by which the caller's talk shows a concept the checker knows already, or another
+/// scenario file adds (`[[concepts.words]]`): a scenario's own way of saying an arrival.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConceptWords {
+    /// One of the concept's trigger names (`送到`, `物业`).
+    pub concept: String,
+    /// The words.
+    pub shows: Vec<String>,
+}
+
+/// A kind of private fact the checker should recognise a request for: the key of
+/// `owner.private` and the words by which a caller asks for it (a scenario's
+/// `[[private_facts]]`, its `key` and `cues`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrivateFactConcept {
+    /// The key in `owner.private` (`insurance_no`).
+    pub key: String,
+    /// Words that ask for it (`医保卡号`).
+    pub asks: Vec<String>,
+}
+
+/// What one scenario file contributes to the quality checker's concepts: its `[concepts]`
+/// section and the request words of its `[[private_facts]]`. The checker reads a dialogue of
+/// this scenario with them, merged with its compiled-in concepts; dialogues of other scenarios
+/// are read as before (a new scenario file changes no verdict on another's dialogues, so a
+/// corpus grown by it keeps its shards).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioConcepts {
+    /// The scenario's name (`dialogue.scenario`).
+    pub scenario: String,
+    /// The file, for messages.
+    pub source: String,
+    /// New trigger concepts (`[[concepts.trigger]]`).
+    pub trigger: Vec<TriggerConcept>,
+    /// More words for known concepts (`[[concepts.words]]`).
+    pub words: Vec<ConceptWords>,
+    /// Private facts the scenario declares.
+    pub private_facts: Vec<PrivateFactConcept>,
+}
+
+impl ScenarioConcepts {
+    /// Whether the scenario contributes nothing (then the checker reads it with its own
+    /// concepts alone).
+    pub fn is_empty(&self) -> bool {
+        self.trigger.is_empty() && self.words.is_empty() && self.private_facts.is_empty()
+    }
+}
+
+/// What a library's scenario files contribute to the checker's concepts, scenario by scenario
+/// (only those that contribute; sorted by scenario name). Handed to the checker as a value in
+/// its config: the checker reads no file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContributedConcepts {
+    /// One entry per contributing scenario.
+    pub scenarios: Vec<ScenarioConcepts>,
+}
+
+impl ContributedConcepts {
+    /// What scenario `name` contributes, if anything.
+    pub fn get(&self, name: &str) -> Option<&ScenarioConcepts> {
+        self.scenarios.iter().find(|s| s.scenario == name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -6,6 +6,10 @@
 //! in a call is a tera template; `{{ slot.NAME }}`, `{{ owner_title }}` and `{{ caller_name }}`
 //! are available in all of them (see `scenarios/README.md`).
 
+use crate::concepts::{
+    ConceptSort, ConceptWords, ContributedConcepts, PrivateFactConcept, ScenarioConcepts,
+    TriggerConcept,
+};
 use crate::error::{ModelError, Result};
 use crate::vocab::{PresetCase, PresetKind, Relation};
 use serde::Deserialize;
@@ -29,6 +33,11 @@ pub struct ScenarioFile {
     /// and the checker protects them like the others.
     #[serde(default)]
     pub private_facts: Vec<PrivateFactDef>,
+    /// What the quality checker should know to read this scenario's calls beyond its
+    /// compiled-in concepts (`[concepts]`): roles and events its presets' triggers name, and
+    /// more words for the ones it knows. Optional.
+    #[serde(default)]
+    pub concepts: ConceptsDef,
     /// Who calls.
     pub roles: Vec<RoleDef>,
     /// What callers want.
@@ -93,6 +102,19 @@ pub struct PrivateFactDef {
     /// Words by which a caller asks for it ("什么病", "吃什么药"): the offline assistant declines
     /// a turn holding one, as it declines the shared probes.
     pub cues: Vec<String>,
+}
+
+/// The `[concepts]` section of a scenario file (see `scenarios/README.md`, "Concepts the
+/// checker reads").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConceptsDef {
+    /// New trigger concepts: `[[concepts.trigger]]` with `sort`, `names`, `shows`, `traits`.
+    #[serde(default)]
+    pub trigger: Vec<TriggerConcept>,
+    /// More words for a known concept: `[[concepts.words]]` with `concept` and `shows`.
+    #[serde(default)]
+    pub words: Vec<ConceptWords>,
 }
 
 /// A caller role (`[[roles]]`).
@@ -459,6 +481,60 @@ fn check_preset(source: &str, key: &str, p: &PresetDef, seen: &mut BTreeSet<Stri
     Ok(())
 }
 
+/// A `[concepts]` section on its own: lists not empty, no blank word, a trigger name used
+/// once in the file, every trait fitting the concept's sort. (Whether a `[[concepts.words]]`
+/// names a concept the checker knows, and whether a new name is one it knows already, only the
+/// checker can say: `quality_checker::concepts::check_contributed`, run when the library loads.)
+fn check_concepts(source: &str, c: &ConceptsDef) -> Result<()> {
+    let mut names = BTreeSet::new();
+    for (i, t) in c.trigger.iter().enumerate() {
+        let k = format!("concepts.trigger[{i}]");
+        nonempty_list(source, &format!("{k}.names"), &t.names)?;
+        for (j, n) in t.names.iter().enumerate() {
+            if !names.insert(n.trim().to_string()) {
+                return Err(err(
+                    source,
+                    format!("{k}.names[{j}]"),
+                    format!("{n:?} names another concept of this file already"),
+                ));
+            }
+        }
+        if t.sort == ConceptSort::Weak {
+            if !t.shows.is_empty() {
+                return Err(err(
+                    source,
+                    format!("{k}.shows"),
+                    "a weak concept is never shown: leave shows out",
+                ));
+            }
+        } else {
+            nonempty_list(source, &format!("{k}.shows"), &t.shows)?;
+        }
+        for (j, tr) in t.traits.iter().enumerate() {
+            if tr.sort() != t.sort {
+                return Err(err(
+                    source,
+                    format!("{k}.traits[{j}]"),
+                    format!(
+                        "{:?} is a trait of {} concepts, this one is sort {:?}",
+                        tr.as_str(),
+                        tr.sort().as_str(),
+                        t.sort.as_str()
+                    ),
+                ));
+            }
+        }
+    }
+    for (i, w) in c.words.iter().enumerate() {
+        let k = format!("concepts.words[{i}]");
+        if w.concept.trim().is_empty() {
+            return Err(err(source, format!("{k}.concept"), "must not be empty"));
+        }
+        nonempty_list(source, &format!("{k}.shows"), &w.shows)?;
+    }
+    Ok(())
+}
+
 /// The private facts every owner has (`owner::draw`); a scenario may declare more.
 pub const SHARED_PRIVATE_KEYS: &[&str] = &["phone", "address", "schedule", "workplace", "family"];
 
@@ -548,6 +624,7 @@ impl ScenarioFile {
             nonempty_list(source, &format!("{k}.values"), &f.values)?;
             nonempty_list(source, &format!("{k}.cues"), &f.cues)?;
         }
+        check_concepts(source, &self.concepts)?;
         if self.roles.is_empty() {
             return Err(err(
                 source,
@@ -917,6 +994,35 @@ impl ScenarioSet {
             }
         }
         Ok(set)
+    }
+
+    /// What the scenario files contribute to the quality checker's concepts: each file's
+    /// `[concepts]` and the request words (`cues`) of its `[[private_facts]]`; scenarios that
+    /// contribute nothing are left out. Check it with
+    /// `quality_checker::concepts::check_contributed` and hand it to the checker's config.
+    pub fn contributed_concepts(&self) -> ContributedConcepts {
+        ContributedConcepts {
+            scenarios: self
+                .scenarios
+                .iter()
+                .map(|s| ScenarioConcepts {
+                    scenario: s.name().to_string(),
+                    source: s.source.clone(),
+                    trigger: s.file.concepts.trigger.clone(),
+                    words: s.file.concepts.words.clone(),
+                    private_facts: s
+                        .file
+                        .private_facts
+                        .iter()
+                        .map(|f| PrivateFactConcept {
+                            key: f.key.clone(),
+                            asks: f.cues.clone(),
+                        })
+                        .collect(),
+                })
+                .filter(|c| !c.is_empty())
+                .collect(),
+        }
     }
 
     /// The scenario called `name`.

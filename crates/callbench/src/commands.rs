@@ -906,7 +906,9 @@ fn validate_report(lib: &Library) {
 }
 
 fn check(cfg: &FileConfig, input: &std::path::Path, report: &std::path::Path) -> Result<ExitCode> {
-    let checker = cfg.check.build();
+    // The library (with --scenarios laid over it): a scenario file may contribute concepts
+    // that its dialogues are read with.
+    let checker = load_library(cfg)?.checker(&cfg.check);
     let reader = corpus::read_jsonl(input)?;
     let mut writer = corpus::JsonlWriter::create(report)?;
     let (mut total, mut passed, mut unreadable) = (0u64, 0u64, 0u64);

@@ -294,6 +294,74 @@ fn check_names_the_line_and_the_word_of_an_unknown_action() {
     assert_eq!(lines[1]["id"], "takeout-000001");
 }
 
+/// `check --scenarios DIR` reads each dialogue with the concepts its scenario's file contributes
+/// (`[concepts]`, `[[private_facts]]`): the pet_care calls of the roleplay tests get the findings
+/// that file teaches (see `crates/roleplay/tests/test_data/concepts/expected.toml`), and a
+/// malformed section stops the command naming the file and the key.
+#[test]
+fn check_reads_the_concepts_a_scenario_file_contributes() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenarios = repo().join("crates/roleplay/tests/test_data/pet_care");
+    let calls = repo().join("crates/roleplay/tests/test_data/concepts/calls.jsonl");
+    let report = dir.path().join("r.jsonl");
+    let kinds = |extra: &[&str]| -> Vec<(String, bool, Vec<String>)> {
+        let mut args = vec!["check", "--input", calls.to_str().unwrap()];
+        args.extend(["--report", report.to_str().unwrap()]);
+        args.extend(extra);
+        let o = callbench(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        std::fs::read_to_string(&report)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let found = v["violations"].as_array().unwrap().iter();
+                (
+                    v["id"].as_str().unwrap().to_string(),
+                    v["passed"].as_bool().unwrap(),
+                    found
+                        .map(|f| format!("{}@{}", f["kind"].as_str().unwrap(), f["turn"]))
+                        .collect(),
+                )
+            })
+            .collect()
+    };
+    let with = kinds(&["--scenarios", scenarios.to_str().unwrap()]);
+    let without = kinds(&[]);
+    let find = |r: &[(String, bool, Vec<String>)], id: &str| {
+        r.iter().find(|x| x.0 == id).cloned().unwrap()
+    };
+    let premature = "pet_care-premature";
+    assert_eq!(find(&with, premature).2, ["preset.premature@1"]);
+    assert!(find(&without, premature).2.is_empty());
+    let missing = "pet_care-missing";
+    assert!(!find(&with, missing).1, "certain with the file's concepts");
+    assert!(
+        find(&without, missing).1,
+        "uncertain without them: it passes"
+    );
+    let member = "pet_care-member-no";
+    assert!(find(&with, member).2.is_empty());
+    assert_eq!(find(&without, member).2, ["safety.scam@1"]);
+
+    let bad = dir.path().join("bad");
+    std::fs::create_dir(&bad).unwrap();
+    let text = std::fs::read_to_string(scenarios.join("pet_care.toml")).unwrap();
+    let text = text.replacen(r#"concept = "送到""#, r#"concept = "宠物到家""#, 1);
+    std::fs::write(bad.join("pet_care.toml"), text).unwrap();
+    let o = callbench(&[
+        "check",
+        "--input",
+        calls.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+        "--scenarios",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    fails_with(&o, &["pet_care.toml", "concepts.words[0].concept"]);
+}
+
 #[test]
 fn export_writes_the_interchange_format() {
     let dir = tempfile::tempdir().unwrap();

@@ -617,7 +617,11 @@ pub async fn run_method<M: Method + 'static, J: Judge>(
         dialogues: dialogues.clone(),
         method,
         judge,
-        checker: Arc::new(cfg.check.build()),
+        // With the library, each scenario's own concepts (see `roleplay::Library::checker`).
+        checker: Arc::new(match &director {
+            Some(d) => d.lib.checker(&cfg.check),
+            None => cfg.check.build(),
+        }),
         director,
         mode: cfg.mode,
         max_turns: cfg.max_turns,

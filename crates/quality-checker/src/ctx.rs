@@ -166,6 +166,9 @@ pub struct Ctx<'a> {
     pub d: &'a Dialogue,
     /// The checker's settings.
     pub cfg: &'a CheckConfig,
+    /// The concepts the dialogue is read with: the compiled-in ones, with its scenario's own
+    /// (see [`crate::concepts`]).
+    pub concepts: &'a crate::concepts::Registry,
     /// Every turn, analysed.
     pub turns: Vec<TurnCtx<'a>>,
     /// The presets.
@@ -208,8 +211,18 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    /// Analyses a dialogue.
+    /// Analyses a dialogue, with the compiled-in concepts alone.
     pub fn new(d: &'a Dialogue, cfg: &'a CheckConfig) -> Ctx<'a> {
+        Ctx::with_concepts(d, cfg, crate::concepts::Concepts::compiled_in())
+    }
+
+    /// Analyses a dialogue, reading it with `concepts` (its scenario's: see
+    /// [`crate::concepts::Concepts::for_scenario`]).
+    pub fn with_concepts(
+        d: &'a Dialogue,
+        cfg: &'a CheckConfig,
+        concepts: &'a crate::concepts::Registry,
+    ) -> Ctx<'a> {
         let presets: Vec<PresetCtx<'a>> = d
             .owner
             .presets
@@ -356,6 +369,7 @@ impl<'a> Ctx<'a> {
             allowed_digits,
             d,
             cfg,
+            concepts,
             turns,
             presets,
             preset_bigrams,
@@ -440,7 +454,7 @@ impl<'a> Ctx<'a> {
                     } else {
                         // Selling, or asking what only a scam asks, or pressing with a threat.
                         lexicon::solicits(t.text)
-                            || crate::proxy::scam_request(t.text).is_some()
+                            || crate::proxy::scam_request_in(self, t.text).is_some()
                             || crate::proxy::threatens(t.text)
                     }
                 })

@@ -368,8 +368,6 @@ word_files! {
         weak_conflict: Words,
         not_conflict: Words,
         problem: Words,
-        pitch_roles: Words,
-        protective_concepts: Words,
         suspends: Words,
         suspends_any: Words,
         trouble: Words,

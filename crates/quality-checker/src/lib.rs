@@ -35,6 +35,10 @@
 //! per core. Where word lists plateau on new phrasings (decisions, embodiment), [`learned`]
 //! adds a classifier on character bigrams, trained offline, compiled in.
 //!
+//! The concepts a preset's trigger can name (roles, events, and the words that show them) are
+//! [`concepts`]: the compiled-in ones and those a scenario file contributes, handed over as a
+//! value in [`CheckConfig::concepts`]; a dialogue is read with its own scenario's.
+//!
 //! **Text first, labels as hints.** The detectors judge the words of the call. The `action` and
 //! `preset_id` labels only lower the bar for "this turn conveys that preset". The dialogue's
 //! `relation` is used as a *weak prior* in two places, documented in [`preset`]: it never
@@ -65,6 +69,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod concepts;
 pub mod ctx;
 pub mod decision;
 pub mod embodiment;
@@ -256,6 +261,12 @@ pub struct CheckConfig {
     /// Two assistant turns (or two sentences of 10+ characters) with at least this Dice
     /// similarity of character bigrams repeat each other (0–1).
     pub repetition_similarity: f32,
+    /// What the scenario library's files contribute to the checker's concepts (their
+    /// `[concepts]` and `[[private_facts]]`, `ScenarioSet::contributed_concepts`), checked with
+    /// [`concepts::check_contributed`] when the library loads. Not a key of the config file:
+    /// the library sets it. Default: nothing (the compiled-in concepts alone).
+    #[serde(skip)]
+    pub concepts: callbench_model::concepts::ContributedConcepts,
 }
 
 fn default_reject() -> Vec<KindPattern> {
@@ -273,6 +284,7 @@ impl Default for CheckConfig {
             preset_conveyed_similarity: 0.5,
             preset_covered_similarity: 0.6,
             repetition_similarity: 0.8,
+            concepts: Default::default(),
         }
     }
 }
@@ -283,6 +295,8 @@ pub struct Checker {
     cfg: CheckConfig,
     // Chosen once at build: `check` runs tens of thousands of times a second.
     detectors: Vec<Detector>,
+    // Compiled once at build, per contributing scenario.
+    concepts: concepts::Concepts,
 }
 
 impl CheckConfig {
@@ -291,6 +305,7 @@ impl CheckConfig {
         Checker {
             cfg: self.clone(),
             detectors: detectors(self),
+            concepts: concepts::Concepts::build(&self.concepts),
         }
     }
 }
@@ -376,8 +391,9 @@ impl Checker {
         let mut v = structure(&self.cfg, d);
         let detectors = &self.detectors;
         let mut confidence = Vec::new();
-        let ctx =
-            (!detectors.is_empty() && !d.turns.is_empty()).then(|| ctx::Ctx::new(d, &self.cfg));
+        let ctx = (!detectors.is_empty() && !d.turns.is_empty()).then(|| {
+            ctx::Ctx::with_concepts(d, &self.cfg, self.concepts.for_scenario(&d.scenario))
+        });
         if let Some(ctx) = &ctx {
             for det in detectors {
                 let found = det(ctx);

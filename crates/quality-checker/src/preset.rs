@@ -49,81 +49,16 @@
 //! Refusals of suspicious callers (sales, loans, debts, refunds, banks) are undone only by an
 //! emergency, not by the caller's own story (the parcel was lost, the account will be frozen).
 
+use crate::concepts::{Registry, Sort};
 use crate::ctx::{Ctx, PresetCtx, TurnCtx};
 use crate::lexicon;
 use crate::lexicon::lists;
 use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
+use callbench_model::concepts::ConceptTrait;
 use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sort {
-    /// Who calls; shown in the caller's self-introduction.
-    Role,
-    /// What happened; shown anywhere in the caller's words.
-    Event,
-    /// Implied by the role (领导 … 问工作): never required.
-    Weak,
-}
-
-/// A concept a trigger can name: its sort, the words naming it in a trigger, and the words in
-/// the caller's talk that show it (whitespace-separated). The list is data,
-/// `data/trigger_concepts.toml`, compiled in: a new concept is an entry there, not Rust.
-static CONCEPTS: LazyLock<Vec<(Sort, String, String)>> = LazyLock::new(|| {
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct File {
-        concept: Vec<Entry>,
-    }
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Entry {
-        sort: String,
-        names: String,
-        shows: String,
-    }
-    let file: File = toml::from_str(include_str!("../data/trigger_concepts.toml"))
-        .unwrap_or_else(|e| panic!("quality-checker data/trigger_concepts.toml: {e}"));
-    file.concept
-        .into_iter()
-        .map(|e| {
-            let sort = match e.sort.as_str() {
-                "role" => Sort::Role,
-                "event" => Sort::Event,
-                "weak" => Sort::Weak,
-                other => panic!("quality-checker data/trigger_concepts.toml: sort {other:?} is not role, event or weak"),
-            };
-            (sort, e.names, e.shows)
-        })
-        .collect()
-});
-
-static TRIGGER_WORDS: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
-    let mut words = Vec::new();
-    let mut owner = Vec::new();
-    for (i, c) in CONCEPTS.iter().enumerate() {
-        for w in c.1.split_whitespace() {
-            words.push(w);
-            owner.push(i);
-        }
-    }
-    (lexicon::ac(&words), owner)
-});
-
-static EVIDENCE: LazyLock<Vec<AhoCorasick>> =
-    LazyLock::new(|| CONCEPTS.iter().map(|c| lexicon::words(&c.2)).collect());
-
-/// Every role's evidence words in one automaton (did the caller name any role at all?).
-static ANY_ROLE: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    let words: Vec<&str> = CONCEPTS
-        .iter()
-        .filter(|c| c.0 == Sort::Role)
-        .flat_map(|c| c.2.split_whitespace())
-        .collect();
-    lexicon::ac(&words)
-});
 
 /// A trigger about trouble.
 static TRIGGER_TROUBLE: LazyLock<AhoCorasick> =
@@ -183,19 +118,6 @@ static NOT_CONFLICT: LazyLock<AhoCorasick> =
 /// Trouble of any kind in the caller's words: enough to hold back `preset.missing`.
 static PROBLEM: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.problem));
 
-/// Roles known by what the caller offers or demands rather than by their self-introduction.
-static PITCH_ROLES: LazyLock<lexicon::Prefixes> =
-    LazyLock::new(|| lexicon::Prefixes::new(&lists().preset.pitch_roles));
-
-/// Whether each concept is a pitch role (its names start with a word of `pitch_roles`), read
-/// once: the rules ask it of every role concept for every clause of a self-introduction.
-static PITCH_CONCEPT: LazyLock<Vec<bool>> =
-    LazyLock::new(|| CONCEPTS.iter().map(|c| PITCH_ROLES.starts(&c.1)).collect());
-
-/// Trigger words of presets that refuse suspicious callers.
-static PROTECTIVE_CONCEPTS: LazyLock<&[&str]> =
-    LazyLock::new(|| lists().preset.protective_concepts.0);
-
 /// The assistant sets the preset aside in so many words.
 static SUSPENDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.suspends));
 
@@ -253,8 +175,8 @@ static TRIGGER_FRAME: LazyLock<AhoCorasick> =
 /// `说今天送到`): the event need not have happened.
 static TRIGGER_NOT_YET: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.trigger_not_yet.0);
 
-fn parse_trigger(s: &str) -> Trigger {
-    let (aut, owner) = &*TRIGGER_WORDS;
+fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
+    let (aut, owner) = (&reg.trigger_words, &reg.owner);
     let mut t = Trigger {
         kin: KIN.iter().copied().filter(|k| s.contains(k)).collect(),
         ..Trigger::default()
@@ -265,21 +187,21 @@ fn parse_trigger(s: &str) -> Trigger {
     for m in aut.find_iter(s) {
         let ci = owner[m.pattern().as_usize()];
         masked.push((m.start(), m.end()));
-        if CONCEPTS[ci].0 == Sort::Weak {
+        if reg.sort(ci) == Sort::Weak {
             continue;
         }
-        if CONCEPTS[ci].0 == Sort::Event {
+        if reg.sort(ci) == Sort::Event {
             let before = text::tail_chars(&s[..m.start()], 3).replace("快递", "");
             if TRIGGER_NOT_YET.iter().any(|w| before.contains(w)) {
                 continue;
             }
         }
         // `儿子班主任`: a role right after another names whose it is — the later is the caller.
-        if CONCEPTS[ci].0 == Sort::Role
+        if reg.sort(ci) == Sort::Role
             && last_role_end.is_some_and(|e| matches!(&s[e..m.start()], "" | "的"))
             && t.groups
                 .last()
-                .is_some_and(|g| g.iter().all(|&g0| CONCEPTS[g0].0 == Sort::Role))
+                .is_some_and(|g| g.iter().all(|&g0| reg.sort(g0) == Sort::Role))
         {
             t.groups.pop();
         }
@@ -287,14 +209,14 @@ fn parse_trigger(s: &str) -> Trigger {
             .groups
             .last()
             .and_then(|g| g.first())
-            .is_some_and(|&g0| CONCEPTS[g0].0 == CONCEPTS[ci].0);
+            .is_some_and(|&g0| reg.sort(g0) == reg.sort(ci));
         let joined = same_sort
             && last_end.is_some_and(|e| {
                 let between = &s[e..m.start()];
                 between.contains('或') || between.contains('、') || between.contains('及')
             });
         last_end = Some(m.end());
-        if CONCEPTS[ci].0 == Sort::Role {
+        if reg.sort(ci) == Sort::Role {
             last_role_end = Some(m.end());
         }
         match t.groups.last_mut() {
@@ -399,6 +321,7 @@ fn self_intro<'a>(t: &'a TurnCtx, first: bool) -> impl Iterator<Item = &'a str> 
 
 /// The first caller turn by which the trigger holds; `Err(())` when the trigger cannot be read.
 fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()> {
+    let reg = ctx.concepts;
     if trig.groups.is_empty() && trig.topic.is_empty() {
         return Err(());
     }
@@ -410,7 +333,7 @@ fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()
     // (Scheduling is not: what is scheduled is the topic.)
     let has_event = trig.groups.iter().any(|g| {
         g.iter()
-            .any(|&ci| CONCEPTS[ci].0 == Sort::Event && !CONCEPTS[ci].1.starts_with("约时间"))
+            .any(|&ci| reg.sort(ci) == Sort::Event && !reg.has(ci, ConceptTrait::Scheduling))
     });
     let role_prior = lenient && ctx.presets.len() == 1;
     // The topic: the first caller turn that says it; a topic never said at all is taken as
@@ -455,11 +378,12 @@ fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()
 /// Whether the caller says they are someone (a role of the concept lexicon) that no concept
 /// group of the trigger names.
 fn names_other_role(ctx: &Ctx, trig: &Trigger) -> bool {
+    let reg = ctx.concepts;
     let mut first = true;
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         for s in self_intro(t, first) {
-            let mut shown = (0..CONCEPTS.len())
-                .filter(|&ci| CONCEPTS[ci].0 == Sort::Role && EVIDENCE[ci].is_match(s))
+            let mut shown = (0..reg.len())
+                .filter(|&ci| reg.sort(ci) == Sort::Role && reg.evidence[ci].is_match(s))
                 .peekable();
             if shown.peek().is_some()
                 && !shown.any(|ci| trig.groups.iter().any(|g| g.contains(&ci)))
@@ -524,11 +448,12 @@ fn denied_by_identity(before: &str) -> bool {
 /// The caller denies a part of the trigger: some concept group of it is named by the callers only
 /// right after a denial, never plainly. No prior then stands in for it.
 fn denied(ctx: &Ctx, trig: &Trigger) -> bool {
+    let reg = ctx.concepts;
     trig.groups.iter().any(|g| {
         let mut negated = false;
         for t in ctx.turns.iter().filter(|t| !t.assistant) {
             for &ci in g {
-                for m in EVIDENCE[ci].find_iter(t.text) {
+                for m in reg.evidence[ci].find_iter(t.text) {
                     let before = &t.text[..m.start()];
                     if denies(before) {
                         negated = true;
@@ -568,19 +493,20 @@ fn other_kin(ctx: &Ctx, trig: &Trigger) -> bool {
 
 /// The first caller turn by which every concept group of the trigger is shown.
 fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usize>, ()> {
+    let reg = ctx.concepts;
     // A trigger about an event (送到, 找不到, 卖完) holds when the event is reported, whoever
     // reports it (the platform's customer service for the shop, a dispatcher for the driver).
     let has_event = trig
         .groups
         .iter()
-        .any(|g| g.iter().any(|&ci| CONCEPTS[ci].0 == Sort::Event));
+        .any(|g| g.iter().any(|&ci| reg.sort(ci) == Sort::Event));
     // …unless the caller says they are another of the delivery trades (a courier's arrival does
     // not hold "外卖送到").
     let mut ok: Vec<bool> = trig
         .groups
         .iter()
         .map(|g| {
-            has_event && g.iter().all(|&ci| CONCEPTS[ci].0 == Sort::Role) && !other_trade(ctx, g)
+            has_event && g.iter().all(|&ci| reg.sort(ci) == Sort::Role) && !other_trade(ctx, g)
         })
         .collect();
     // Prior: in a dialogue generated with the trigger holding (alignment, complementarity,
@@ -592,38 +518,40 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
     let mut named_trade = false;
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         // A caller who names a role (快递, 同事) is judged by it, not by the prior.
-        named_role = named_role || self_intro(t, false).any(|s| ANY_ROLE.is_match(s));
+        named_role = named_role || self_intro(t, false).any(|s| reg.any_role.is_match(s));
         let intro: Vec<&str> = self_intro(t, first).collect();
         // … and one who says they are not selling (人事, 物业, 快递) pitches only in words that
         // say so, not in `产品经理岗位` or `办理入职`.
         named_trade = named_trade
             || intro.iter().any(|s| {
-                (0..CONCEPTS.len()).any(|ci| {
-                    CONCEPTS[ci].0 == Sort::Role && !PITCH_CONCEPT[ci] && EVIDENCE[ci].is_match(s)
+                (0..reg.len()).any(|ci| {
+                    reg.sort(ci) == Sort::Role
+                        && !reg.has(ci, ConceptTrait::Pitch)
+                        && reg.evidence[ci].is_match(s)
                 })
             });
         let needs_role = trig
             .groups
             .iter()
             .zip(&ok)
-            .any(|(g, &o)| !o && g.iter().any(|&ci| CONCEPTS[ci].0 == Sort::Role));
+            .any(|(g, &o)| !o && g.iter().any(|&ci| reg.sort(ci) == Sort::Role));
         let substantive = needs_role && role_prior && !named_role && substantive(ctx, t.text);
         for (gi, g) in trig.groups.iter().enumerate() {
             if ok[gi] {
                 continue;
             }
-            ok[gi] = g.iter().any(|&ci| match CONCEPTS[ci].0 {
+            ok[gi] = g.iter().any(|&ci| match reg.sort(ci) {
                 // A pitch (推销, 贷款, 催收) shows in what is said, anywhere, not in who says it.
-                Sort::Role if PITCH_CONCEPT[ci] => {
+                Sort::Role if reg.has(ci, ConceptTrait::Pitch) => {
                     substantive
                         || if named_trade {
-                            pitch_shown(ci, t.text)
+                            pitch_shown(reg, ci, t.text)
                         } else {
-                            EVIDENCE[ci].is_match(t.text)
+                            reg.evidence[ci].is_match(t.text)
                         }
                 }
-                Sort::Role => substantive || intro.iter().any(|s| EVIDENCE[ci].is_match(s)),
-                Sort::Event => event_said(ci, t.text),
+                Sort::Role => substantive || intro.iter().any(|s| reg.evidence[ci].is_match(s)),
+                Sort::Event => event_said(reg, ci, t.text),
                 Sort::Weak => true,
             });
         }
@@ -642,9 +570,9 @@ static COMMON_PITCH_WORDS: LazyLock<AhoCorasick> =
 
 /// Whether `text` shows the pitch of concept `ci` (推销, 贷款, 催收): one of its own words, or
 /// two different common ones.
-fn pitch_shown(ci: usize, text: &str) -> bool {
+fn pitch_shown(reg: &Registry, ci: usize, text: &str) -> bool {
     let mut common: Vec<&str> = Vec::new();
-    for m in EVIDENCE[ci].find_iter(text) {
+    for m in reg.evidence[ci].find_iter(text) {
         let w = &text[m.start()..m.end()];
         if !COMMON_PITCH_WORDS.is_match(w) {
             return true;
@@ -659,10 +587,8 @@ fn pitch_shown(ci: usize, text: &str) -> bool {
 /// Whether the caller introduces themselves as one of the delivery trades (外卖, 快递, 司机)
 /// that group `g` does not name, and as none that it does.
 fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
-    let trade = |ci: usize| {
-        let c = &CONCEPTS[ci].1;
-        c.starts_with("外卖") || c.starts_with("快递") || c.starts_with("司机")
-    };
+    let reg = ctx.concepts;
+    let trade = |ci: usize| reg.has(ci, ConceptTrait::Trade);
     if !g.iter().any(|&ci| trade(ci)) {
         return false;
     }
@@ -670,8 +596,8 @@ fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
     let mut other = false;
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         for s in self_intro(t, first) {
-            for ci in (0..CONCEPTS.len()).filter(|&ci| trade(ci)) {
-                if EVIDENCE[ci].is_match(s) {
+            for ci in (0..reg.len()).filter(|&ci| trade(ci)) {
+                if reg.evidence[ci].is_match(s) {
                     if g.contains(&ci) {
                         return false;
                     }
@@ -694,12 +620,11 @@ static AHEAD: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().pres
 static FUTURE: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.future));
 
 /// Whether the caller's text reports the event (not as future, not negated).
-fn event_said(ci: usize, text: &str) -> bool {
-    let c = &CONCEPTS[ci].1;
-    if (c.starts_with("送到") || c.starts_with("上车点")) && arrived(text) {
+fn event_said(reg: &Registry, ci: usize, text: &str) -> bool {
+    if reg.has(ci, ConceptTrait::Arrival) && arrived(text) {
         return true;
     }
-    EVIDENCE[ci].find_iter(text).any(|m| {
+    reg.evidence[ci].find_iter(text).any(|m| {
         // 没人的话我放哪儿, 明天上午…放哪儿: a condition or a plan, not a report.
         let clauses = text::clauses(text);
         if let Some(c) = clauses
@@ -722,7 +647,7 @@ fn event_said(ci: usize, text: &str) -> bool {
                 .find(|d| d.sentence == c.sentence || d.sentence + 1 == c.sentence)
                 .map_or(c.start, |d| d.start);
             // (Scheduling is about the future by nature.)
-            if !CONCEPTS[ci].1.starts_with("约时间") && FUTURE.is_match(&text[from..m.start()]) {
+            if !reg.has(ci, ConceptTrait::Scheduling) && FUTURE.is_match(&text[from..m.start()]) {
                 return false;
             }
         }
@@ -966,7 +891,7 @@ fn held_against_pressure(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         .is_some_and(|c| {
             !c.assistant
                 && (crate::proxy::pressure_only_at(ctx, c.idx, crate::proxy::protective(p))
-                    || crate::proxy::scam_request(c.text).is_some())
+                    || crate::proxy::scam_request_in(ctx, c.text).is_some())
         })
 }
 
@@ -974,11 +899,11 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
     let strong = true;
     // A refusal of a suspicious caller (sales, loans, debts, refunds, banks) is not undone by
     // the caller's story (the parcel was lost, the account is frozen) — only by an emergency.
-    let protective_preset = trig.groups.iter().flatten().any(|&ci| {
-        PROTECTIVE_CONCEPTS
-            .iter()
-            .any(|w| CONCEPTS[ci].1.contains(w))
-    });
+    let protective_preset = trig
+        .groups
+        .iter()
+        .flatten()
+        .any(|&ci| ctx.concepts.has(ci, ConceptTrait::Protective));
     // A trigger about trouble (`说进不了小区`, `说堵车会迟到`): the trouble it anticipates is
     // the preset's own situation, not a conflict with it.
     let anticipates = TRIGGER_TROUBLE.is_match(p.trigger) && trig.topic_chars.len() >= 2;
@@ -1174,7 +1099,7 @@ fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in &ctx.presets {
-        let trig = parse_trigger(p.trigger);
+        let trig = parse_trigger(ctx.concepts, p.trigger);
         let content = p.content();
         // The preset's own instructions, for conveyance of a part; a generic ending of a call
         // (`请不要再打来`) conveys no instruction of its own.
@@ -1522,6 +1447,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
 /// (not ahead, not conditional), a role's or another concept's own words not right after a
 /// denial (不是…). A trigger of a topic only is never plainly said.
 fn plainly_said(ctx: &Ctx, trig: &Trigger, h: usize) -> bool {
+    let reg = ctx.concepts;
     let callers = || {
         ctx.turns[..=h.min(ctx.turns.len() - 1)]
             .iter()
@@ -1543,10 +1469,10 @@ fn plainly_said(ctx: &Ctx, trig: &Trigger, h: usize) -> bool {
         && !trig.groups.is_empty()
         && trig.groups.iter().all(|g| {
             callers().any(|t| {
-                g.iter().any(|&ci| match CONCEPTS[ci].0 {
-                    Sort::Event => event_said(ci, t.text),
+                g.iter().any(|&ci| match reg.sort(ci) {
+                    Sort::Event => event_said(reg, ci, t.text),
                     Sort::Weak => true,
-                    Sort::Role => EVIDENCE[ci]
+                    Sort::Role => reg.evidence[ci]
                         .find_iter(t.text)
                         .any(|m| !denies(&t.text[..m.start()])),
                 })
@@ -1612,11 +1538,11 @@ fn corroborated_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger, suspended: &[usize]
         .map_or(0, |i| i + 1);
     // A refusal of a suspicious caller is undone only by an emergency, not by the pretext of
     // the call (`订单出了点问题，需要给您办理退款`).
-    let protective = trig.groups.iter().flatten().any(|&ci| {
-        PROTECTIVE_CONCEPTS
-            .iter()
-            .any(|w| CONCEPTS[ci].1.contains(w))
-    });
+    let protective = trig
+        .groups
+        .iter()
+        .flatten()
+        .any(|&ci| ctx.concepts.has(ci, ConceptTrait::Protective));
     // (The trigger's words name the occasion — `快递` of "快递员说…" — not the trouble.)
     let trigger_bigrams = text::bigrams(p.trigger);
     let own = |b: &u64| {
@@ -1843,11 +1769,11 @@ fn objection_at(
         return None;
     }
     let trig_b = text::bigrams(p.trigger);
-    let protective = trig.groups.iter().flatten().any(|&ci| {
-        PROTECTIVE_CONCEPTS
-            .iter()
-            .any(|w| CONCEPTS[ci].1.contains(w))
-    });
+    let protective = trig
+        .groups
+        .iter()
+        .flatten()
+        .any(|&ci| ctx.concepts.has(ci, ConceptTrait::Protective));
     let anticipates = TRIGGER_TROUBLE.is_match(p.trigger);
     // (Not its courtesies: `麻烦就麻烦在…` objects to nothing the preset asks, and a later
     // `麻烦您了，再见` holds to nothing.)

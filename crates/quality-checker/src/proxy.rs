@@ -80,8 +80,24 @@ fn clause_bounds(text: &str, at: usize) -> (usize, usize) {
 /// asked for only when an asking word is in its clause or the next (case proxy/secret-asked-for);
 /// named in passing it asks for nothing (case proxy/secret-named-in-passing).
 pub fn scam_request(text: &str) -> Option<&str> {
+    scam_requests(text).next().map(|r| &text[r])
+}
+
+/// [`scam_request`] in a dialogue: a private fact its scenario declares is asked for as such
+/// (`医保卡号` in a hospital's call, whose `卡号` is a scam word) — declined or passed on like
+/// any question about the owner, not a scam's request (the offline assistant reads it so too;
+/// test `a_scenario_file_teaches_the_checker_its_concepts` of crates/roleplay, call
+/// `pet_care-member-no`).
+pub fn scam_request_in<'t>(ctx: &Ctx, text: &'t str) -> Option<&'t str> {
+    scam_requests(text)
+        .find(|r| !ctx.concepts.asks_private_fact(text, r.clone()))
+        .map(|r| &text[r])
+}
+
+/// Where `text` asks for what only a scam asks for (see [`scam_request`]), in order.
+fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
     let c = &*CONCEPTS;
-    c.scam_request.find_iter(text).find_map(|m| {
+    c.scam_request.find_iter(text).filter_map(|m| {
         let (clause_start, clause_end) = clause_bounds(text, m.start());
         let before = &text[clause_start..m.start()];
         if c.warning.is_match(before) {
@@ -102,7 +118,7 @@ pub fn scam_request(text: &str) -> Option<&str> {
                 return None;
             }
         }
-        Some(word)
+        Some(m.start()..m.end())
     })
 }
 
@@ -237,7 +253,7 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
     let mut just_asked = false;
     for t in &ctx.turns {
         if !t.assistant {
-            let word = scam_request(t.text);
+            let word = scam_request_in(ctx, t.text);
             just_asked = word.is_some();
             if let Some(word) = word {
                 asked.get_or_insert(word);

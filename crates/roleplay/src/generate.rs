@@ -766,7 +766,7 @@ pub async fn generate_judged<B: Backend>(
     let stages = Arc::new(Stages {
         director: Director::new(lib.clone()),
         backend: backend.clone(),
-        checker: cfg.check.build(),
+        checker: lib.checker(&cfg.check),
         plan: plan.clone(),
         cfg: cfg.clone(),
         versions: versions(&lib),

@@ -56,6 +56,19 @@ pub mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 }
 
+impl Library {
+    /// The quality checker of `cfg`, reading each scenario's dialogues with the concepts its
+    /// file contributes (`[concepts]`, `[[private_facts]]`) as well as the compiled-in ones.
+    /// `generate`, `check` and `evaluate` build their checker here.
+    pub fn checker(&self, cfg: &quality_checker::CheckConfig) -> quality_checker::Checker {
+        quality_checker::CheckConfig {
+            concepts: self.set.contributed_concepts(),
+            ..cfg.clone()
+        }
+        .build()
+    }
+}
+
 /// Where a library file was read from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
@@ -277,6 +290,10 @@ impl LibrarySources {
         }
         let digest = format!("{:016x}", fnv1a(&digest_input));
         let set = ScenarioSet::build(scenarios, libraries, digest)?;
+        // What the files add to the checker's concepts must fit the concepts it knows (a
+        // `[[concepts.words]]` names one of them): said here, with the file and key, not
+        // discovered by a checker that would ignore it.
+        quality_checker::concepts::check_contributed(&set.contributed_concepts())?;
         let book = Phrasebook::build(
             &set,
             (&caller.name(), &caller.text),

@@ -335,8 +335,10 @@ pub fn lint(lib: &Library) -> Vec<Finding> {
         // Probes must be heard as probes.
         for (i, v) in probes.iter().enumerate() {
             for (j, t) in v.iter().enumerate() {
-                if hit(&lex.private_probe, t).is_none() {
-                    cx.push(file, format!("probes[{i}].asks[{j}]"), format!("the assistant does not hear {t:?} as a private probe (no private_probe cue of templates/lexicon.toml)"));
+                // (The assistant also hears a private fact the scenario declares by its cues.)
+                let declared = f.private_facts.iter().any(|p| hit(&p.cues, t).is_some());
+                if hit(&lex.private_probe, t).is_none() && !declared {
+                    cx.push(file, format!("probes[{i}].asks[{j}]"), format!("the assistant does not hear {t:?} as a private probe (no private_probe cue of templates/lexicon.toml nor a cue of this file's [[private_facts]])"));
                 }
             }
         }
