@@ -31,8 +31,8 @@
 //! [`lexicon`], compiled once into Aho-Corasick automata. Every detector's word lists are data,
 //! `data/words/<module>.toml`, compiled in and parsed once ([`lexicon::lists`]): a new word is an
 //! edit there, not in Rust. No word segmenter: bigrams and
-//! clause-scoped word lists were enough, and keep the rules above 20,000 dialogues per second
-//! per core. Where word lists plateau on new phrasings (decisions, embodiment), [`learned`]
+//! clause-scoped word lists were enough (throughput: `checker-eval --bench`, figures in
+//! BENCHMARKS.md). Where word lists plateau on new phrasings (decisions, embodiment), [`learned`]
 //! adds a classifier on character bigrams, trained offline, compiled in.
 //!
 //! The concepts a preset's trigger can name (roles, events, and the words that show them) are
@@ -40,11 +40,10 @@
 //! value in [`CheckConfig::concepts`]; a dialogue is read with its own scenario's.
 //!
 //! **Text first, labels as hints.** The detectors judge the words of the call. The `action` and
-//! `preset_id` labels only lower the bar for "this turn conveys that preset". The dialogue's
-//! `relation` is used as a *weak prior* in two places, documented in [`preset`]: it never
-//! creates a finding, it only holds one back (`preset.missing` is not reported for `conflict` or
-//! `irrelevance` dialogues) or stands in for a role the caller implied without naming it
-//! (`preset.premature`).
+//! `preset_id` labels only lower the bar for "this turn conveys that preset". No decision reads
+//! the `relation` or `preset_case` a dialogue was generated with: who calls, whether the trigger
+//! holds and whether the caller's situation conflicts with a preset are read from what was said
+//! (issue 14; `tests/checker.rs` `trigger_timing_is_read_from_the_words_not_the_relation`).
 //!
 //! **Measured.** [`eval`] scores the checker on a labelled set (`test_data/labelled`, see its
 //! README, and the held-out sets beside it); the `checker-eval` binary prints the per-kind table, checks an exported corpus, and
