@@ -830,6 +830,22 @@ pub(crate) fn preset_content(response: &str) -> Vec<u64> {
 
 /// Whether turn `t` conveys preset `p` (`content` = [`preset_content`] of it): most of its
 /// content bigrams are there; a short preset (`不需要，谢谢`) only whole.
+/// Whether turn `t` says another preset clearly better than `p`: two presets of one owner share
+/// words (`正在开会，请先把事情发到工作群里，下午五点左右回电话` and `材料正在整理，下午五点左右会把进展发到您邮箱`),
+/// and a turn that gives one gives only that one (case preset/the-better-fitting-preset).
+fn another_fits_better(ctx: &Ctx, t: &TurnCtx, p: &PresetCtx) -> bool {
+    if ctx.presets.len() < 2 {
+        return false;
+    }
+    let mine = text::containment(p.core_bigrams(), &t.bigrams);
+    // (A turn that gives two presets, `普通件放门口拍照发她，到付件不收`, says most of each.)
+    mine < 0.5
+        && ctx
+            .presets
+            .iter()
+            .any(|o| o.id != p.id && text::containment(o.core_bigrams(), &t.bigrams) >= mine + 0.25)
+}
+
 fn conveys(
     ctx: &Ctx,
     t: &TurnCtx,
@@ -1132,6 +1148,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 t.assistant
                     && !suspended.contains(&t.idx)
                     && conveys(ctx, t, p, content, &clause_bigrams)
+                    && !another_fits_better(ctx, t, p)
             })
             .map(|t| t.idx)
             .collect();
