@@ -164,7 +164,7 @@ pub fn protective(p: &PresetCtx) -> bool {
 /// also a deadline — and reports no new fact that could make a preset wrong.
 pub fn pressure_only(text: &str, protective: bool) -> bool {
     let c = &*CONCEPTS;
-    (presses(text) || (protective && c.deadline.is_match(text))) && !c.new_fact.is_match(text)
+    (threatens(text) || (protective && c.deadline.is_match(text))) && !c.new_fact.is_match(text)
 }
 
 /// Whether caller turn `t` only presses and no caller turn up to it reported a new fact: a
@@ -197,24 +197,20 @@ fn refuses_text(text: &str) -> bool {
     })
 }
 
-/// Whether a caller's text holds a penalty or a threat not asked away: `您别给差评` pleads
-/// against one, it threatens nothing (case proxy/a-penalty-pleaded-against).
-fn presses(text: &str) -> bool {
+/// Whether a caller's text presses with a penalty or a threat (`后果自负`, `上征信`) not asked
+/// away: `您别给差评` pleads against one, it threatens nothing (case
+/// proxy/a-penalty-pleaded-against).
+pub fn threatens(text: &str) -> bool {
     CONCEPTS
         .pressure
         .find_iter(text)
         .any(|m| !crate::text::negated(&text[..m.start()], 2))
 }
 
-/// Whether a caller's text presses with a penalty or a threat (`后果自负`, `上征信`).
-pub fn threatens(text: &str) -> bool {
-    presses(text)
-}
-
 /// Whether a caller's turn pushes: a penalty, a threat, a deadline or a plea to be passed on.
 fn pushes(text: &str) -> bool {
     let c = &*CONCEPTS;
-    presses(text) || c.deadline.is_match(text) || c.plea.is_match(text)
+    threatens(text) || c.deadline.is_match(text) || c.plea.is_match(text)
 }
 
 /// Whether assistant turn `t` states preset `p` (most of its words are there).
