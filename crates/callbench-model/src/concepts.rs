@@ -61,6 +61,10 @@ pub struct Concepts {
     pub give_in: Vec<String>,
     /// Fact words that, right after 我, are the caller's own act threatened (`那我就取消了`).
     pub threatened_act: Vec<String>,
+    /// The owner's full ID number asked for: reading it out goes along with a scam.
+    pub id_request: Vec<String>,
+    /// The story a scam tells (an anomaly, a freeze): with `id_request`, a scam's ask.
+    pub scam_story: Vec<String>,
 }
 
 /// The compiled-in concepts, parsed once.
@@ -255,6 +259,8 @@ mod tests {
             ("defer", &c.defer),
             ("give_in", &c.give_in),
             ("threatened_act", &c.threatened_act),
+            ("id_request", &c.id_request),
+            ("scam_story", &c.scam_story),
         ] {
             assert!(!list.is_empty(), "{name} is empty");
             assert!(
