@@ -313,7 +313,8 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
                 ));
             } else if t.idx + 1 < n {
                 // The caller goes on with something new after the assistant's goodbye, or
-                // protests the goodbye itself (case naturalness/caller-protests-the-goodbye).
+                // protests the goodbye itself (cases naturalness/caller-protests-the-goodbye,
+                // naturalness/question-left-by-the-goodbye).
                 let next = &ctx.turns[t.idx + 1];
                 // Not when the caller had wound up: more then reopens a call that was rightly
                 // closed (case naturalness/caller-wound-up-then-reopened).
