@@ -245,7 +245,9 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
                 t.topic.push((p, c));
             }
             for x in [p, c] {
-                if !"的了是我他她你您在和或也就都吗呢吧啊个这那有".contains(x)
+                // (上 and 下 are in 上午, 楼下, 上班: no topic of their own — case
+                // preset/premise-corrected.)
+                if !"的了是我他她你您在和或也就都吗呢吧啊个这那有上下".contains(x)
                     && !t.topic_chars.contains(&x)
                 {
                     t.topic_chars.push(x);
@@ -416,6 +418,7 @@ static REACTIONS: LazyLock<(AhoCorasick, AhoCorasick)> = LazyLock::new(|| {
 });
 
 /// Whether the caller's answer to assistant turn `t` shows they did not ask for what it said.
+/// (case preset/premise-corrected: a correction of the premise, `就是通知…`, shows it too)
 fn confused_after(ctx: &Ctx, t: usize) -> bool {
     let Some(r) = ctx.turns.get(t + 1).filter(|r| !r.assistant) else {
         return false;
