@@ -931,7 +931,7 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
     let refuses_demand = protective_preset || crate::proxy::protective(p);
     // A trigger about trouble (`说进不了小区`, `说堵车会迟到`): the trouble it anticipates is
     // the preset's own situation, not a conflict with it.
-    let anticipates = TRIGGER_TROUBLE.is_match(p.trigger) && trig.topic_chars.len() >= 2;
+    let anticipates = TRIGGER_TROUBLE.is_match(p.trigger) && trig.topic_chars.len() >= 2; // (case preset/repair-reported)
     let leaves_goods = LEAVE_GOODS.is_match(preset_core(p.response));
     let waits = WAITS.is_match(preset_core(p.response)) || DEFERS.is_match(preset_core(p.response));
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
