@@ -40,6 +40,12 @@ pub struct TurnCtx<'a> {
     /// Whether the turn says goodbye, in the caller's words and in the assistant's (see
     /// [`TurnCtx::says_goodbye`]), once asked for.
     goodbye: [OnceCell<bool>; 2],
+    /// What the preset checks read of a caller turn for every preset and trigger (see
+    /// `crate::preset::TurnFacts`), once asked for.
+    pub(crate) preset_facts: OnceCell<crate::preset::TurnFacts>,
+    /// What the proxy checks read of a caller turn, per preset and turn after it (see
+    /// `crate::proxy::TurnMemo`), once asked for.
+    pub(crate) proxy: crate::proxy::TurnMemo,
 }
 
 impl TurnCtx<'_> {
@@ -106,6 +112,9 @@ pub struct PresetCtx<'a> {
     /// Bigrams of the response without its frame, when it has one (see
     /// [`PresetCtx::core_bigrams`]).
     core_bigrams: OnceCell<Option<Vec<u64>>>,
+    /// Whether the preset turns a kind of caller away (`crate::proxy::protective`), once
+    /// asked for (it was asked per caller turn).
+    pub(crate) protective: OnceCell<bool>,
 }
 
 impl PresetCtx<'_> {
@@ -234,6 +243,7 @@ impl<'a> Ctx<'a> {
                 bigrams: text::bigrams(&p.response),
                 content: OnceCell::new(),
                 core_bigrams: OnceCell::new(),
+                protective: OnceCell::new(),
             })
             .collect();
         let mut pb = Vec::new();
@@ -330,6 +340,8 @@ impl<'a> Ctx<'a> {
                     claims: OnceCell::new(),
                     caller_bigrams: OnceCell::new(),
                     goodbye: Default::default(),
+                    preset_facts: OnceCell::new(),
+                    proxy: Default::default(),
                     clauses,
                 }
             })

@@ -19,6 +19,7 @@ use crate::lexicon::lists;
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
 use callbench_model::vocab::ViolationKind;
+use std::cell::OnceCell;
 use std::sync::LazyLock;
 
 struct Concepts {
@@ -156,8 +157,26 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
 
 /// Whether a preset is written to turn a kind of caller away (a seller, a scammer, a collector).
 pub fn protective(p: &PresetCtx) -> bool {
-    let c = &*CONCEPTS;
-    c.protective.is_match(p.trigger) || c.protective.is_match(p.response)
+    *p.protective.get_or_init(|| {
+        let c = &*CONCEPTS;
+        c.protective.is_match(p.trigger) || c.protective.is_match(p.response)
+    })
+}
+
+/// What the checks read of a caller turn again and again (per preset, per later turn), once.
+#[derive(Debug, Default)]
+pub(crate) struct TurnMemo {
+    /// [`pressure_only`] of the turn, against a preset that is not protective and one that is.
+    pressure_only: [OnceCell<bool>; 2],
+    /// The turn reports a new fact.
+    new_fact: OnceCell<bool>,
+}
+
+/// Whether turn `t` (a caller's) reports a new fact, once per turn.
+fn new_fact(t: &TurnCtx) -> bool {
+    *t.proxy
+        .new_fact
+        .get_or_init(|| CONCEPTS.new_fact.is_match(t.text))
 }
 
 /// Whether a caller's turn only presses — a penalty or a threat, or against a protective preset
@@ -173,12 +192,10 @@ pub fn pressure_only(text: &str, protective: bool) -> bool {
 /// A protective preset refuses the caller's own demand (`订单这边就不取消了`): the trouble that
 /// made the caller ask (`这单我过不去了`) is its occasion, so only the pressing turn itself is read.
 pub fn pressure_only_at(ctx: &Ctx, t: usize, protective: bool) -> bool {
-    let c = &*CONCEPTS;
-    pressure_only(ctx.turns[t].text, protective)
-        && (protective
-            || !ctx.turns[..t]
-                .iter()
-                .any(|p| !p.assistant && c.new_fact.is_match(p.text)))
+    let turn = &ctx.turns[t];
+    *turn.proxy.pressure_only[usize::from(protective)]
+        .get_or_init(|| pressure_only(turn.text, protective))
+        && (protective || !ctx.turns[..t].iter().any(|p| !p.assistant && new_fact(p)))
 }
 
 fn refuses(t: &TurnCtx) -> bool {
@@ -390,7 +407,7 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
                 pushes(caller.text)
                     && !ctx.turns[since..=caller.idx]
                         .iter()
-                        .any(|t| !t.assistant && CONCEPTS.new_fact.is_match(t.text))
+                        .any(|t| !t.assistant && new_fact(t))
             } else {
                 pressure_only_at(ctx, caller.idx, protective)
             }
