@@ -41,6 +41,8 @@ impl Concept {
 /// The concepts one dialogue is read with, compiled into automata.
 #[derive(Debug)]
 pub struct Registry {
+    /// Unique among the registries of a process (a key of caches derived from it).
+    pub(crate) id: u64,
     pub(crate) concepts: Vec<Concept>,
     /// Every trigger name, leftmost-longest, and per pattern the concept it names.
     pub(crate) trigger_words: AhoCorasick,
@@ -112,7 +114,9 @@ impl Registry {
         let shows_all = build(Some(AhoCorasickKind::DFA))
             .or_else(|_| build(None))
             .expect("a word list compiles");
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Registry {
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             trigger_words,
             owner,
             private_asks: (!private_asks.is_empty()).then(|| automaton(&private_asks)),

@@ -108,6 +108,27 @@ static CUES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
 /// Inability (`没法单退`, `不能放柜子`, `停不了`): a conflict when it bears on the preset's own words.
 static INABILITY: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.inability));
 
+/// The words without which a clause conflicts with no preset (`conflict_at`): the cues, the
+/// inabilities and the blockings in one automaton, searched once per caller turn (no word holds
+/// a clause mark: test `conflict_words_hold_no_clause_mark`). A clause with none of them and no
+/// `不` is passed over before the other tests.
+static CONFLICT_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&conflict_words()));
+
+fn conflict_words() -> Vec<&'static str> {
+    let l = &lists().preset;
+    [
+        l.emergency_words,
+        l.strong_words,
+        l.handoff_words,
+        l.pressure_words,
+        l.inability,
+        l.blocked,
+    ]
+    .iter()
+    .flat_map(|list| list.iter().copied())
+    .collect()
+}
+
 /// Problems that conflict only when they touch what the preset says (进不去 with "放门口").
 static WEAK_CONFLICT: LazyLock<AhoCorasick> =
     LazyLock::new(|| lexicon::ac(&lists().preset.weak_conflict));
@@ -175,6 +196,28 @@ static TRIGGER_FRAME: LazyLock<AhoCorasick> =
 /// Words before an event in a trigger that make it imminent or planned (`快到上车点`,
 /// `说今天送到`): the event need not have happened.
 static TRIGGER_NOT_YET: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.trigger_not_yet.0);
+
+/// [`parse_trigger`], once per registry and trigger on a thread: a corpus's presets repeat
+/// their triggers, and parsing one searched it with three word lists.
+fn trigger_of(reg: &Registry, s: &str) -> std::rc::Rc<Trigger> {
+    type Cache = std::collections::HashMap<(u64, String), std::rc::Rc<Trigger>>;
+    thread_local! {
+        static CACHE: RefCell<Cache> = RefCell::new(Cache::new());
+    }
+    CACHE.with_borrow_mut(|c| {
+        let key = (reg.id, s.to_string());
+        if let Some(t) = c.get(&key) {
+            return t.clone();
+        }
+        // (Bounded: triggers are few, but a long-running process may see any number.)
+        if c.len() >= 4096 {
+            c.clear();
+        }
+        let t = std::rc::Rc::new(parse_trigger(reg, s));
+        c.insert(key, t.clone());
+        t
+    })
+}
 
 fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
     let (aut, owner) = (&reg.trigger_words, &reg.owner);
@@ -333,14 +376,24 @@ pub(crate) struct TurnFacts {
 /// The caller turn's [`TurnFacts`].
 fn facts<'t>(ctx: &Ctx, t: &'t TurnCtx) -> &'t TurnFacts {
     t.preset_facts.get_or_init(|| {
-        let mark = INTRO_MARK.is_match(t.text);
-        TurnFacts {
-            hits: ctx.concepts.shows_in(t.text),
-            intro: t
+        // One search of the turn marks the clauses: no intro word holds a clause mark (test
+        // `intro_marks_hold_no_clause_mark`), so a clause holds one exactly when a match of
+        // the whole turn lies within it.
+        let mut intro = vec![false; t.clauses.len()];
+        let mut mark = false;
+        for m in INTRO_MARK.find_iter(t.text) {
+            mark = true;
+            if let Some(k) = t
                 .clauses
                 .iter()
-                .map(|c| mark && INTRO_MARK.is_match(c.text(t.text)))
-                .collect(),
+                .position(|c| c.start <= m.start() && m.end() <= c.end)
+            {
+                intro[k] = true;
+            }
+        }
+        TurnFacts {
+            hits: ctx.concepts.shows_in(t.text),
+            intro,
             only_checks_who: only_checks_who(t, mark),
             substantive: OnceCell::new(),
             events: RefCell::new(Vec::new()),
@@ -1023,8 +1076,24 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
         {
             continue;
         }
+        // Which clauses hold a word that could make a conflict (`CONFLICT_WORDS`).
+        let mut candidate = vec![false; t.clauses.len()];
+        for m in CONFLICT_WORDS.find_iter(t.text) {
+            if let Some(k) = t
+                .clauses
+                .iter()
+                .position(|c| c.start <= m.start() && m.end() <= c.end)
+            {
+                candidate[k] = true;
+            }
+        }
         for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
+            // No cue, inability or blocking, and no `不`: nothing below can find a conflict
+            // (`hit` needs a cue, `bears_on_preset` an inability or `不`, `blocked` a blocking).
+            if !candidate[ci] && !clause.contains('不') {
+                continue;
+            }
             if NOT_CONFLICT.is_match(clause) {
                 continue;
             }
@@ -1192,7 +1261,8 @@ fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in &ctx.presets {
-        let trig = parse_trigger(ctx.concepts, p.trigger);
+        let trig = trigger_of(ctx.concepts, p.trigger);
+        let trig = &*trig;
         let content = p.content();
         // The preset's own instructions, for conveyance of a part; a generic ending of a call
         // (`请不要再打来`) conveys no instruction of its own.
@@ -1229,9 +1299,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             })
             .map(|t| t.idx)
             .collect();
-        let held = held_at(ctx, &trig, false);
-        let lenient = held_at(ctx, &trig, true);
-        let other_role = names_other_role(ctx, &trig);
+        let held = held_at(ctx, trig, false);
+        let lenient = held_at(ctx, trig, true);
+        let other_role = names_other_role(ctx, trig);
         let first_said = ctx
             .turns
             .iter()
@@ -1244,7 +1314,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         if conveyed.is_empty() && !matches!(held, Ok(Some(_))) && !matches!(lenient, Ok(Some(_))) {
             continue;
         }
-        let conflict_any = conflict_at(ctx, p, &trig);
+        let conflict_any = conflict_at(ctx, p, trig);
         // A seller's or scammer's pressure (名额今天失效, 账户要冻结) is part of the pitch, not a
         // situation that makes the owner's refusal wrong.
         let conflict =
@@ -1268,7 +1338,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         });
         // A need that cannot wait for the preset's later time, and a conflict the assistant
         // itself acknowledged by setting the preset aside afterwards.
-        let objection = objection_at(ctx, p, &trig, content, &conveyed);
+        let objection = objection_at(ctx, p, trig, content, &conveyed);
         // An objection the caller gives up once the preset is held to (`周四太晚了吧` — `还是
         // 周四` — `行吧。对了，…`) was a wish, not a situation the preset cannot meet.
         let objection = objection.filter(|o| {
@@ -1282,7 +1352,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         let conflict = [
             conflict,
             deadline_at(ctx, p),
-            corroborated_at(ctx, p, &trig, &suspended),
+            corroborated_at(ctx, p, trig, &suspended),
             objection.as_ref().map(|o| o.0),
         ]
         .into_iter()
@@ -1523,7 +1593,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // And a caller who needs something now may have a reason the preset does not fit,
             // in words no lexicon of conflicts has (`一个小时之内给我个准话`).
             if !matches!(held, Ok(Some(_)))
-                || !plainly_said(ctx, &trig, h)
+                || !plainly_said(ctx, trig, h)
                 || URGENT_NEED.is_match(ctx.caller_text())
                 // … or trouble of any kind (`按规定这类件要实名签收` against "不用等人签收"):
                 // the conflict may be worded beyond the conflict rules.
@@ -2083,4 +2153,26 @@ fn occasion(clause: &str, p: &PresetCtx) -> bool {
         }
     });
     found
+}
+
+#[cfg(test)]
+mod tests {
+    /// Words read off one search of a whole caller turn, clause by clause: the same as
+    /// searching each clause alone only while no word holds a clause mark.
+    fn hold_no_clause_mark(words: &[&str]) {
+        for &w in words {
+            let cs = crate::text::clauses(w);
+            assert!(cs.len() == 1 && cs[0].text(w) == w, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn intro_marks_hold_no_clause_mark() {
+        hold_no_clause_mark(&crate::lexicon::lists().preset.intro_mark);
+    }
+
+    #[test]
+    fn conflict_words_hold_no_clause_mark() {
+        hold_no_clause_mark(&super::conflict_words());
+    }
 }
