@@ -52,6 +52,15 @@ pub struct Concepts {
     pub scam_object: Vec<String>,
     /// A caller pleading or insisting to be passed on: a push against a protective preset.
     pub plea: Vec<String>,
+    /// Words of protective presets that keep something from the caller rather than turn them
+    /// away: relaying the call drops nothing, deferring the disclosure does.
+    pub withholding: Vec<String>,
+    /// Going-along words that defer to the owner what a preset already decided.
+    pub defer: Vec<String>,
+    /// An assistant giving in at the head of its reply (`那好吧`).
+    pub give_in: Vec<String>,
+    /// Fact words that, right after 我, are the caller's own act threatened (`那我就取消了`).
+    pub threatened_act: Vec<String>,
 }
 
 /// The compiled-in concepts, parsed once.
@@ -242,6 +251,10 @@ mod tests {
             ("concession", &c.concession),
             ("scam_object", &c.scam_object),
             ("plea", &c.plea),
+            ("withholding", &c.withholding),
+            ("defer", &c.defer),
+            ("give_in", &c.give_in),
+            ("threatened_act", &c.threatened_act),
         ] {
             assert!(!list.is_empty(), "{name} is empty");
             assert!(

@@ -1050,6 +1050,12 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
         .iter()
         .flatten()
         .any(|&ci| ctx.concepts.has(ci, ConceptTrait::Protective));
+    // A preset that refuses in its own words what the caller demands (`不接受私下加价`,
+    // `一律拒收`, `不能私下提供`): the caller's reasons for the demand (`下雨天，我得加十块`) are
+    // its occasion: only an emergency is a conflict by its cue alone, any other cue only when it
+    // names what the preset settles or the turn reports a new fact (`路上出了点小事故`) (case
+    // preset/a-demand-refused-in-its-own-words).
+    let refuses_demand = protective_preset || crate::proxy::protective(p);
     // A trigger about trouble (`说进不了小区`, `说堵车会迟到`): the trouble it anticipates is
     // the preset's own situation, not a conflict with it.
     let anticipates = TRIGGER_TROUBLE.is_match(p.trigger) && trig.topic_chars.len() >= 2;
@@ -1132,6 +1138,11 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
                 }
                 let applies = if protective_preset {
                     mask & C_EMERGENCY != 0
+                } else if refuses_demand {
+                    mask & C_EMERGENCY != 0
+                        || mask & C_STRONG != 0
+                            && (crate::proxy::about_preset(word, p.response)
+                                || crate::proxy::reports_new_fact(t.text))
                 } else {
                     mask & C_STRONG != 0
                         || leaves_goods && mask & C_HANDOFF != 0
