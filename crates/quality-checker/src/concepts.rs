@@ -180,11 +180,13 @@ pub(crate) fn leftmost_longest(
     ci: usize,
 ) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut pos = 0usize;
-    hits.iter().filter_map(move |&(a, b, c)| {
-        (c as usize == ci && a as usize >= pos).then(|| {
-            pos = b as usize;
-            (a as usize, b as usize)
-        })
+    let mut rest = hits.iter();
+    std::iter::from_fn(move || {
+        let &(a, b, _) = rest
+            .by_ref()
+            .find(|&&(a, _, c)| c as usize == ci && a as usize >= pos)?;
+        pos = b as usize;
+        Some((a as usize, b as usize))
     })
 }
 

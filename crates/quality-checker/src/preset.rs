@@ -414,7 +414,7 @@ fn event_said_turn(ctx: &Ctx, t: &TurnCtx, ci: usize) -> bool {
     if let Some(&(_, said)) = f.events.borrow().iter().find(|e| e.0 == ci) {
         return said;
     }
-    let said = event_said(ctx.concepts, ci, t.text, &f.hits);
+    let said = event_said(ctx.concepts, ci, t.text, &t.clauses, &f.hits);
     f.events.borrow_mut().push((ci, said));
     said
 }
@@ -750,13 +750,19 @@ static AHEAD: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().pres
 static FUTURE: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.future));
 
 /// Whether the caller's text reports the event (not as future, not negated).
-fn event_said(reg: &Registry, ci: usize, text: &str, hits: &[ShowsHit]) -> bool {
-    if reg.has(ci, ConceptTrait::Arrival) && arrived(text) {
+/// (`clauses`: the text's clauses, [`text::clauses`].)
+fn event_said(
+    reg: &Registry,
+    ci: usize,
+    text: &str,
+    clauses: &[Clause],
+    hits: &[ShowsHit],
+) -> bool {
+    if reg.has(ci, ConceptTrait::Arrival) && arrived(text, clauses) {
         return true;
     }
     leftmost_longest(hits, ci).any(|(m_start, m_end)| {
         // 没人的话我放哪儿, 明天上午…放哪儿: a condition or a plan, not a report.
-        let clauses = text::clauses(text);
         if let Some(c) = clauses
             .iter()
             .find(|c| c.start <= m_start && m_start < c.end)
@@ -837,8 +843,9 @@ static NOT_ARRIVE: LazyLock<lexicon::HanSet> =
 /// The caller says they (or the goods) are there: `我到栖云府了`, `件到松塘新村了`,
 /// `到地铁站这边了`, `我现在在你家门口`, `我在6号楼楼下` — arrival told in any words, not as
 /// future (`再过两个路口就到`) and not negated.
-fn arrived(text: &str) -> bool {
-    for c in text::clauses(text) {
+/// (`clauses`: the text's clauses, [`text::clauses`].)
+fn arrived(text: &str, clauses: &[Clause]) -> bool {
+    for c in clauses {
         let clause = c
             .text(text)
             .trim_end_matches(['。', '！', '!', '，', ',', '啊', '呀', '哈', '啦']);
