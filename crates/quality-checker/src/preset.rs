@@ -1318,7 +1318,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             .map(|t| t.idx)
             .collect();
         let held = held_at(ctx, trig, false);
-        let lenient = held_at(ctx, trig, true);
+        // (Read leniently only where the prior applies, one preset: otherwise the same reading.)
+        let lenient = if ctx.presets.len() == 1 {
+            held_at(ctx, trig, true)
+        } else {
+            held
+        };
         let other_role = names_other_role(ctx, trig);
         let first_said = ctx
             .turns
