@@ -41,17 +41,24 @@ impl Concept {
 /// The concepts one dialogue is read with, compiled into automata.
 #[derive(Debug)]
 pub struct Registry {
+    /// Unique among the registries of a process (a key of caches derived from it).
+    pub(crate) id: u64,
     pub(crate) concepts: Vec<Concept>,
     /// Every trigger name, leftmost-longest, and per pattern the concept it names.
     pub(crate) trigger_words: AhoCorasick,
     pub(crate) owner: Vec<usize>,
-    /// Per concept, its `shows` words.
-    pub(crate) evidence: Vec<AhoCorasick>,
-    /// Every role's `shows` words in one automaton (did the caller name any role at all?).
-    pub(crate) any_role: AhoCorasick,
     /// The words asking for a private fact the scenario declares (`医保卡号`), if it declares any.
     pub(crate) private_asks: Option<AhoCorasick>,
+    /// Every concept's `shows` words in one automaton (each word once), searched for every
+    /// occurrence: one search of a turn tells, for every concept, where its words are (see
+    /// [`Registry::shows_in`]) — a search per concept and clause before.
+    shows_all: AhoCorasick,
+    /// Per pattern of `shows_all`, the concepts whose word it is.
+    shows_owner: Vec<Vec<u32>>,
 }
+
+/// Where a concept's word occurs in a text: (start, end, concept).
+pub(crate) type ShowsHit = (u32, u32, u32);
 
 /// Leftmost-longest, as every word list of the checker (`lexicon::ac`); a DFA where one can
 /// be built (user words may make one too large), the library's choice otherwise.
@@ -80,20 +87,59 @@ impl Registry {
             }
         }
         let trigger_words = automaton(&words);
-        let evidence = concepts.iter().map(|c| automaton(&c.shows)).collect();
-        let roles: Vec<&str> = concepts
-            .iter()
-            .filter(|c| c.sort == Sort::Role)
-            .flat_map(|c| c.shows.iter().map(String::as_str))
-            .collect();
+        let mut all: Vec<&str> = Vec::new();
+        let mut shows_owner: Vec<Vec<u32>> = Vec::new();
+        for (i, c) in concepts.iter().enumerate() {
+            for w in &c.shows {
+                match all.iter().position(|x| x == w) {
+                    Some(k) => {
+                        if !shows_owner[k].contains(&(i as u32)) {
+                            shows_owner[k].push(i as u32);
+                        }
+                    }
+                    None => {
+                        all.push(w);
+                        shows_owner.push(vec![i as u32]);
+                    }
+                }
+            }
+        }
+        // Standard semantics: every occurrence of every word is reported.
+        let build = |kind| {
+            AhoCorasickBuilder::new()
+                .match_kind(MatchKind::Standard)
+                .kind(kind)
+                .build(&all)
+        };
+        let shows_all = build(Some(AhoCorasickKind::DFA))
+            .or_else(|_| build(None))
+            .expect("a word list compiles");
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Registry {
-            any_role: automaton(&roles),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             trigger_words,
             owner,
-            evidence,
             private_asks: (!private_asks.is_empty()).then(|| automaton(&private_asks)),
             concepts,
+            shows_all,
+            shows_owner,
         }
+    }
+
+    /// Every occurrence of every concept's `shows` words in `text`, sorted by start and, at
+    /// one start, longest first. An automaton of concept `ci`'s words alone would match a
+    /// slice `text[a..b]` exactly when an occurrence of `ci` lies within `a..b`
+    /// ([`shows_within`]), and its leftmost-longest `find_iter` would find
+    /// [`leftmost_longest`] of these.
+    pub(crate) fn shows_in(&self, text: &str) -> Vec<ShowsHit> {
+        let mut v: Vec<ShowsHit> = Vec::new();
+        for m in self.shows_all.find_overlapping_iter(text) {
+            for &ci in &self.shows_owner[m.pattern().as_usize()] {
+                v.push((m.start() as u32, m.end() as u32, ci));
+            }
+        }
+        v.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        v
     }
 
     /// The number of concepts.
@@ -119,6 +165,29 @@ impl Registry {
                 .any(|m| m.start() <= range.start && range.end <= m.end())
         })
     }
+}
+
+/// Whether concept `ci` has an occurrence within bytes `range` (of the text `hits` are of).
+pub(crate) fn shows_within(hits: &[ShowsHit], ci: usize, range: std::ops::Range<usize>) -> bool {
+    hits.iter()
+        .any(|&(a, b, c)| c as usize == ci && a as usize >= range.start && b as usize <= range.end)
+}
+
+/// Concept `ci`'s matches as its own leftmost-longest automaton finds them one after another:
+/// (start, end).
+pub(crate) fn leftmost_longest(
+    hits: &[ShowsHit],
+    ci: usize,
+) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut pos = 0usize;
+    let mut rest = hits.iter();
+    std::iter::from_fn(move || {
+        let &(a, b, _) = rest
+            .by_ref()
+            .find(|&&(a, _, c)| c as usize == ci && a as usize >= pos)?;
+        pos = b as usize;
+        Some((a as usize, b as usize))
+    })
 }
 
 /// The checker's own concepts, `data/trigger_concepts.toml`.

@@ -40,6 +40,12 @@ pub struct TurnCtx<'a> {
     /// Whether the turn says goodbye, in the caller's words and in the assistant's (see
     /// [`TurnCtx::says_goodbye`]), once asked for.
     goodbye: [OnceCell<bool>; 2],
+    /// What the preset checks read of a caller turn for every preset and trigger (see
+    /// `crate::preset::TurnFacts`), once asked for.
+    pub(crate) preset_facts: OnceCell<crate::preset::TurnFacts>,
+    /// What the proxy checks read of a caller turn, per preset and turn after it (see
+    /// `crate::proxy::TurnMemo`), once asked for.
+    pub(crate) proxy: crate::proxy::TurnMemo,
 }
 
 impl TurnCtx<'_> {
@@ -106,6 +112,9 @@ pub struct PresetCtx<'a> {
     /// Bigrams of the response without its frame, when it has one (see
     /// [`PresetCtx::core_bigrams`]).
     core_bigrams: OnceCell<Option<Vec<u64>>>,
+    /// Whether the preset turns a kind of caller away (`crate::proxy::protective`), once
+    /// asked for (it was asked per caller turn).
+    pub(crate) protective: OnceCell<bool>,
 }
 
 impl PresetCtx<'_> {
@@ -234,6 +243,7 @@ impl<'a> Ctx<'a> {
                 bigrams: text::bigrams(&p.response),
                 content: OnceCell::new(),
                 core_bigrams: OnceCell::new(),
+                protective: OnceCell::new(),
             })
             .collect();
         let mut pb = Vec::new();
@@ -330,6 +340,8 @@ impl<'a> Ctx<'a> {
                     claims: OnceCell::new(),
                     caller_bigrams: OnceCell::new(),
                     goodbye: Default::default(),
+                    preset_facts: OnceCell::new(),
+                    proxy: Default::default(),
                     clauses,
                 }
             })
@@ -637,14 +649,29 @@ pub fn strip_attribution(clause: &str) -> &str {
     if !head.contains(['说', '交', '嘱']) {
         return clause;
     }
-    for w in lists().ctx.attributions.iter().copied() {
-        if let Some(i) = text::find_str(head, w) {
-            let rest = &clause[i + w.len()..];
-            return rest.trim_start_matches(['了', '过', '的', '，', ' ']);
+    // The first attribution of the list that the head holds, where it first occurs: one
+    // search for every occurrence of them all (each looked for in turn before).
+    let mut best: Option<(usize, usize, usize)> = None;
+    for m in ATTRIBUTIONS.find_overlapping_iter(head) {
+        let (k, i) = (m.pattern().as_usize(), m.start());
+        if best.is_none_or(|(bk, bi, _)| k < bk || k == bk && i < bi) {
+            best = Some((k, i, m.end()));
         }
     }
-    clause
+    match best {
+        Some((_, _, end)) => clause[end..].trim_start_matches(['了', '过', '的', '，', ' ']),
+        None => clause,
+    }
 }
+
+/// The attributions (`她说了`, `按刚才说的`), every occurrence reported: [`strip_attribution`]
+/// takes the first of the list that occurs, not the leftmost.
+static ATTRIBUTIONS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
+    aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::Standard)
+        .build(lists().ctx.attributions.iter().copied())
+        .expect("attributions compile")
+});
 
 /// Suffixes that end a component of an address.
 static ADDRESS_SUFFIX: LazyLock<lexicon::HanSet> =

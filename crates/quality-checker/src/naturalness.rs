@@ -282,7 +282,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         // Talking on after both sides said goodbye.
         if let Some(c) = closed_at
             && let Some(p) = prev
-            && (caller_bye || settled(p.text))
+            && (caller_bye || settled_turn(p))
             && own_words(t.text) > 3
         {
             out.push(finding(
@@ -298,7 +298,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         }
         // Answering a caller who reopened the call after a goodbye (`等一下，我还没说完`) opens it
         // again: a later goodbye is a first one (case naturalness/reopened-then-closed).
-        if !closes && prev.is_some_and(|p| !caller_bye && !settled(p.text)) {
+        if !closes && prev.is_some_and(|p| !caller_bye && !settled_turn(p)) {
             closed_at = None;
         }
         if closes && !caller_bye && !ctx.solicitation() {
@@ -322,7 +322,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
                     && !prev.is_some_and(|p| caller_winds_up(p.text))
                     && (PROTEST.is_match(next.text)
                         || !caller_says_goodbye(next)
-                            && !settled(next.text)
+                            && !settled_turn(next)
                             && OPEN.is_match(next.text))
                 {
                     out.push(finding(
@@ -355,7 +355,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
             .map(|i| &ctx.turns[i])
             .is_some_and(|p| {
                 !p.assistant
-                    && (caller_says_goodbye(p) || settled(p.text) || caller_winds_up(p.text))
+                    && (caller_says_goodbye(p) || settled_turn(p) || caller_winds_up(p.text))
             });
         let caller_ended = after.iter().all(|t| !t.assistant) && (caller_done || !after.is_empty());
         if caller_ended {
@@ -397,8 +397,14 @@ fn talk_after_goodbye(s: &str) -> Option<&str> {
     (words >= 6).then_some(rest)
 }
 
-fn settled(s: &str) -> bool {
-    text::clauses(s).iter().all(|c| {
+/// (A caller turn, on its clauses already split.)
+fn settled_turn(t: &TurnCtx) -> bool {
+    settled_in(t.text, &t.clauses)
+}
+
+/// [`settled_turn`] of `s`, whose clauses are `clauses`.
+fn settled_in(s: &str, clauses: &[text::Clause]) -> bool {
+    clauses.iter().all(|c| {
         let t = c.text(s).trim();
         thanks(t) || {
             let t = t.trim_end_matches(['啊', '呀', '哈', '啦', '了', '。']);
@@ -543,7 +549,7 @@ fn own_words(s: &str) -> usize {
 
 /// The caller left something open and the assistant's closing turn does not take it up.
 fn premature(caller: &TurnCtx, assistant: &TurnCtx) -> bool {
-    if settled(caller.text) {
+    if settled_turn(caller) {
         return false;
     }
     // The caller was still getting to their matter, or broke off mid-sentence.

@@ -49,7 +49,7 @@
 //! Refusals of suspicious callers (sales, loans, debts, refunds, banks) are undone only by an
 //! emergency, not by the caller's own story (the parcel was lost, the account will be frozen).
 
-use crate::concepts::{Registry, Sort};
+use crate::concepts::{Registry, ShowsHit, Sort, leftmost_longest, shows_within};
 use crate::ctx::{Ctx, PresetCtx, TurnCtx};
 use crate::lexicon;
 use crate::lexicon::lists;
@@ -58,6 +58,7 @@ use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
 use callbench_model::concepts::ConceptTrait;
 use callbench_model::vocab::ViolationKind;
+use std::cell::{OnceCell, RefCell};
 use std::sync::LazyLock;
 
 /// A trigger about trouble.
@@ -106,6 +107,27 @@ static CUES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
 
 /// Inability (`没法单退`, `不能放柜子`, `停不了`): a conflict when it bears on the preset's own words.
 static INABILITY: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.inability));
+
+/// The words without which a clause conflicts with no preset (`conflict_at`): the cues, the
+/// inabilities and the blockings in one automaton, searched once per caller turn (no word holds
+/// a clause mark: test `conflict_words_hold_no_clause_mark`). A clause with none of them and no
+/// `不` is passed over before the other tests.
+static CONFLICT_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&conflict_words()));
+
+fn conflict_words() -> Vec<&'static str> {
+    let l = &lists().preset;
+    [
+        l.emergency_words,
+        l.strong_words,
+        l.handoff_words,
+        l.pressure_words,
+        l.inability,
+        l.blocked,
+    ]
+    .iter()
+    .flat_map(|list| list.iter().copied())
+    .collect()
+}
 
 /// Problems that conflict only when they touch what the preset says (进不去 with "放门口").
 static WEAK_CONFLICT: LazyLock<AhoCorasick> =
@@ -174,6 +196,28 @@ static TRIGGER_FRAME: LazyLock<AhoCorasick> =
 /// Words before an event in a trigger that make it imminent or planned (`快到上车点`,
 /// `说今天送到`): the event need not have happened.
 static TRIGGER_NOT_YET: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.trigger_not_yet.0);
+
+/// [`parse_trigger`], once per registry and trigger on a thread: a corpus's presets repeat
+/// their triggers, and parsing one searched it with three word lists.
+fn trigger_of(reg: &Registry, s: &str) -> std::rc::Rc<Trigger> {
+    type Cache = std::collections::HashMap<(u64, String), std::rc::Rc<Trigger>>;
+    thread_local! {
+        static CACHE: RefCell<Cache> = RefCell::new(Cache::new());
+    }
+    CACHE.with_borrow_mut(|c| {
+        let key = (reg.id, s.to_string());
+        if let Some(t) = c.get(&key) {
+            return t.clone();
+        }
+        // (Bounded: triggers are few, but a long-running process may see any number.)
+        if c.len() >= 4096 {
+            c.clear();
+        }
+        let t = std::rc::Rc::new(parse_trigger(reg, s));
+        c.insert(key, t.clone());
+        t
+    })
+}
 
 fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
     let (aut, owner) = (&reg.trigger_words, &reg.owner);
@@ -305,20 +349,89 @@ static INTRO_MARK: LazyLock<AhoCorasick> =
 
 /// A caller turn that only checks who answers ("喂，请问是王先生吗？"): the caller's real first
 /// turn — who they are and why they call — is the next one.
-fn only_checks_who(t: &TurnCtx) -> bool {
+fn only_checks_who(t: &TurnCtx, intro_mark: bool) -> bool {
     let body = t.text.trim().trim_end_matches(['？', '?']);
     t.text.trim_end().ends_with(['？', '?'])
         && body.chars().count() <= 20
         && !body.contains(['。', '！', '？', '?', '!'])
-        && !INTRO_MARK.is_match(t.text)
+        && !intro_mark
 }
 
-fn self_intro<'a>(t: &'a TurnCtx, first: bool) -> impl Iterator<Item = &'a str> {
-    let any = first || INTRO_MARK.is_match(t.text);
-    t.clauses.iter().filter_map(move |c| {
-        let s = c.text(t.text);
-        (any && (first || INTRO_MARK.is_match(s))).then_some(s)
+/// What the trigger checks read of one caller turn, the same for every preset, trigger and
+/// reading: computed once per turn (each preset, each of its two readings and each concept
+/// searched the turn again).
+#[derive(Debug)]
+pub(crate) struct TurnFacts {
+    /// Where the concepts' words occur ([`Registry::shows_in`]): `evidence[ci].is_match` of
+    /// the turn or of a clause, and `evidence[ci].find_iter` of the turn, read off one search.
+    hits: Vec<ShowsHit>,
+    /// Per clause: a clause where the caller says who they are (`INTRO_MARK` in it).
+    intro: Vec<bool>,
+    /// [`only_checks_who`].
+    only_checks_who: bool,
+    /// [`substantive`] of the turn, once asked.
+    substantive: OnceCell<bool>,
+    /// [`event_said`] of the turn per concept, once asked.
+    events: RefCell<Vec<(usize, bool)>>,
+}
+
+/// The caller turn's [`TurnFacts`].
+fn facts<'t>(ctx: &Ctx, t: &'t TurnCtx) -> &'t TurnFacts {
+    t.preset_facts.get_or_init(|| {
+        // One search of the turn marks the clauses: no intro word holds a clause mark (test
+        // `intro_marks_hold_no_clause_mark`), so a clause holds one exactly when a match of
+        // the whole turn lies within it.
+        let mut intro = vec![false; t.clauses.len()];
+        let mut mark = false;
+        for m in INTRO_MARK.find_iter(t.text) {
+            mark = true;
+            if let Some(k) = t
+                .clauses
+                .iter()
+                .position(|c| c.start <= m.start() && m.end() <= c.end)
+            {
+                intro[k] = true;
+            }
+        }
+        TurnFacts {
+            hits: ctx.concepts.shows_in(t.text),
+            intro,
+            only_checks_who: only_checks_who(t, mark),
+            substantive: OnceCell::new(),
+            events: RefCell::new(Vec::new()),
+        }
     })
+}
+
+/// [`substantive`] of a caller turn, once per turn.
+fn substantive_turn(ctx: &Ctx, t: &TurnCtx) -> bool {
+    *facts(ctx, t)
+        .substantive
+        .get_or_init(|| substantive(ctx, t.text))
+}
+
+/// [`event_said`] of a caller turn, once per turn and concept.
+fn event_said_turn(ctx: &Ctx, t: &TurnCtx, ci: usize) -> bool {
+    let f = facts(ctx, t);
+    if let Some(&(_, said)) = f.events.borrow().iter().find(|e| e.0 == ci) {
+        return said;
+    }
+    let said = event_said(ctx.concepts, ci, t.text, &t.clauses, &f.hits);
+    f.events.borrow_mut().push((ci, said));
+    said
+}
+
+/// The clauses (byte ranges) where the caller says who they are: every clause of the first
+/// turn (`first`), else those with `INTRO_MARK`.
+fn self_intro<'a>(
+    t: &'a TurnCtx,
+    f: &'a TurnFacts,
+    first: bool,
+) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
+    t.clauses
+        .iter()
+        .zip(&f.intro)
+        .filter_map(move |(c, &m)| (first || m).then_some(c.start..c.end))
 }
 
 /// The first caller turn by which the trigger holds; `Err(())` when the trigger cannot be read.
@@ -363,7 +476,7 @@ fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()
                 .turns
                 .iter()
                 .filter(|t| !t.assistant)
-                .find(|t| substantive(ctx, t.text))
+                .find(|t| substantive_turn(ctx, t))
             {
                 Some(t) => Some(t.idx),
                 None => return Ok(None),
@@ -383,17 +496,20 @@ fn names_other_role(ctx: &Ctx, trig: &Trigger) -> bool {
     let reg = ctx.concepts;
     let mut first = true;
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
-        for s in self_intro(t, first) {
-            let mut shown = (0..reg.len())
-                .filter(|&ci| reg.sort(ci) == Sort::Role && reg.evidence[ci].is_match(s))
-                .peekable();
-            if shown.peek().is_some()
-                && !shown.any(|ci| trig.groups.iter().any(|g| g.contains(&ci)))
-            {
+        let f = facts(ctx, t);
+        for r in self_intro(t, f, first) {
+            let (mut shown, mut named) = (false, false);
+            for ci in 0..reg.len() {
+                if reg.sort(ci) == Sort::Role && shows_within(&f.hits, ci, r.clone()) {
+                    shown = true;
+                    named = named || trig.groups.iter().any(|g| g.contains(&ci));
+                }
+            }
+            if shown && !named {
                 return true;
             }
         }
-        first = first && only_checks_who(t);
+        first = first && f.only_checks_who;
     }
     false
 }
@@ -451,13 +567,13 @@ fn denied_by_identity(before: &str) -> bool {
 /// The caller denies a part of the trigger: some concept group of it is named by the callers only
 /// right after a denial, never plainly. No prior then stands in for it.
 fn denied(ctx: &Ctx, trig: &Trigger) -> bool {
-    let reg = ctx.concepts;
     trig.groups.iter().any(|g| {
         let mut negated = false;
         for t in ctx.turns.iter().filter(|t| !t.assistant) {
+            let hits = &facts(ctx, t).hits;
             for &ci in g {
-                for m in reg.evidence[ci].find_iter(t.text) {
-                    let before = &t.text[..m.start()];
+                for (start, _) in leftmost_longest(hits, ci) {
+                    let before = &t.text[..start];
                     if denies(before) {
                         negated = true;
                     } else {
@@ -520,17 +636,28 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
     let mut named_role = false;
     let mut named_trade = false;
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
+        let f = facts(ctx, t);
+        let hits = &f.hits;
         // A caller who names a role (快递, 同事) is judged by it, not by the prior.
-        named_role = named_role || self_intro(t, false).any(|s| reg.any_role.is_match(s));
-        let intro: Vec<&str> = self_intro(t, first).collect();
+        named_role = named_role
+            || self_intro(t, f, false).any(|r| {
+                hits.iter().any(|&(a, b, ci)| {
+                    reg.sort(ci as usize) == Sort::Role
+                        && a as usize >= r.start
+                        && b as usize <= r.end
+                })
+            });
+        let intro: Vec<std::ops::Range<usize>> = self_intro(t, f, first).collect();
         // … and one who says they are not selling (人事, 物业, 快递) pitches only in words that
         // say so, not in `产品经理岗位` or `办理入职`.
         named_trade = named_trade
-            || intro.iter().any(|s| {
-                (0..reg.len()).any(|ci| {
+            || intro.iter().any(|r| {
+                hits.iter().any(|&(a, b, ci)| {
+                    let ci = ci as usize;
                     reg.sort(ci) == Sort::Role
                         && !reg.has(ci, ConceptTrait::Pitch)
-                        && reg.evidence[ci].is_match(s)
+                        && a as usize >= r.start
+                        && b as usize <= r.end
                 })
             });
         let needs_role = trig
@@ -538,7 +665,7 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
             .iter()
             .zip(&ok)
             .any(|(g, &o)| !o && g.iter().any(|&ci| reg.sort(ci) == Sort::Role));
-        let substantive = needs_role && role_prior && !named_role && substantive(ctx, t.text);
+        let substantive = needs_role && role_prior && !named_role && substantive_turn(ctx, t);
         for (gi, g) in trig.groups.iter().enumerate() {
             if ok[gi] {
                 continue;
@@ -548,17 +675,19 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
                 Sort::Role if reg.has(ci, ConceptTrait::Pitch) => {
                     substantive
                         || if named_trade {
-                            pitch_shown(reg, ci, t.text)
+                            pitch_shown(ci, t.text, hits)
                         } else {
-                            reg.evidence[ci].is_match(t.text)
+                            hits.iter().any(|h| h.2 as usize == ci)
                         }
                 }
-                Sort::Role => substantive || intro.iter().any(|s| reg.evidence[ci].is_match(s)),
-                Sort::Event => event_said(reg, ci, t.text),
+                Sort::Role => {
+                    substantive || intro.iter().any(|r| shows_within(hits, ci, r.clone()))
+                }
+                Sort::Event => event_said_turn(ctx, t, ci),
                 Sort::Weak => true,
             });
         }
-        first = first && only_checks_who(t);
+        first = first && f.only_checks_who;
         if ok.iter().all(|&x| x) {
             return Ok(Some(t.idx));
         }
@@ -573,10 +702,10 @@ static COMMON_PITCH_WORDS: LazyLock<AhoCorasick> =
 
 /// Whether `text` shows the pitch of concept `ci` (推销, 贷款, 催收): one of its own words, or
 /// two different common ones.
-fn pitch_shown(reg: &Registry, ci: usize, text: &str) -> bool {
+fn pitch_shown(ci: usize, text: &str, hits: &[ShowsHit]) -> bool {
     let mut common: Vec<&str> = Vec::new();
-    for m in reg.evidence[ci].find_iter(text) {
-        let w = &text[m.start()..m.end()];
+    for (start, end) in leftmost_longest(hits, ci) {
+        let w = &text[start..end];
         if !COMMON_PITCH_WORDS.is_match(w) {
             return true;
         }
@@ -598,9 +727,10 @@ fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
     let mut first = true;
     let mut other = false;
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
-        for s in self_intro(t, first) {
+        let f = facts(ctx, t);
+        for r in self_intro(t, f, first) {
             for ci in (0..reg.len()).filter(|&ci| trade(ci)) {
-                if reg.evidence[ci].is_match(s) {
+                if shows_within(&f.hits, ci, r.clone()) {
                     if g.contains(&ci) {
                         return false;
                     }
@@ -608,7 +738,7 @@ fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
                 }
             }
         }
-        first = first && only_checks_who(t);
+        first = first && f.only_checks_who;
     }
     other
 }
@@ -623,16 +753,22 @@ static AHEAD: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().pres
 static FUTURE: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.future));
 
 /// Whether the caller's text reports the event (not as future, not negated).
-fn event_said(reg: &Registry, ci: usize, text: &str) -> bool {
-    if reg.has(ci, ConceptTrait::Arrival) && arrived(text) {
+/// (`clauses`: the text's clauses, [`text::clauses`].)
+fn event_said(
+    reg: &Registry,
+    ci: usize,
+    text: &str,
+    clauses: &[Clause],
+    hits: &[ShowsHit],
+) -> bool {
+    if reg.has(ci, ConceptTrait::Arrival) && arrived(text, clauses) {
         return true;
     }
-    reg.evidence[ci].find_iter(text).any(|m| {
+    leftmost_longest(hits, ci).any(|(m_start, m_end)| {
         // 没人的话我放哪儿, 明天上午…放哪儿: a condition or a plan, not a report.
-        let clauses = text::clauses(text);
         if let Some(c) = clauses
             .iter()
-            .find(|c| c.start <= m.start() && m.start() < c.end)
+            .find(|c| c.start <= m_start && m_start < c.end)
         {
             let ct = c.text(text);
             if ct.contains("的话")
@@ -650,28 +786,28 @@ fn event_said(reg: &Registry, ci: usize, text: &str) -> bool {
                 .find(|d| d.sentence == c.sentence || d.sentence + 1 == c.sentence)
                 .map_or(c.start, |d| d.start);
             // (Scheduling is about the future by nature.)
-            if !reg.has(ci, ConceptTrait::Scheduling) && FUTURE.is_match(&text[from..m.start()]) {
+            if !reg.has(ci, ConceptTrait::Scheduling) && FUTURE.is_match(&text[from..m_start]) {
                 return false;
             }
         }
         // 还有…就到了, 下一站就到: still on the way (case preset/still-on-the-way).
         if let Some(c) = clauses
             .iter()
-            .find(|c| c.start <= m.start() && m.start() < c.end)
-            && AHEAD.is_match(&text[c.start..m.start()])
+            .find(|c| c.start <= m_start && m_start < c.end)
+            && AHEAD.is_match(&text[c.start..m_start])
         {
             return false;
         }
         // 到锦澜苑附近了: near, not there.
         if let Some(c) = clauses
             .iter()
-            .find(|c| c.start <= m.start() && m.start() < c.end)
-            && text[m.end()..c.end].contains("附近")
+            .find(|c| c.start <= m_start && m_start < c.end)
+            && text[m_end..c.end].contains("附近")
         {
             return false;
         }
         // 到了再打给你, 到了就放, 到了给您打电话: a condition about the future, not a report.
-        let after = text[m.end()..].trim_start_matches(['我', '你', '您', '他', '她']);
+        let after = text[m_end..].trim_start_matches(['我', '你', '您', '他', '她']);
         if [
             "再",
             "就",
@@ -696,7 +832,7 @@ fn event_said(reg: &Registry, ci: usize, text: &str) -> bool {
         {
             return false;
         }
-        let before = text::tail_chars(&text[..m.start()], 4);
+        let before = text::tail_chars(&text[..m_start], 4);
         !NOT_YET
             .iter()
             .any(|w| before.ends_with(w) || before.contains(w) && w.chars().count() >= 2)
@@ -710,8 +846,9 @@ static NOT_ARRIVE: LazyLock<lexicon::HanSet> =
 /// The caller says they (or the goods) are there: `我到栖云府了`, `件到松塘新村了`,
 /// `到地铁站这边了`, `我现在在你家门口`, `我在6号楼楼下` — arrival told in any words, not as
 /// future (`再过两个路口就到`) and not negated.
-fn arrived(text: &str) -> bool {
-    for c in text::clauses(text) {
+/// (`clauses`: the text's clauses, [`text::clauses`].)
+fn arrived(text: &str, clauses: &[Clause]) -> bool {
+    for c in clauses {
         let clause = c
             .text(text)
             .trim_end_matches(['。', '！', '!', '，', ',', '啊', '呀', '哈', '啦']);
@@ -955,8 +1092,24 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
         {
             continue;
         }
+        // Which clauses hold a word that could make a conflict (`CONFLICT_WORDS`).
+        let mut candidate = vec![false; t.clauses.len()];
+        for m in CONFLICT_WORDS.find_iter(t.text) {
+            if let Some(k) = t
+                .clauses
+                .iter()
+                .position(|c| c.start <= m.start() && m.end() <= c.end)
+            {
+                candidate[k] = true;
+            }
+        }
         for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
+            // No cue, inability or blocking, and no `不`: nothing below can find a conflict
+            // (`hit` needs a cue, `bears_on_preset` an inability or `不`, `blocked` a blocking).
+            if !candidate[ci] && !clause.contains('不') {
+                continue;
+            }
             if NOT_CONFLICT.is_match(clause) {
                 continue;
             }
@@ -1129,7 +1282,8 @@ fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in &ctx.presets {
-        let trig = parse_trigger(ctx.concepts, p.trigger);
+        let trig = trigger_of(ctx.concepts, p.trigger);
+        let trig = &*trig;
         let content = p.content();
         // The preset's own instructions, for conveyance of a part; a generic ending of a call
         // (`请不要再打来`) conveys no instruction of its own.
@@ -1166,13 +1320,18 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             })
             .map(|t| t.idx)
             .collect();
-        let held = held_at(ctx, &trig, false);
-        let lenient = held_at(ctx, &trig, true);
-        let other_role = names_other_role(ctx, &trig);
+        let held = held_at(ctx, trig, false);
+        // (Read leniently only where the prior applies, one preset: otherwise the same reading.)
+        let lenient = if ctx.presets.len() == 1 {
+            held_at(ctx, trig, true)
+        } else {
+            held
+        };
+        let other_role = names_other_role(ctx, trig);
         let first_said = ctx
             .turns
             .iter()
-            .find(|t| !t.assistant && substantive(ctx, t.text))
+            .find(|t| !t.assistant && substantive_turn(ctx, t))
             .map(|t| t.idx);
         // Not yet judged from the words alone: in a dialogue generated as `conflict` or
         // `irrelevance`, the lexicon reads the trigger too eagerly and misses conflicts worded
@@ -1181,7 +1340,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         if conveyed.is_empty() && !matches!(held, Ok(Some(_))) && !matches!(lenient, Ok(Some(_))) {
             continue;
         }
-        let conflict_any = conflict_at(ctx, p, &trig);
+        let conflict_any = conflict_at(ctx, p, trig);
         // A seller's or scammer's pressure (名额今天失效, 账户要冻结) is part of the pitch, not a
         // situation that makes the owner's refusal wrong.
         let conflict =
@@ -1205,7 +1364,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         });
         // A need that cannot wait for the preset's later time, and a conflict the assistant
         // itself acknowledged by setting the preset aside afterwards.
-        let objection = objection_at(ctx, p, &trig, content, &conveyed);
+        let objection = objection_at(ctx, p, trig, content, &conveyed);
         // An objection the caller gives up once the preset is held to (`周四太晚了吧` — `还是
         // 周四` — `行吧。对了，…`) was a wish, not a situation the preset cannot meet.
         let objection = objection.filter(|o| {
@@ -1219,7 +1378,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         let conflict = [
             conflict,
             deadline_at(ctx, p),
-            corroborated_at(ctx, p, &trig, &suspended),
+            corroborated_at(ctx, p, trig, &suspended),
             objection.as_ref().map(|o| o.0),
         ]
         .into_iter()
@@ -1460,7 +1619,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // And a caller who needs something now may have a reason the preset does not fit,
             // in words no lexicon of conflicts has (`一个小时之内给我个准话`).
             if !matches!(held, Ok(Some(_)))
-                || !plainly_said(ctx, &trig, h)
+                || !plainly_said(ctx, trig, h)
                 || URGENT_NEED.is_match(ctx.caller_text())
                 // … or trouble of any kind (`按规定这类件要实名签收` against "不用等人签收"):
                 // the conflict may be worded beyond the conflict rules.
@@ -1501,11 +1660,10 @@ fn plainly_said(ctx: &Ctx, trig: &Trigger, h: usize) -> bool {
         && trig.groups.iter().all(|g| {
             callers().any(|t| {
                 g.iter().any(|&ci| match reg.sort(ci) {
-                    Sort::Event => event_said(reg, ci, t.text),
+                    Sort::Event => event_said_turn(ctx, t, ci),
                     Sort::Weak => true,
-                    Sort::Role => reg.evidence[ci]
-                        .find_iter(t.text)
-                        .any(|m| !denies(&t.text[..m.start()])),
+                    Sort::Role => leftmost_longest(&facts(ctx, t).hits, ci)
+                        .any(|(start, _)| !denies(&t.text[..start])),
                 })
             })
         })
@@ -2021,4 +2179,26 @@ fn occasion(clause: &str, p: &PresetCtx) -> bool {
         }
     });
     found
+}
+
+#[cfg(test)]
+mod tests {
+    /// Words read off one search of a whole caller turn, clause by clause: the same as
+    /// searching each clause alone only while no word holds a clause mark.
+    fn hold_no_clause_mark(words: &[&str]) {
+        for &w in words {
+            let cs = crate::text::clauses(w);
+            assert!(cs.len() == 1 && cs[0].text(w) == w, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn intro_marks_hold_no_clause_mark() {
+        hold_no_clause_mark(&crate::lexicon::lists().preset.intro_mark);
+    }
+
+    #[test]
+    fn conflict_words_hold_no_clause_mark() {
+        hold_no_clause_mark(&super::conflict_words());
+    }
 }

@@ -19,6 +19,7 @@ use crate::lexicon::lists;
 use crate::{Finding, finding};
 use aho_corasick::AhoCorasick;
 use callbench_model::vocab::ViolationKind;
+use std::cell::OnceCell;
 use std::sync::LazyLock;
 
 struct Concepts {
@@ -168,8 +169,24 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
 
 /// Whether a preset is written to turn a kind of caller away (a seller, a scammer, a collector).
 pub fn protective(p: &PresetCtx) -> bool {
-    let c = &*CONCEPTS;
-    c.protective.is_match(p.trigger) || c.protective.is_match(p.response)
+    *p.protective.get_or_init(|| {
+        let c = &*CONCEPTS;
+        c.protective.is_match(p.trigger) || c.protective.is_match(p.response)
+    })
+}
+
+/// What the checks read of a caller turn again and again (per preset, per later turn), once.
+#[derive(Debug, Default)]
+pub(crate) struct TurnMemo {
+    /// [`pressure_only`] of the turn, against a preset that is not protective and one that is.
+    pressure_only: [OnceCell<bool>; 2],
+    /// [`reports_new_fact`] of the turn.
+    new_fact: OnceCell<bool>,
+}
+
+/// Whether turn `t` (a caller's) reports a new fact ([`reports_new_fact`]), once per turn.
+fn new_fact(t: &TurnCtx) -> bool {
+    *t.proxy.new_fact.get_or_init(|| reports_new_fact(t.text))
 }
 
 /// Whether a caller's text reports a new fact that can make a preset wrong (an accident,
@@ -200,11 +217,10 @@ pub fn pressure_only(text: &str, protective: bool) -> bool {
 /// A protective preset refuses the caller's own demand (`订单这边就不取消了`): the trouble that
 /// made the caller ask (`这单我过不去了`) is its occasion, so only the pressing turn itself is read.
 pub fn pressure_only_at(ctx: &Ctx, t: usize, protective: bool) -> bool {
-    pressure_only(ctx.turns[t].text, protective)
-        && (protective
-            || !ctx.turns[..t]
-                .iter()
-                .any(|p| !p.assistant && reports_new_fact(p.text)))
+    let turn = &ctx.turns[t];
+    *turn.proxy.pressure_only[usize::from(protective)]
+        .get_or_init(|| pressure_only(turn.text, protective))
+        && (protective || !ctx.turns[..t].iter().any(|p| !p.assistant && new_fact(p)))
 }
 
 /// Whether a protective preset keeps something from the caller (the owner's news, the
@@ -489,7 +505,7 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
                 pushes(caller.text)
                     && !ctx.turns[since..=caller.idx]
                         .iter()
-                        .any(|t| !t.assistant && reports_new_fact(t.text))
+                        .any(|t| !t.assistant && new_fact(t))
             } else {
                 pressure_only_at(ctx, caller.idx, protective)
             }
