@@ -27,6 +27,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// `println!` that ends the run quietly when stdout is closed (`checker-eval … | head`): a
+/// reader that stops early is no error, and no reason to panic.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 enum Mode {
     Labelled(PathBuf),
     Corpus(PathBuf),
@@ -172,20 +183,27 @@ fn labelled(dir: &Path, args: &Args) -> Result<ExitCode, String> {
             {
                 continue;
             }
-            println!(
+            out!(
                 "{} {} {} {}@{}\n    turn: {}\n    {}\n    note: {}",
-                m.source, m.id, m.what, m.kind, m.turn, m.text, m.detail, m.note
+                m.source,
+                m.id,
+                m.what,
+                m.kind,
+                m.turn,
+                m.text,
+                m.detail,
+                m.note
             );
         }
-        println!();
+        out!();
     }
     print!("{}", report.table());
     let missed = report.missed(&Targets::default());
     if missed.is_empty() {
-        println!("targets: met");
+        out!("targets: met");
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("targets missed: {}", missed.join("; "));
+        out!("targets missed: {}", missed.join("; "));
         Ok(if args.no_fail {
             ExitCode::SUCCESS
         } else {
@@ -212,18 +230,21 @@ fn corpus(file: &Path, args: &Args) -> Result<ExitCode, String> {
         ds.retain(|d| args.ids.contains(&d.id));
         for d in &ds {
             let qc = checker.check(d);
-            println!(
+            out!(
                 "== {} {} {} {}",
-                d.id, d.scenario, d.preset_case, d.relation
+                d.id,
+                d.scenario,
+                d.preset_case,
+                d.relation
             );
             for p in &d.owner.presets {
-                println!("   preset {}: {} => {}", p.id, p.trigger, p.response);
+                out!("   preset {}: {} => {}", p.id, p.trigger, p.response);
             }
-            println!("   private: {:?}", d.owner.private);
+            out!("   private: {:?}", d.owner.private);
             for (i, t) in d.turns.iter().enumerate() {
-                println!("   {i} {}: {}", t.speaker, t.text);
+                out!("   {i} {}: {}", t.speaker, t.text);
                 for v in qc.violations.iter().filter(|v| v.turn == i) {
-                    println!("      !! {} \"{}\" {}", v.kind, v.evidence, v.message);
+                    out!("      !! {} \"{}\" {}", v.kind, v.evidence, v.message);
                 }
             }
         }
@@ -274,19 +295,19 @@ fn corpus(file: &Path, args: &Args) -> Result<ExitCode, String> {
         std::fs::write(path, report).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let n = ds.len().max(1);
-    println!(
+    out!(
         "{} dialogues, {} passed ({:.2}%)",
         ds.len(),
         passed,
         100.0 * passed as f64 / n as f64
     );
     for (k, (count, ex)) in &per_kind {
-        println!(
+        out!(
             "{k}: {count} dialogues ({:.2}%)",
             100.0 * *count as f64 / n as f64
         );
         for e in ex {
-            println!("    {e}");
+            out!("    {e}");
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -310,7 +331,7 @@ fn bench(file: &Path, args: &Args) -> Result<ExitCode, String> {
             std::hint::black_box(quality_checker::ctx::Ctx::new(&ds[i % ds.len()], &cfg));
         }
         let secs = start.elapsed().as_secs_f64();
-        println!("context only: {:.1} µs each", 1e6 * secs / n as f64);
+        out!("context only: {:.1} µs each", 1e6 * secs / n as f64);
         return Ok(ExitCode::SUCCESS);
     }
     let start = Instant::now();
@@ -321,7 +342,7 @@ fn bench(file: &Path, args: &Args) -> Result<ExitCode, String> {
         rejected += usize::from(!qc.passed);
     }
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    out!(
         "{n} dialogues in {secs:.3} s wall on one thread: {:.0} dialogues/s ({:.1} µs each; {rejected} rejected)",
         n as f64 / secs,
         1e6 * secs / n as f64
@@ -329,7 +350,7 @@ fn bench(file: &Path, args: &Args) -> Result<ExitCode, String> {
     // CPU time of this thread: the per-core figure, whatever else the machine runs.
     if let (Some(a), Some(b)) = (cpu0, thread_cpu_ns()) {
         let cpu = (b - a) as f64 / 1e9;
-        println!(
+        out!(
             "{:.3} s of CPU time: {:.0} dialogues/s per core ({:.1} µs each)",
             cpu,
             n as f64 / cpu,
