@@ -1136,7 +1136,7 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
             let hit = cue_aut.find_iter(clause).any(|m| {
                 let word = &clause[m.start()..m.end()];
-                if p.response.contains(word) {
+                if p.response.contains(word) || p.trigger.contains(word) {
                     return false;
                 }
                 let mask = cue_masks[m.pattern().as_usize()];
@@ -1187,7 +1187,13 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
                     return Some(t.idx);
                 }
             }
-            if !strong && PROBLEM.is_match(clause) {
+            // The trouble the trigger itself names (`餐洒了` for "骑手说餐撒了或者洒了") is the
+            // preset's occasion, no problem with it (case preset/the-triggers-own-trouble).
+            if !strong
+                && PROBLEM
+                    .find_iter(clause)
+                    .any(|m| !p.trigger.contains(&clause[m.start()..m.end()]))
+            {
                 return Some(t.idx);
             }
         }
