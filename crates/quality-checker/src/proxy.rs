@@ -438,10 +438,12 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             continue;
         }
         let suspends = crate::preset::SUSPENDS_ANY.is_match(reply.text);
+        // Giving in (`那好吧`), read once: it is going along, and it answers the push itself.
+        let gave_in = if suspends { None } else { gives_in(reply.text) };
         let along = if suspends {
             None
         } else {
-            goes_along(reply.text, false).or_else(|| gives_in(reply.text))
+            goes_along(reply.text, false).or(gave_in)
         };
         if !suspends && along.is_none() {
             continue;
@@ -479,7 +481,7 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             // Giving in (`那行，…吧`) answers the push itself, whatever it names.
             if !protective
                 && along.is_some()
-                && gives_in(reply.text).is_none()
+                && gave_in.is_none()
                 && !about_preset(caller.text, p.response)
             {
                 return false;
@@ -491,7 +493,7 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
                 && withholding(p)
                 && along.is_some()
                 && !CONCEPTS.defer.is_match(reply.text)
-                && gives_in(reply.text).is_none()
+                && gave_in.is_none()
             {
                 return false;
             }
