@@ -27,6 +27,8 @@ pub struct Concepts {
     pub new_fact: Vec<String>,
     /// A caller's offer that commits the owner to nothing.
     pub offer: Vec<String>,
+    /// How an assistant refuses to decide for the owner: wrong for an offer or a thank you.
+    pub decision_refusal: Vec<String>,
     /// Words of presets that brush a caller off: the caller's further pitch is not relayed.
     pub brush_off: Vec<String>,
     /// The caller asks that the owner get back to them: relayed, never refused.
@@ -243,6 +245,7 @@ mod tests {
             ("protective", &c.protective),
             ("new_fact", &c.new_fact),
             ("offer", &c.offer),
+            ("decision_refusal", &c.decision_refusal),
             ("brush_off", &c.brush_off),
             ("callback_request", &c.callback_request),
             ("owner_demand", &c.owner_demand),
