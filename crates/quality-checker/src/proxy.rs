@@ -235,11 +235,17 @@ fn withholding(p: &PresetCtx) -> bool {
 }
 
 /// Whether an assistant's reply gives in to the push at its head (`那好吧，加二十就加二十`):
-/// within its first clause or two, not after a refusal (case proxy/gives-in).
+/// within its first clause or two, not after a refusal (case proxy/gives-in) — two short
+/// clauses granting the push's point may come first (case proxy/gives-in-after-granting).
 fn gives_in(text: &str) -> Option<&str> {
     let m = CONCEPTS.give_in.find(text)?;
     let head = &text[..m.start()];
-    (head.chars().count() <= 12 && !refuses_text(head)).then(|| &text[m.start()..m.end()])
+    let chars = head.chars().count();
+    let clauses = head
+        .matches(['，', '。', ',', '！', '？', '!', '?'])
+        .count();
+    ((chars <= 12 || clauses <= 2 && chars <= 24) && !refuses_text(head))
+        .then(|| &text[m.start()..m.end()])
 }
 
 fn refuses(t: &TurnCtx) -> bool {
