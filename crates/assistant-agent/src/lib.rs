@@ -84,6 +84,10 @@ pub struct SimAssistant<'a> {
     harassed: u32,
     asked_anything_else: bool,
     relayed: bool,
+    /// A scam's story was heard (an account frozen, an anomaly): relays add, once, that the owner
+    /// checks such things through official channels.
+    scam_story: bool,
+    official_said: bool,
     /// The character bigrams of every line said so far (see [`close_wording`]).
     said: Vec<Vec<(char, char)>>,
 }
@@ -147,6 +151,8 @@ impl<'a> SimAssistant<'a> {
             harassed: 0,
             asked_anything_else: false,
             relayed: false,
+            scam_story: false,
+            official_said: false,
             said: Vec::new(),
         }
     }
@@ -195,6 +201,15 @@ impl<'a> SimAssistant<'a> {
             harassment,
             events,
         }
+    }
+
+    /// After a scam's story, once: the owner checks such things through official channels.
+    fn official(&mut self, out: &mut String) -> Result<(), AgentError> {
+        if self.scam_story && !self.official_said {
+            self.official_said = true;
+            out.push_str(&self.say("assistant.official_channel")?);
+        }
+        Ok(())
     }
 
     /// Appends a bank's line to the turn; right after the intro, without a greeting of its own.
@@ -307,6 +322,9 @@ impl<'a> SimAssistant<'a> {
 
     fn decide(&mut self, text: &str) -> Result<AssistantReply, AgentError> {
         let heard = self.listen(text);
+        // A scam's story about money (not a test result's 指标异常).
+        self.scam_story |= Lexicon::has(&concepts().scam_story, text)
+            && (Lexicon::has(&concepts().account, text) || text.contains("银行"));
         if heard.trigger.is_some() && self.triggered.is_none() {
             self.triggered = heard.trigger;
         }
@@ -592,6 +610,7 @@ impl<'a> SimAssistant<'a> {
         if heard.callback {
             self.relayed = true;
             self.add(&mut out, "assistant.relay_callback")?;
+            self.official(&mut out)?;
             return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
@@ -607,6 +626,7 @@ impl<'a> SimAssistant<'a> {
         if heard.question && !heard.goodbye {
             self.relayed = true;
             self.add(&mut out, "assistant.unknown_question")?;
+            self.official(&mut out)?;
             return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
@@ -630,6 +650,7 @@ impl<'a> SimAssistant<'a> {
         if !self.relayed && !self.conveyed {
             self.relayed = true;
             self.add(&mut out, "assistant.take_message")?;
+            self.official(&mut out)?;
             return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 

@@ -537,6 +537,7 @@ pub const ASSISTANT_BANKS: &[&str] = &[
     "owner_unavailable_firm",
     "relay_message",
     "close_after_hold",
+    "official_channel",
 ];
 
 /// All compiled phrases.
