@@ -404,7 +404,9 @@ word_files! {
 }
 
 /// Builds a leftmost-longest word list ([`Ac`]): its own automaton, and its place in the
-/// per-turn index of every list (see [`Ac`]).
+/// per-turn index of every list (see [`crate::wordindex`]). Build a list once, in a static, and
+/// name the static in its module's `build_lists` (the union of all lists is built after them;
+/// a list built later is searched with its own automaton until the union is built again).
 pub fn ac(words: &[&str]) -> Ac {
     Ac::new(words)
 }

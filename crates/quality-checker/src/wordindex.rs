@@ -29,6 +29,8 @@ struct Registry {
     lists: Vec<Vec<u32>>,
     /// The union automaton of the first `len` words, once built.
     built: Option<Arc<Union>>,
+    /// How often the union was built.
+    builds: u32,
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
@@ -36,7 +38,13 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     ids: BTreeMap::new(),
     lists: Vec::new(),
     built: None,
+    builds: 0,
 });
+
+/// At most this many builds of the union per process: lists built after the last one are
+/// searched with their own automata. (`Checker::check_detailed` builds the lists it knows
+/// first, so one build is the rule; a list is meant to be built once, in a static.)
+const MAX_BUILDS: u32 = 16;
 
 /// The union automaton: every registered word (pattern id = word id), all occurrences.
 struct Union {
@@ -370,19 +378,19 @@ impl<'a> IndexedTexts<'a> {
                 let mut reg = registry();
                 let n = u32::try_from(reg.words.len()).expect("fewer than 2^32 words");
                 let lists = u32::try_from(reg.lists.len()).expect("fewer than 2^32 lists");
-                if reg
-                    .built
-                    .as_ref()
-                    .is_none_or(|u| u.len < n || u.lists < lists)
+                if reg.builds < MAX_BUILDS
+                    && reg
+                        .built
+                        .as_ref()
+                        .is_none_or(|u| u.len < n || u.lists < lists)
                 {
                     reg.built = Some(Arc::new(build_union(&reg.words, &reg.lists)));
+                    reg.builds += 1;
                 }
-                if st
-                    .union
-                    .as_ref()
-                    .is_none_or(|u| !Arc::ptr_eq(u, reg.built.as_ref().expect("built")))
+                if let Some(u) = &reg.built
+                    && st.union.as_ref().is_none_or(|s| !Arc::ptr_eq(s, u))
                 {
-                    st.union = reg.built.clone();
+                    st.union = Some(Arc::clone(u));
                 }
             }
             let st = &mut *st;
