@@ -180,16 +180,18 @@ impl Ac {
 
     /// The list's leftmost-longest match in `hay[from..]` off the index, if `hay` lies within a
     /// text indexed now: `Some(None)` for no match, `None` when the index cannot answer.
+    #[inline]
     fn indexed(&self, hay: &str, from: usize) -> Option<Option<Match>> {
-        if hay.is_empty() {
-            return None;
-        }
         STATE.with(|st| {
             let mut st = st.try_borrow_mut().ok()?;
-            let (hits, off) = st.hits_for(hay, self.need, self.list)?;
-            let end = off + u32::try_from(hay.len()).ok()?;
-            let from = off + u32::try_from(from).ok()?;
-            Some(self.first(hits, from, end).map(|h| {
+            let (t, off) = st.locate(hay, self.need, self.list)?;
+            if !st.present(t, self.list) {
+                return Some(None);
+            }
+            // Offsets within a text fit in `u32` (longer texts are not indexed).
+            let end = off + hay.len() as u32;
+            let from = off + from as u32;
+            Some(self.first(&st.hits[t], from, end).map(|h| {
                 Match::must(
                     self.local(h.id),
                     (h.start - off) as usize..(h.end - off) as usize,
@@ -266,7 +268,11 @@ impl Iterator for AcIter<'_, '_> {
 #[derive(Default)]
 struct State {
     union: Option<Arc<Union>>,
-    /// Each text: (address, length, offset in `buf`).
+    /// The union's words, lists and `stride` (0 without a union).
+    words: u32,
+    lists: u32,
+    stride: usize,
+    /// Each text: (start address, end address, offset in `buf`).
     texts: Vec<(usize, usize, usize)>,
     /// The texts, copied (the index is built from the copy, on first use).
     buf: String,
@@ -281,49 +287,63 @@ struct State {
 }
 
 impl State {
-    /// The index of the text `hay` lies in and `hay`'s offset in it, if indexed and the union
-    /// holds `need` words (no occurrences when no word of list `list` occurs in the text).
-    fn hits_for(&mut self, hay: &str, need: u32, list: u32) -> Option<(&[Hit], u32)> {
-        let union = self.union.as_ref()?;
-        // A list built after the union: its own automaton until the next dialogue.
-        if union.len < need || union.lists <= list {
+    /// The text `hay` lies in and `hay`'s offset in it (its index built), if indexed and the
+    /// union holds list `list` and its words (`need`).
+    #[inline]
+    fn locate(&mut self, hay: &str, need: u32, list: u32) -> Option<(usize, u32)> {
+        // A list built after the union: its own automaton until the next build.
+        if hay.is_empty() || self.words < need || self.lists <= list {
             return None;
         }
         let a = hay.as_ptr() as usize;
-        let inside = |&(ta, tl, _): &(usize, usize, usize)| ta <= a && a + hay.len() <= ta + tl;
-        let t = if self.texts.get(self.last).is_some_and(inside) {
-            self.last
-        } else {
-            let t = self.texts.iter().position(inside)?;
-            self.last = t;
-            t
-        };
-        let (ta, tl, off) = self.texts[t];
-        if !self.built[t] {
-            let text = &self.buf[off..off + tl];
-            let hits = &mut self.hits[t];
-            hits.clear();
-            hits.extend(union.aut.find_overlapping_iter(text).map(|m| Hit {
-                start: m.start() as u32,
-                end: m.end() as u32,
-                id: m.pattern().as_u32(),
-            }));
-            hits.sort_unstable_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
-            let k = union.stride;
-            let present = &mut self.present[t * k..(t + 1) * k];
-            present.fill(0);
-            for h in hits.iter() {
-                let w = &union.word_lists[h.id as usize * k..(h.id as usize + 1) * k];
-                for (p, &b) in present.iter_mut().zip(w) {
-                    *p |= b;
-                }
+        let e = a + hay.len();
+        let t = match self.texts.get(self.last) {
+            Some(&(ta, te, _)) if ta <= a && e <= te => self.last,
+            _ => {
+                let t = self
+                    .texts
+                    .iter()
+                    .position(|&(ta, te, _)| ta <= a && e <= te)?;
+                self.last = t;
+                t
             }
-            self.built[t] = true;
+        };
+        if !self.built[t] {
+            self.build(t);
         }
-        let off = u32::try_from(a - ta).ok()?;
-        let k = union.stride;
-        let present = self.present[t * k + (list >> 6) as usize] & (1 << (list & 63)) != 0;
-        Some((if present { &self.hits[t] } else { &[] }, off))
+        Some((t, (a - self.texts[t].0) as u32))
+    }
+
+    /// Whether a word of list `list` occurs in text `t`.
+    #[inline]
+    fn present(&self, t: usize, list: u32) -> bool {
+        self.present[t * self.stride + (list >> 6) as usize] & (1 << (list & 63)) != 0
+    }
+
+    /// Text `t`'s index: one overlapping search with the union.
+    #[inline(never)]
+    fn build(&mut self, t: usize) {
+        let Some(union) = &self.union else { return };
+        let (ta, te, off) = self.texts[t];
+        let text = &self.buf[off..off + (te - ta)];
+        let hits = &mut self.hits[t];
+        hits.clear();
+        hits.extend(union.aut.find_overlapping_iter(text).map(|m| Hit {
+            start: m.start() as u32,
+            end: m.end() as u32,
+            id: m.pattern().as_u32(),
+        }));
+        hits.sort_unstable_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
+        let k = self.stride;
+        let present = &mut self.present[t * k..(t + 1) * k];
+        present.fill(0);
+        for h in hits.iter() {
+            let w = &union.word_lists[h.id as usize * k..(h.id as usize + 1) * k];
+            for (p, &b) in present.iter_mut().zip(w) {
+                *p |= b;
+            }
+        }
+        self.built[t] = true;
     }
 }
 
@@ -391,6 +411,7 @@ impl<'a> IndexedTexts<'a> {
                     && st.union.as_ref().is_none_or(|s| !Arc::ptr_eq(s, u))
                 {
                     st.union = Some(Arc::clone(u));
+                    (st.words, st.lists, st.stride) = (u.len, u.lists, u.stride);
                 }
             }
             let st = &mut *st;
@@ -399,7 +420,8 @@ impl<'a> IndexedTexts<'a> {
                 if u32::try_from(t.len()).is_err() {
                     continue;
                 }
-                st.texts.push((t.as_ptr() as usize, t.len(), st.buf.len()));
+                let a = t.as_ptr() as usize;
+                st.texts.push((a, a + t.len(), st.buf.len()));
                 st.buf.push_str(t);
             }
             let n = st.texts.len();
@@ -408,7 +430,7 @@ impl<'a> IndexedTexts<'a> {
             if st.hits.len() < n {
                 st.hits.resize_with(n, Vec::new);
             }
-            let k = st.union.as_ref().map_or(0, |u| u.stride);
+            let k = st.stride;
             st.present.resize(n * k, 0);
             st.last = 0;
             true
