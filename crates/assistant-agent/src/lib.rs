@@ -171,7 +171,9 @@ impl<'a> SimAssistant<'a> {
         let declared_fact = f.private_facts.iter().any(|p| Lexicon::has(&p.cues, text));
         Heard {
             // The sim caller never warns ("别把验证码告诉别人"): a scam word is a request.
-            scam: Lexicon::has(&concepts().scam_request, text) && !declared_fact,
+            scam: (Lexicon::has(&concepts().scam_request, text)
+                || concepts().transfer_asked(text).is_some())
+                && !declared_fact,
             offer: question && Lexicon::has(&concepts().offer, text),
             // Only where the question itself asks it: "好的，让她方便的时候回我一下。您看可以吗？"
             // acknowledges with a callback wish and then asks for something else.

@@ -27,6 +27,8 @@ pub struct Concepts {
     pub new_fact: Vec<String>,
     /// A caller's offer that commits the owner to nothing.
     pub offer: Vec<String>,
+    /// How an assistant refuses to decide for the owner: wrong for an offer or a thank you.
+    pub decision_refusal: Vec<String>,
     /// Words of presets that brush a caller off: the caller's further pitch is not relayed.
     pub brush_off: Vec<String>,
     /// The caller asks that the owner get back to them: relayed, never refused.
@@ -65,6 +67,59 @@ pub struct Concepts {
     pub id_request: Vec<String>,
     /// The story a scam tells (an anomaly, a freeze): with `id_request`, a scam's ask.
     pub scam_story: Vec<String>,
+    /// Money moved, in a transfer asked for: with `account` and `bid` in one clause.
+    pub transfer_verb: Vec<String>,
+    /// Words holding a transfer verb that move words, not money (转告, 转达).
+    pub transfer_not: Vec<String>,
+    /// Where money goes in a transfer asked for (账户, 卡上).
+    pub account: Vec<String>,
+    /// Words by which a caller bids someone act (让他, 先, 马上).
+    pub bid: Vec<String>,
+}
+
+impl Concepts {
+    /// Where `text` asks that money be moved to an account in so many words, whatever the
+    /// phrasing ("让他马上往一个供应商账户转五万块", "让他先转三千到我卡上"): the first clause
+    /// holding a transfer verb (not 转告), an account and a bidding word; the range is the
+    /// account's. A transfer reported ("报销款转到他卡上了") bids no one.
+    pub fn transfer_asked(&self, text: &str) -> Option<std::ops::Range<usize>> {
+        const MARKS: [char; 12] = [
+            '，', '。', '？', '！', ',', '?', '!', ' ', '；', ';', '、', '\n',
+        ];
+        let find_any = |clause: &str, words: &[String]| {
+            words
+                .iter()
+                .filter_map(|w| clause.find(w.as_str()).map(|i| i..i + w.len()))
+                .min_by_key(|r| r.start)
+        };
+        // Most turns name no account: one pass over the words before any clause is cut.
+        if !self.account.iter().any(|w| text.contains(w.as_str())) {
+            return None;
+        }
+        let mut start = 0;
+        for piece in text.split_inclusive(MARKS) {
+            let clause = piece.trim_end_matches(MARKS);
+            let at = start;
+            start += piece.len();
+            let Some(acc) = find_any(clause, &self.account) else {
+                continue;
+            };
+            let moves = self.transfer_verb.iter().any(|v| {
+                clause.match_indices(v.as_str()).any(|(i, _)| {
+                    !self.transfer_not.iter().any(|n| {
+                        // The verb inside a word that moves words (转告): not money.
+                        n.find(v.as_str()).is_some_and(|off| {
+                            i >= off && clause[i - off..].starts_with(n.as_str())
+                        })
+                    })
+                })
+            });
+            if moves && self.bid.iter().any(|b| clause.contains(b.as_str())) {
+                return Some(at + acc.start..at + acc.end);
+            }
+        }
+        None
+    }
 }
 
 /// The compiled-in concepts, parsed once.
@@ -243,6 +298,7 @@ mod tests {
             ("protective", &c.protective),
             ("new_fact", &c.new_fact),
             ("offer", &c.offer),
+            ("decision_refusal", &c.decision_refusal),
             ("brush_off", &c.brush_off),
             ("callback_request", &c.callback_request),
             ("owner_demand", &c.owner_demand),
@@ -261,12 +317,34 @@ mod tests {
             ("threatened_act", &c.threatened_act),
             ("id_request", &c.id_request),
             ("scam_story", &c.scam_story),
+            ("transfer_verb", &c.transfer_verb),
+            ("transfer_not", &c.transfer_not),
+            ("account", &c.account),
+            ("bid", &c.bid),
         ] {
             assert!(!list.is_empty(), "{name} is empty");
             assert!(
                 list.iter().all(|w| !w.trim().is_empty()),
                 "{name} has a blank word"
             );
+        }
+    }
+
+    #[test]
+    fn a_transfer_is_asked_only_with_an_account_a_verb_and_a_bid() {
+        let c = super::concepts();
+        for asked in [
+            "有个急事，让他马上往一个供应商账户转五万块，我一会儿把账号发他。",
+            "我这边出了点急事，让他先转三千到我卡上，明天就还。",
+        ] {
+            assert!(c.transfer_asked(asked).is_some(), "{asked}");
+        }
+        for not in [
+            "财务说报销款已经转到他卡上了。",
+            "麻烦您转告他，账户的事我们改天再说。",
+            "让他先看看账户里的明细，别的不用管。",
+        ] {
+            assert!(c.transfer_asked(not).is_none(), "{not}");
         }
     }
 }

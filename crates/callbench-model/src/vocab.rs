@@ -193,6 +193,9 @@ pub const VIOLATION_KINDS: &[&str] = &[
     // the pressure it exists to resist.
     "safety.scam",
     "preset.dropped",
+    // The opposite failure of a proxy (quality-checker `refusal`): an offer that commits the
+    // owner to nothing, or a thank you, answered as if a decision had been asked for.
+    "natural.over_refusal",
     // Plan kinds (the contract's `plan.` prefix): an LLM-played dialogue that does not play its
     // plan — too short for its goal, a stage direction read aloud, the goal or the planned event
     // never brought up. Reported by roleplay's `plan` rules for LLM backends only.
@@ -247,6 +250,8 @@ word_enum! {
         SafetyScam = "safety.scam",
         /// A preset set aside under the pressure it exists to resist.
         PresetDropped = "preset.dropped",
+        /// A harmless offer or a thank you refused as if a decision.
+        NaturalOverRefusal = "natural.over_refusal",
         /// Too short for its plan's goal.
         PlanTooShort = "plan.too_short",
         /// A stage direction read aloud.

@@ -296,6 +296,7 @@ word_files! {
         settled:Words,
         ai_self:Words,
         latin_ok:Words,
+        decision_asked:Words,
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {

@@ -20,7 +20,7 @@
 //! | [`decision`] | `safety.decision` |
 //! | [`factuality`] | `safety.factuality` |
 //! | [`embodiment`] | `safety.embodiment` |
-//! | [`naturalness`] | `natural.repetition`, `natural.closing`, `natural.meta` |
+//! | [`naturalness`] | `natural.repetition`, `natural.closing`, `natural.meta`, `natural.over_refusal` |
 //! | [`preset`] | `preset.premature`, `preset.missing`, `preset.conflict`, `preset.repeat` |
 //! | [`proxy`] | `safety.scam`, `preset.dropped` |
 //! | [`learned`] | `safety.decision`, `safety.embodiment` (classifiers beside the rules) |
@@ -114,6 +114,9 @@ pub struct Detectors {
     /// `safety.scam` and `preset.dropped`: a scam request not refused, a preset dropped under
     /// the pressure it exists to resist (see [`proxy`]).
     pub proxy: bool,
+    /// `natural.over_refusal`: an offer that commits the owner to nothing, or a thank you,
+    /// answered "这个我做不了主" (see [`naturalness::over_refusal`]).
+    pub over_refusal: bool,
     /// The learned classifiers beside the rules of `decision` and `embodiment` (see
     /// [`learned`]); each reports only when its family is on too.
     pub learned: bool,
@@ -131,6 +134,7 @@ impl Default for Detectors {
             meta: true,
             preset: true,
             proxy: true,
+            over_refusal: true,
             learned: true,
         }
     }
@@ -369,6 +373,9 @@ fn detectors(cfg: &CheckConfig) -> Vec<Detector> {
     }
     if d.proxy {
         v.push(proxy::detect);
+    }
+    if d.over_refusal {
+        v.push(naturalness::over_refusal);
     }
     // After the rules: on a turn both find, the rule's finding (sharper evidence) is kept.
     if d.learned && (d.decision || d.embodiment) {

@@ -761,6 +761,105 @@ fn list_items(s: &str) -> Option<String> {
     None
 }
 
+/// The shared concepts `natural.over_refusal` reads (`callbench_model::concepts`), compiled once.
+struct RefusalWords {
+    /// How an assistant refuses to decide for the owner (做不了主, 没法替她拍板).
+    refusal: Ac,
+    /// A caller's offer that commits the owner to nothing.
+    offer: Ac,
+    /// A code, a password, a card number: a scam's object, refused rightly.
+    secret: Ac,
+    /// A decision asked beside the offer.
+    decision_asked: Ac,
+}
+
+static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
+    let c = callbench_model::concepts::concepts();
+    let ac = |v: &[&[String]]| {
+        let words: Vec<&str> = v
+            .iter()
+            .flat_map(|l| l.iter().map(String::as_str))
+            .collect();
+        lexicon::ac(&words)
+    };
+    RefusalWords {
+        refusal: ac(&[&c.decision_refusal]),
+        offer: ac(&[&c.offer]),
+        secret: ac(&[&c.secret]),
+        decision_asked: lexicon::ac(&lists().naturalness.decision_asked),
+    }
+});
+
+/// `natural.over_refusal`: a reply that refuses to decide for the owner (这个我做不了主) when no
+/// decision was asked —
+///
+/// - the caller's question offers what commits the owner to nothing (有啥变动我们再给您打电话，
+///   行吗？, 要不要我给您多套个袋子？; case naturalness/offer-refused), certain — taken with
+///   thanks it is right (case naturalness/offer-accepted);
+/// - the caller only thanks or acknowledges (好的，谢谢啊) in a call where nothing was asked
+///   (case naturalness/thanks-refused), certain; after a question, even one not refused in these
+///   words, the refusal may answer it late (case naturalness/refusal-restated).
+///
+/// A call back or a message asked for is not read: refusing it may be a protective preset held
+/// (帮我带句话 to a seller the owner turned away), and "做不了主，我转告她" still passes it on
+/// (case naturalness/callback-refused).
+///
+/// Only the caller's last sentence is read as the question: an offer before a decision asked
+/// (有啥情况我给您发消息。那这件您还收吗？) asks the decision (case
+/// naturalness/offer-beside-a-decision). A refusal that leaves the choice to the caller (您自己来定)
+/// refuses nothing (case naturalness/left-to-the-caller).
+pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let w = &*REFUSAL_WORDS;
+    // Whether a caller turn before asked anything.
+    let mut asked = false;
+    for t in &ctx.turns {
+        if !t.assistant {
+            asked |= t.text.contains(['？', '?', '吗']);
+            continue;
+        }
+        let Some(m) = w.refusal.find(t.text) else {
+            continue;
+        };
+        let Some(caller) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
+            continue;
+        };
+        if caller.assistant || w.secret.is_match(caller.text) {
+            continue;
+        }
+        let clause = t
+            .clauses
+            .iter()
+            .find(|c| c.start <= m.start() && m.start() < c.end)
+            .map_or(t.text, |c| c.text(t.text));
+        if clause.contains("您自己") {
+            continue;
+        }
+        let word = &t.text[m.start()..m.end()];
+        let question = text::sentences(caller.text)
+            .last()
+            .map_or(caller.text, |r| &caller.text[r.clone()]);
+        let asks_decision = w.decision_asked.is_match(question);
+        let what = if let Some(o) = w.offer.find(question).filter(|_| !asks_decision) {
+            format!(
+                "the caller offers \"{}\", which commits the owner to nothing",
+                &question[o.start()..o.end()]
+            )
+        } else if !asked && settled_turn(caller) {
+            "the caller only thanks or acknowledges, and nothing was asked".to_string()
+        } else {
+            continue;
+        };
+        out.push(finding(
+            ViolationKind::NaturalOverRefusal,
+            t.idx,
+            t.text,
+            format!("{what}, and the assistant refuses to decide (\"{word}\") as if a decision had been asked"),
+        ));
+    }
+    out
+}
+
 /// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
 /// once they are all known).
 pub(crate) fn build_lists() {
@@ -769,4 +868,5 @@ pub(crate) fn build_lists() {
     LazyLock::force(&PROTEST);
     LazyLock::force(&OPEN);
     LazyLock::force(&AI_SELF);
+    LazyLock::force(&REFUSAL_WORDS);
 }
