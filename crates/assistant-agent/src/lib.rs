@@ -482,17 +482,24 @@ impl<'a> SimAssistant<'a> {
         if let Some(e) = extra {
             self.set_topic(e)?;
             self.relayed = true;
-            if self.triggered.is_some() && !self.conveyed && !self.suspended {
+            let waiting = self.triggered.is_some() && !self.conveyed && !self.suspended;
+            if waiting && !self.deferred {
                 self.deferred = true;
                 self.add(&mut out, "assistant.defer")?;
                 return Ok(reply(out, Action::DeferPreset, self.preset_id(), false));
             }
-            if heard.decision && !heard.offer {
-                self.add(&mut out, "assistant.refuse_decision")?;
-                return Ok(reply(out, Action::RefuseDecision, None, false));
+            if waiting {
+                // Deferred once already ("还有件事跟您说"): this need is noted too and the owner's
+                // word follows now (step 5) — a second deferral would promise it again unsaid.
+                self.add(&mut out, "assistant.take_more")?;
+            } else {
+                if heard.decision && !heard.offer {
+                    self.add(&mut out, "assistant.refuse_decision")?;
+                    return Ok(reply(out, Action::RefuseDecision, None, false));
+                }
+                self.add(&mut out, "assistant.relay_extra")?;
+                return Ok(reply(out, Action::RelayToOwner, None, false));
             }
-            self.add(&mut out, "assistant.relay_extra")?;
-            return Ok(reply(out, Action::RelayToOwner, None, false));
         }
 
         // 5. The preset applies and nothing stands in its way: the owner's word answers the
@@ -510,6 +517,11 @@ impl<'a> SimAssistant<'a> {
             self.add(&mut out, "assistant.convey")?;
             if self.deferred && heard.probe {
                 out.push_str(&self.say("assistant.decline_private")?);
+            } else if self.deferred && heard.message {
+                // A message or a call back asked for is passed on, as in 7a/7b — never refused.
+                out.push_str(&self.say("assistant.relay_message")?);
+            } else if self.deferred && heard.callback {
+                out.push_str(&self.say("assistant.relay_callback")?);
             } else if self.deferred && heard.decision && !heard.offer {
                 out.push_str(&self.say("assistant.refuse_decision")?);
             }
