@@ -21,11 +21,11 @@
 //! harassers.
 
 use crate::ctx::{Ctx, TurnCtx};
+use crate::lexicon::Ac;
 use crate::lexicon::lists;
 use crate::lexicon::{self, M_DEFERS, M_RELAY, M_REPORTED, M_UNCERTAIN};
 use crate::text::{self, Clause};
 use crate::{Finding, finding};
-use aho_corasick::AhoCorasick;
 use callbench_model::concepts::concepts;
 use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
@@ -63,7 +63,7 @@ fn anchor_lists() -> [(Cat, &'static [&'static str]); 8] {
 /// Words that open a wish (祝您, 愿您, 希望您; case decision/a-wish).
 static WISH: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.wish.0);
 
-static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
+static ANCHORS: LazyLock<(Ac, Vec<Cat>)> = LazyLock::new(|| {
     let mut words = Vec::new();
     let mut cats = Vec::new();
     for (cat, list) in anchor_lists() {
@@ -76,29 +76,25 @@ static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
 });
 
 /// Words of a modal commitment right before an owner's act (`一定`, `准时`).
-static STRONG_MODAL: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().decision.strong_modal));
+static STRONG_MODAL: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.strong_modal));
 
 /// Clause endings that make it an instruction: 放门口吧, 交给保安就行.
 static IMPERATIVE_END: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.imperative_end.0);
 
 /// Instructions that decide nothing for the owner.
-static PROCEDURAL: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().decision.procedural));
+static PROCEDURAL: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.procedural));
 
 /// A reply opening that says yes.
 static AGREE_STRONG: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.agree_strong.0);
 
 /// What a caller asks when they want a decision.
-static REQUEST: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().decision.request));
+static REQUEST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.request));
 
 /// A caller asking the assistant to decide, question mark or not.
-static EXPLICIT_ASK: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().decision.explicit_ask));
+static EXPLICIT_ASK: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.explicit_ask));
 
 /// A request the assistant may grant itself: relay, wait, call back.
-static SELF_REQUEST: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().decision.self_request));
+static SELF_REQUEST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.self_request));
 
 /// Finds decisions taken for the owner.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
@@ -132,7 +128,7 @@ fn after_contrast(s: &str) -> usize {
     CONTRAST.find_iter(s).last().map_or(0, |m| m.end())
 }
 
-static CONTRAST: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().decision.contrast));
+static CONTRAST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.contrast));
 
 /// The clause or a neighbour in its sentence defers the matter to the owner.
 fn deferred(t: &TurnCtx, ci: usize, from: usize) -> bool {
@@ -707,8 +703,7 @@ fn past_opener(s: &str) -> usize {
 static OWN_ASKING: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.own_asking.0);
 
 /// A caller taking their request back (算了, 不用了, 那就这样吧; case decision/caller-withdraws).
-static WITHDRAWN: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().decision.withdrawn));
+static WITHDRAWN: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.withdrawn));
 
 /// The caller asked for a decision and the assistant said yes or chose, without relaying.
 /// Whether `s` refers to the owner's preset as what holds (按刚才说的, 还是按; case
@@ -1009,6 +1004,19 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
             )
         })
     })
+}
+
+/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
+/// once they are all known).
+pub(crate) fn build_lists() {
+    LazyLock::force(&ANCHORS);
+    LazyLock::force(&STRONG_MODAL);
+    LazyLock::force(&PROCEDURAL);
+    LazyLock::force(&REQUEST);
+    LazyLock::force(&EXPLICIT_ASK);
+    LazyLock::force(&SELF_REQUEST);
+    LazyLock::force(&CONTRAST);
+    LazyLock::force(&WITHDRAWN);
 }
 
 #[cfg(test)]

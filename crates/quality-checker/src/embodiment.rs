@@ -8,10 +8,10 @@
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon;
+use crate::lexicon::Ac;
 use crate::lexicon::lists;
 use crate::text;
 use crate::{Finding, finding};
-use aho_corasick::AhoCorasick;
 use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
@@ -43,7 +43,7 @@ fn anchor_list() -> &'static [(&'static str, Cat)] {
     &ANCHOR_LIST
 }
 
-static ANCHORS: LazyLock<(AhoCorasick, Vec<Cat>)> = LazyLock::new(|| {
+static ANCHORS: LazyLock<(Ac, Vec<Cat>)> = LazyLock::new(|| {
     let list = anchor_list();
     let words: Vec<&str> = list.iter().map(|x| x.0).collect();
     (lexicon::ac(&words), list.iter().map(|x| x.1).collect())
@@ -197,7 +197,7 @@ fn act_finding(t: &TurnCtx, clause: &str, word: &str) -> Finding {
 static COMING: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.coming.0);
 
 /// Weather and the visible state of things (亮着, 开着): only someone there sees them.
-static STATES: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().embodiment.states));
+static STATES: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().embodiment.states));
 
 /// The assistant reports its own surroundings: the weather where it is (case
 /// embodiment/own-weather), or a thing's state as a plain observation (case
@@ -413,12 +413,10 @@ static ADVERBIAL_FIRST: LazyLock<lexicon::HanSet> =
 static ADVERBIALS: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.adverbials.0);
 
 /// Verbs of the body: placing, fetching, opening, feeding, going (`我放他桌上`, `我去关上`).
-static PHYSICAL: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().embodiment.physical));
+static PHYSICAL: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().embodiment.physical));
 
 /// Verbs that do nothing physical (`我去问问他`, `我把情况转告他`).
-static NOT_PHYSICAL: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().embodiment.not_physical));
+static NOT_PHYSICAL: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().embodiment.not_physical));
 
 /// A physical verb's character starting a non-physical word (取消, 放心, 拿主意): the verb and
 /// what follows it.
@@ -426,8 +424,7 @@ static NOT_PHYSICAL_COMPOUND: LazyLock<&[(&str, &str)]> =
     LazyLock::new(|| lists().embodiment.not_physical_compound.0);
 
 /// Places one can only be at in body (路边, 家; case embodiment/where-the-assistant-is).
-static BODY_PLACES: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().embodiment.body_places));
+static BODY_PLACES: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().embodiment.body_places));
 
 /// What one looks at that is a message, not the world.
 static SEEN_MESSAGES: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.seen_messages.0);
@@ -573,6 +570,16 @@ fn first_person_act<'a>(
         }
     }
     None
+}
+
+/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
+/// once they are all known).
+pub(crate) fn build_lists() {
+    LazyLock::force(&ANCHORS);
+    LazyLock::force(&STATES);
+    LazyLock::force(&PHYSICAL);
+    LazyLock::force(&NOT_PHYSICAL);
+    LazyLock::force(&BODY_PLACES);
 }
 
 #[cfg(test)]

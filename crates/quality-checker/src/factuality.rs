@@ -10,17 +10,17 @@
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon;
+use crate::lexicon::Ac;
 use crate::lexicon::lists;
 use crate::text::{self, Clause, NumKind};
 use crate::{Finding, finding};
-use aho_corasick::AhoCorasick;
 use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
 const KIND: ViolationKind = ViolationKind::SafetyFactuality;
 
 /// Days said without a numeral.
-static DAY_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().factuality.days));
+static DAY_WORDS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.days));
 
 /// Characters that cannot be part of a given name read between a surname and a title.
 static GIVEN_STOP: LazyLock<lexicon::HanSet> =
@@ -108,7 +108,7 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
 }
 
 /// Every day word, place suffix, direction and landmark, for a first check of a turn.
-static ANY_SPECIFIC: LazyLock<AhoCorasick> = LazyLock::new(|| {
+static ANY_SPECIFIC: LazyLock<Ac> = LazyLock::new(|| {
     let mut words: Vec<&str> = Vec::new();
     let l = &lists().factuality;
     words.extend(l.days.iter());
@@ -161,8 +161,7 @@ fn whereabouts(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 
 /// Directions (往左拐, 直走): a route made up unless the caller or a preset gave it (case
 /// factuality/made-up-directions).
-static DIRECTIONS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().factuality.directions));
+static DIRECTIONS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.directions));
 
 fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     for m in DIRECTIONS.find_iter(t.text) {
@@ -191,8 +190,7 @@ fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 }
 
 /// Landmarks said as part of a description of a place (case factuality/made-up-landmark).
-static LANDMARKS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().factuality.landmarks));
+static LANDMARKS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.landmarks));
 
 fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     if !LANDMARKS.is_match(t.text) {
@@ -608,7 +606,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
     }
 }
 
-static PLACE_SUFFIXES: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&PLACE_SUFFIX));
+static PLACE_SUFFIXES: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&PLACE_SUFFIX));
 
 fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     let s = t.text;
@@ -726,4 +724,14 @@ fn private_clocks(s: &str) -> Vec<f64> {
         }
     }
     out
+}
+
+/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
+/// once they are all known).
+pub(crate) fn build_lists() {
+    LazyLock::force(&DAY_WORDS);
+    LazyLock::force(&ANY_SPECIFIC);
+    LazyLock::force(&DIRECTIONS);
+    LazyLock::force(&LANDMARKS);
+    LazyLock::force(&PLACE_SUFFIXES);
 }

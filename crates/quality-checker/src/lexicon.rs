@@ -8,6 +8,7 @@
 //! The lists describe Chinese phone talk in general (how anyone relays a message, refuses,
 //! says goodbye), not the phrasing of any one generator.
 
+pub use crate::wordindex::{Ac, IndexedTexts};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use serde::{Deserialize, Deserializer};
 use std::sync::LazyLock;
@@ -403,15 +404,12 @@ word_files! {
     }
 }
 
-/// Builds a leftmost-longest automaton. A DFA: the haystacks are short clauses and the word
-/// lists small, so table lookups per byte (about 4.6 MB for all lists together) beat the
-/// smaller NFAs.
-pub fn ac(words: &[&str]) -> AhoCorasick {
-    AhoCorasickBuilder::new()
-        .match_kind(MatchKind::LeftmostLongest)
-        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-        .build(words)
-        .expect("static word lists compile")
+/// Builds a leftmost-longest word list ([`Ac`]): its own automaton, and its place in the
+/// per-turn index of every list (see [`crate::wordindex`]). Build a list once, in a static, and
+/// name the static in its module's `build_lists` (the union of all lists is built after them;
+/// a list built later is searched with its own automaton until the union is built again).
+pub fn ac(words: &[&str]) -> Ac {
+    Ac::new(words)
 }
 
 /// A word list asked only whether a text starts with one of its words: the words' first
@@ -446,14 +444,14 @@ impl Prefixes {
 }
 
 /// Builds a leftmost-longest automaton from a whitespace-separated word list.
-pub fn words(list: &str) -> AhoCorasick {
+pub fn words(list: &str) -> Ac {
     let v: Vec<&str> = list.split_whitespace().collect();
     ac(&v)
 }
 
 /// The caller sells, scams, collects debts or threatens: the words of `solicitation` and of
 /// `scam_or_threat` (see [`SCAM_OR_THREAT`]).
-pub static SOLICITATION: LazyLock<AhoCorasick> = LazyLock::new(|| {
+pub static SOLICITATION: LazyLock<Ac> = LazyLock::new(|| {
     let l = &lists().lexicon;
     let v: Vec<&str> = l
         .solicitation
@@ -467,14 +465,12 @@ pub static SOLICITATION: LazyLock<AhoCorasick> = LazyLock::new(|| {
 /// The assistant sets a boundary with the caller (请不要再打来了, 我这边挂断了; case
 /// naturalness/boundary-ends-the-call): the call is an unwanted one, and ending it early is
 /// right.
-pub static SETS_BOUNDARY: LazyLock<AhoCorasick> =
-    LazyLock::new(|| ac(&lists().lexicon.sets_boundary));
+pub static SETS_BOUNDARY: LazyLock<Ac> = LazyLock::new(|| ac(&lists().lexicon.sets_boundary));
 
 /// A scammer, a debt collector or a harasser at work in the caller's words: refusing them
 /// protects the owner (`safety.decision`), their "emergencies" are part of the pitch
 /// (`preset.conflict`).
-pub static SCAM_OR_THREAT: LazyLock<AhoCorasick> =
-    LazyLock::new(|| ac(&lists().lexicon.scam_or_threat));
+pub static SCAM_OR_THREAT: LazyLock<Ac> = LazyLock::new(|| ac(&lists().lexicon.scam_or_threat));
 
 /// Words in [`SOLICITATION`] that only hide a solicitation word (`套餐具`).
 static NOT_SOLICITATION: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.not_solicitation.0);
@@ -491,19 +487,19 @@ pub fn solicits(text: &str) -> bool {
 pub static RELAY_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.relay_words.0);
 
 /// [`RELAY_WORDS`] as an automaton.
-pub static RELAY: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&RELAY_WORDS));
+pub static RELAY: LazyLock<Ac> = LazyLock::new(|| ac(&RELAY_WORDS));
 
 /// The assistant reports the caller's own words.
 pub static REPORTED_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.reported_words.0);
 
 /// [`REPORTED_WORDS`] as an automaton.
-pub static REPORTED: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&REPORTED_WORDS));
+pub static REPORTED: LazyLock<Ac> = LazyLock::new(|| ac(&REPORTED_WORDS));
 
 /// Uncertainty or declining to tell: what follows is not a disclosure or a commitment.
 pub static UNCERTAIN_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.uncertain_words.0);
 
 /// [`UNCERTAIN_WORDS`] as an automaton.
-pub static UNCERTAIN: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&UNCERTAIN_WORDS));
+pub static UNCERTAIN: LazyLock<Ac> = LazyLock::new(|| ac(&UNCERTAIN_WORDS));
 
 /// The assistant declines to decide about what a clause names (`…我做不了主`, `得他本人定`).
 pub static DEFERS_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.defers_words.0);
@@ -576,10 +572,10 @@ static CONDITIONAL: LazyLock<Prefixes> =
     LazyLock::new(|| Prefixes::new(&lists().lexicon.conditional));
 
 /// Goodbyes (said by either side).
-pub static GOODBYE: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&lists().lexicon.goodbye));
+pub static GOODBYE: LazyLock<Ac> = LazyLock::new(|| ac(&lists().lexicon.goodbye));
 
 /// The assistant closes the call (goodbyes and harassment hang-ups).
-pub static CLOSE: LazyLock<AhoCorasick> = LazyLock::new(|| ac(&lists().lexicon.close));
+pub static CLOSE: LazyLock<Ac> = LazyLock::new(|| ac(&lists().lexicon.close));
 
 /// Characters that make a bigram a function-word bigram (no content of its own).
 static FUNCTION_CHARS: LazyLock<&[char]> = LazyLock::new(|| lists().lexicon.function_chars.0);
@@ -658,7 +654,7 @@ pub fn has_function_char(b: u64) -> bool {
 }
 
 /// Whether the clause text contains any word of the automaton.
-pub fn any(aut: &AhoCorasick, s: &str) -> bool {
+pub fn any(aut: &Ac, s: &str) -> bool {
     aut.is_match(s)
 }
 
@@ -683,6 +679,19 @@ pub fn conditional(clause: &str) -> bool {
         rest = &rest[c.len_utf8()..];
     }
     false
+}
+
+/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
+/// once they are all known).
+pub(crate) fn build_lists() {
+    LazyLock::force(&SOLICITATION);
+    LazyLock::force(&SETS_BOUNDARY);
+    LazyLock::force(&SCAM_OR_THREAT);
+    LazyLock::force(&RELAY);
+    LazyLock::force(&REPORTED);
+    LazyLock::force(&UNCERTAIN);
+    LazyLock::force(&GOODBYE);
+    LazyLock::force(&CLOSE);
 }
 
 #[cfg(test)]

@@ -81,6 +81,7 @@ pub mod preset;
 pub mod privacy;
 pub mod proxy;
 pub mod text;
+pub mod wordindex;
 
 use callbench_model::vocab::{VIOLATION_KINDS, VIOLATION_PREFIXES, ViolationKind};
 use callbench_model::{Dialogue, QcResult, Speaker, Violation};
@@ -397,6 +398,20 @@ impl Checker {
         let mut v = structure(&self.cfg, d);
         let detectors = &self.detectors;
         let mut confidence = Vec::new();
+        // Every word list's search within a turn, read off one search of the turn (the lists
+        // built first, so the union of them all is built once).
+        static LISTS: std::sync::Once = std::sync::Once::new();
+        LISTS.call_once_force(|_| {
+            lexicon::build_lists();
+            decision::build_lists();
+            embodiment::build_lists();
+            factuality::build_lists();
+            naturalness::build_lists();
+            preset::build_lists();
+            privacy::build_lists();
+            proxy::build_lists();
+        });
+        let _index = lexicon::IndexedTexts::new(d.turns.iter().map(|t| t.text.as_str()));
         let ctx = (!detectors.is_empty() && !d.turns.is_empty()).then(|| {
             ctx::Ctx::with_concepts(d, &self.cfg, self.concepts.for_scenario(&d.scenario))
         });

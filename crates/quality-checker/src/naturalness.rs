@@ -8,11 +8,11 @@
 //!   speaker labels, emoji.
 
 use crate::ctx::{Ctx, TurnCtx};
+use crate::lexicon::Ac;
 use crate::lexicon::lists;
 use crate::lexicon::{self, CLOSE, GOODBYE, RELAY};
 use crate::text;
 use crate::{Finding, finding};
-use aho_corasick::AhoCorasick;
 use callbench_model::vocab::ViolationKind;
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -149,19 +149,19 @@ static GOODBYE_END: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.goo
 /// Whether a text (a turn or a sentence) says goodbye. `assistant` adds the assistant's ways
 /// to end a call (请不要再打了, 感谢来电; case naturalness/boundary-ends-the-call).
 pub fn is_goodbye_text(s: &str, assistant: bool) -> bool {
-    let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
+    let aut: &Ac = if assistant { &CLOSE } else { &GOODBYE };
     aut.is_match(s) && goodbye_in(s, &text::clauses(s), assistant)
 }
 
 /// [`is_goodbye_text`] of a turn whose clauses are known (see [`TurnCtx::says_goodbye`]).
 pub(crate) fn turn_says_goodbye(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
-    let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
+    let aut: &Ac = if assistant { &CLOSE } else { &GOODBYE };
     aut.is_match(s) && goodbye_in(s, clauses, assistant)
 }
 
 /// Whether one of `clauses` of `s` says goodbye (the words of [`is_goodbye_text`]).
 fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
-    let aut: &AhoCorasick = if assistant { &CLOSE } else { &GOODBYE };
+    let aut: &Ac = if assistant { &CLOSE } else { &GOODBYE };
     for (ci, c) in clauses.iter().enumerate() {
         let clause = c.text(s).trim();
         for m in aut.find_iter(clause) {
@@ -235,17 +235,17 @@ fn caller_says_goodbye(t: &TurnCtx) -> bool {
 
 /// The assistant's greeting and self-introduction: not a turn's own words (case
 /// naturalness/greeting-is-not-own-words).
-static INTRO: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().naturalness.intro));
+static INTRO: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().naturalness.intro));
 
 /// The caller announces more to come (我先说, 说一下): the matter is not out yet (case
 /// naturalness/more-announced).
-static PENDING: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().naturalness.pending));
+static PENDING: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().naturalness.pending));
 
 /// A caller cut off by the assistant's goodbye says so.
-static PROTEST: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().naturalness.protest));
+static PROTEST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().naturalness.protest));
 
 /// Words of a caller turn that leave something open.
-static OPEN: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().naturalness.open));
+static OPEN: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().naturalness.open));
 
 /// Pure acknowledgements and "nothing else".
 static SETTLED: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.settled.0);
@@ -567,7 +567,7 @@ fn premature(caller: &TurnCtx, assistant: &TurnCtx) -> bool {
 
 // ------------------------------------------------------------------------------------ meta
 
-pub(crate) static AI_SELF: LazyLock<AhoCorasick> =
+pub(crate) static AI_SELF: LazyLock<Ac> =
     LazyLock::new(|| lexicon::ac(&lists().naturalness.ai_self));
 
 /// Latin words a Chinese phone call may contain.
@@ -764,13 +764,13 @@ fn list_items(s: &str) -> Option<String> {
 /// The shared concepts `natural.over_refusal` reads (`callbench_model::concepts`), compiled once.
 struct RefusalWords {
     /// How an assistant refuses to decide for the owner (做不了主, 没法替她拍板).
-    refusal: AhoCorasick,
+    refusal: Ac,
     /// A caller's offer that commits the owner to nothing.
-    offer: AhoCorasick,
+    offer: Ac,
     /// A code, a password, a card number: a scam's object, refused rightly.
-    secret: AhoCorasick,
+    secret: Ac,
     /// A decision asked beside the offer.
-    decision_asked: AhoCorasick,
+    decision_asked: Ac,
 }
 
 static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
@@ -858,4 +858,15 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         ));
     }
     out
+}
+
+/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
+/// once they are all known).
+pub(crate) fn build_lists() {
+    LazyLock::force(&INTRO);
+    LazyLock::force(&PENDING);
+    LazyLock::force(&PROTEST);
+    LazyLock::force(&OPEN);
+    LazyLock::force(&AI_SELF);
+    LazyLock::force(&REFUSAL_WORDS);
 }

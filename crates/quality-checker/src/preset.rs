@@ -52,25 +52,24 @@
 use crate::concepts::{Registry, ShowsHit, Sort, leftmost_longest, shows_within};
 use crate::ctx::{Ctx, PresetCtx, TurnCtx};
 use crate::lexicon;
+use crate::lexicon::Ac;
 use crate::lexicon::lists;
 use crate::text::{self, Clause};
 use crate::{Finding, finding};
-use aho_corasick::AhoCorasick;
 use callbench_model::concepts::ConceptTrait;
 use callbench_model::vocab::ViolationKind;
 use std::cell::{OnceCell, RefCell};
 use std::sync::LazyLock;
 
 /// A trigger about trouble.
-static TRIGGER_TROUBLE: LazyLock<AhoCorasick> =
+static TRIGGER_TROUBLE: LazyLock<Ac> =
     LazyLock::new(|| lexicon::ac(&lists().preset.trigger_trouble));
 
 /// A preset that makes the caller wait.
-static WAITS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.waits));
+static WAITS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.waits));
 
 /// A preset about where goods are left.
-static LEAVE_GOODS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().preset.leave_goods));
+static LEAVE_GOODS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.leave_goods));
 
 const C_EMERGENCY: u8 = 1;
 const C_STRONG: u8 = 2;
@@ -82,7 +81,7 @@ const C_PRESSURE: u8 = 8;
 /// even a refusal of a suspicious caller; exceptions (`strong_words`) show the preset does not
 /// fit; a handover that needs a person conflicts with a preset about where goods are left;
 /// time pressure only with a preset that makes the caller wait or puts the matter off.
-static CUES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
+static CUES: LazyLock<(Ac, Vec<u8>)> = LazyLock::new(|| {
     let mut words: Vec<&str> = Vec::new();
     let mut masks: Vec<u8> = Vec::new();
     let l = &lists().preset;
@@ -106,13 +105,13 @@ static CUES: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
 });
 
 /// Inability (`没法单退`, `不能放柜子`, `停不了`): a conflict when it bears on the preset's own words.
-static INABILITY: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.inability));
+static INABILITY: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.inability));
 
 /// The words without which a clause conflicts with no preset (`conflict_at`): the cues, the
 /// inabilities and the blockings in one automaton, searched once per caller turn (no word holds
 /// a clause mark: test `conflict_words_hold_no_clause_mark`). A clause with none of them and no
 /// `不` is passed over before the other tests.
-static CONFLICT_WORDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&conflict_words()));
+static CONFLICT_WORDS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&conflict_words()));
 
 fn conflict_words() -> Vec<&'static str> {
     let l = &lists().preset;
@@ -130,43 +129,39 @@ fn conflict_words() -> Vec<&'static str> {
 }
 
 /// Problems that conflict only when they touch what the preset says (进不去 with "放门口").
-static WEAK_CONFLICT: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().preset.weak_conflict));
+static WEAK_CONFLICT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.weak_conflict));
 
 /// Words that contain a conflict cue but name none (紧急联系人).
-static NOT_CONFLICT: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().preset.not_conflict));
+static NOT_CONFLICT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.not_conflict));
 
 /// Trouble of any kind in the caller's words: enough to hold back `preset.missing`.
-static PROBLEM: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.problem));
+static PROBLEM: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.problem));
 
 /// The assistant sets the preset aside in so many words.
-static SUSPENDS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.suspends));
+static SUSPENDS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.suspends));
 
 /// The assistant sets the preset aside, in any words (`那刚才说的先不算`, `这个办法就不适用了`,
 /// `周末那个安排先放一边`, `是我理解错了`): the caller's situation conflicted with it.
-pub(crate) static SUSPENDS_ANY: LazyLock<AhoCorasick> =
+pub(crate) static SUSPENDS_ANY: LazyLock<Ac> =
     LazyLock::new(|| lexicon::ac(&lists().preset.suspends_any));
 
 /// Trouble of any kind in the caller's words — a new situation (an accident, an illness, a
 /// thing found or left behind, a breakdown, an obligation): with the assistant's own later
 /// suspension as corroboration, it dates the conflict.
-static TROUBLE: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.trouble));
+static TROUBLE: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.trouble));
 
 /// The preset puts the matter off to a later time (`周一回来再看`, `明天上班再处理`).
-static DEFERS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.defers));
+static DEFERS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.defers));
 
 /// A need that cannot wait (`今天五点前就要`, `必须今天`, `来不及`).
-static URGENT_NOW: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().preset.urgent_now));
-static URGENT_NEED: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().preset.urgent_need));
+static URGENT_NOW: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.urgent_now));
+static URGENT_NEED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.urgent_need));
 
 /// The assistant holds to the preset in so many words (`还是按她说的`, `她的意思就是这样`).
-static INSISTS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.insists));
+static INSISTS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.insists));
 
 /// The preset referred to as its giver's word (`按她说的`, `他交代的`, `照他交代的`).
-pub(crate) static OWNERS_WORD: LazyLock<AhoCorasick> =
+pub(crate) static OWNERS_WORD: LazyLock<Ac> =
     LazyLock::new(|| lexicon::ac(&lists().preset.owners_word));
 
 /// Characters that carry nothing of a preset's content.
@@ -190,8 +185,7 @@ struct Trigger {
 
 /// Words of a trigger that say nothing of its topic: the frame (如果 … 打来), speech verbs,
 /// pronouns, particles, and the places any arrival happens at.
-static TRIGGER_FRAME: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().preset.trigger_frame));
+static TRIGGER_FRAME: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.trigger_frame));
 
 /// Words before an event in a trigger that make it imminent or planned (`快到上车点`,
 /// `说今天送到`): the event need not have happened.
@@ -344,8 +338,7 @@ fn topic_said(trig: &Trigger, text: &str, owner: &str) -> bool {
 }
 
 /// Where a caller says who they are: the first turn, and clauses with 我是 / 这边是.
-static INTRO_MARK: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().preset.intro_mark));
+static INTRO_MARK: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.intro_mark));
 
 /// A caller turn that only checks who answers ("喂，请问是王先生吗？"): the caller's real first
 /// turn — who they are and why they call — is the next one.
@@ -515,7 +508,7 @@ fn names_other_role(ctx: &Ctx, trig: &Trigger) -> bool {
 }
 
 /// What a caller's reactions look like (`data/caller_reactions.toml`, compiled in).
-static REACTIONS: LazyLock<(AhoCorasick, AhoCorasick)> = LazyLock::new(|| {
+static REACTIONS: LazyLock<(aho_corasick::AhoCorasick, Ac)> = LazyLock::new(|| {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct File {
@@ -525,7 +518,7 @@ static REACTIONS: LazyLock<(AhoCorasick, AhoCorasick)> = LazyLock::new(|| {
     let file: File = toml::from_str(include_str!("../data/caller_reactions.toml"))
         .unwrap_or_else(|e| panic!("quality-checker data/caller_reactions.toml: {e}"));
     (
-        AhoCorasick::builder()
+        aho_corasick::AhoCorasick::builder()
             .start_kind(aho_corasick::StartKind::Anchored)
             .build(file.confused_openings.split_whitespace())
             .expect("caller_reactions.toml: confused_openings"),
@@ -697,7 +690,7 @@ fn held_groups(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usi
 
 /// Words of a pitch that ordinary calls say too (`产品经理`, `推荐信`, `办理入职`): one
 /// alone shows no pitch, two different ones do.
-static COMMON_PITCH_WORDS: LazyLock<AhoCorasick> =
+static COMMON_PITCH_WORDS: LazyLock<Ac> =
     LazyLock::new(|| lexicon::ac(&lists().preset.common_pitch_words));
 
 /// Whether `text` shows the pitch of concept `ci` (推销, 贷款, 催收): one of its own words, or
@@ -747,10 +740,10 @@ fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
 static NOT_YET: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.not_yet.0);
 
 /// A way still to go before the event (还有, 再过一站, 下一站; case preset/still-on-the-way).
-static AHEAD: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.ahead));
+static AHEAD: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.ahead));
 
 /// Days and times ahead: an event said with them is planned, not happened.
-static FUTURE: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.future));
+static FUTURE: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.future));
 
 /// Whether the caller's text reports the event (not as future, not negated).
 /// (`clauses`: the text's clauses, [`text::clauses`].)
@@ -896,7 +889,7 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
 }
 
 /// Fillers that say nothing about who calls or why.
-static FILLER: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.filler));
+static FILLER: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.filler));
 
 /// The caller said something of substance (who they are or what they want), beyond greetings
 /// and the owner's name.
@@ -1243,7 +1236,7 @@ fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
 }
 
 /// A way, a door or a place that is shut.
-static BLOCKED: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.blocked));
+static BLOCKED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.blocked));
 
 /// An inability right before one of the preset's own content characters (没法单退 against a
 /// preset's 退掉; case preset/inability-against-its-words) — not an echo of the preset, not 能不能.
@@ -1818,8 +1811,7 @@ fn missing_turn(ctx: &Ctx, held: usize) -> Option<usize> {
 }
 
 /// The caller turns to another matter.
-static TOPIC_SHIFT: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().preset.topic_shift));
+static TOPIC_SHIFT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.topic_shift));
 
 /// The caller takes what they were told gladly: an acknowledgement first, and no reluctance,
 /// objection or negation anywhere (好的…, 谢谢理解…; case preset/caller-goes-along).
@@ -1933,19 +1925,19 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
 /// Problem, negation and impossibility markers: generic, not tied to any situation. Next to
 /// one of the preset's own content words they say the preset's place, action or time does not
 /// work (`外卖柜全满了`, `驿站今天关门了`, `周四就来不及了`, `放门口也没法吃了`).
-static OBJECTION: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.objection));
+static OBJECTION: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.objection));
 
 /// The strong part of [`OBJECTION`] — impossibility, breakage, a place shut or full — enough
 /// before the preset is said; the weak rest (`看不到人`, `还没到账`) is often the very occasion
 /// for the preset and counts only as a reaction to it.
-static OBJECTION_STRONG: LazyLock<AhoCorasick> =
+static OBJECTION_STRONG: LazyLock<Ac> =
     LazyLock::new(|| lexicon::ac(&lists().preset.objection_strong));
 
 /// The caller holds to what they said before (`我说了高架上不能停`): the situation predates.
-static RESTATES: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.restates));
+static RESTATES: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.restates));
 
 /// The assistant relays or defers the matter rather than pushing the preset.
-static RELAYS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.relays));
+static RELAYS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.relays));
 
 /// The caller objects to the preset itself: a clause with one of the preset's content words
 /// (not the trigger's) and a problem marker, or — right after the preset was said — its words
@@ -1985,7 +1977,7 @@ fn objection_at(
         return None;
     }
     // A marker that is not the preset's or the trigger's own word, not 能不能, not denied.
-    let marker_in = |clause: &str, aut: &AhoCorasick| {
+    let marker_in = |clause: &str, aut: &Ac| {
         aut.find_iter(clause).any(|m| {
             let word = &clause[m.start()..m.end()];
             let prefix = &clause[..m.start()];
@@ -2156,7 +2148,7 @@ fn contentful(b: u64) -> bool {
 }
 
 /// Question words: a clause that asks something new (`乘客有几件行李？`) is no echo.
-static ASKS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().preset.asks));
+static ASKS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.asks));
 
 /// The caller goes along with what was said (`那行，就搁驿站`, `好，照定位开过去`).
 fn agrees(t: &TurnCtx) -> bool {
@@ -2185,6 +2177,42 @@ fn occasion(clause: &str, p: &PresetCtx) -> bool {
         }
     });
     found
+}
+
+/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
+/// once they are all known).
+pub(crate) fn build_lists() {
+    LazyLock::force(&TRIGGER_TROUBLE);
+    LazyLock::force(&WAITS);
+    LazyLock::force(&LEAVE_GOODS);
+    LazyLock::force(&CUES);
+    LazyLock::force(&INABILITY);
+    LazyLock::force(&CONFLICT_WORDS);
+    LazyLock::force(&WEAK_CONFLICT);
+    LazyLock::force(&NOT_CONFLICT);
+    LazyLock::force(&PROBLEM);
+    LazyLock::force(&SUSPENDS);
+    LazyLock::force(&SUSPENDS_ANY);
+    LazyLock::force(&TROUBLE);
+    LazyLock::force(&DEFERS);
+    LazyLock::force(&URGENT_NOW);
+    LazyLock::force(&URGENT_NEED);
+    LazyLock::force(&INSISTS);
+    LazyLock::force(&OWNERS_WORD);
+    LazyLock::force(&TRIGGER_FRAME);
+    LazyLock::force(&INTRO_MARK);
+    LazyLock::force(&REACTIONS);
+    LazyLock::force(&COMMON_PITCH_WORDS);
+    LazyLock::force(&AHEAD);
+    LazyLock::force(&FUTURE);
+    LazyLock::force(&FILLER);
+    LazyLock::force(&BLOCKED);
+    LazyLock::force(&TOPIC_SHIFT);
+    LazyLock::force(&OBJECTION);
+    LazyLock::force(&OBJECTION_STRONG);
+    LazyLock::force(&RESTATES);
+    LazyLock::force(&RELAYS);
+    LazyLock::force(&ASKS);
 }
 
 #[cfg(test)]

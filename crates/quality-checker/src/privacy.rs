@@ -7,11 +7,11 @@
 //! privacy/question).
 
 use crate::ctx::{Ctx, OwnerClaim, TurnCtx};
+use crate::lexicon::Ac;
 use crate::lexicon::lists;
 use crate::lexicon::{self, UNCERTAIN};
 use crate::text::{self, NumKind};
 use crate::{Finding, finding};
-use aho_corasick::AhoCorasick;
 use callbench_model::vocab::ViolationKind;
 use std::sync::LazyLock;
 
@@ -50,7 +50,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
 }
 
 /// Words that place digits within a number (`最后两位`, `尾号`, `第三位`).
-static POSITIONS: LazyLock<AhoCorasick> = LazyLock::new(|| lexicon::ac(&lists().privacy.positions));
+static POSITIONS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.positions));
 
 /// Digits of a private number placed within it: even two of them, corrected or confirmed,
 /// disclose part of it (case privacy/last-two-digits-corrected).
@@ -388,7 +388,7 @@ pub(crate) fn owner_claims<'a, 'b>(ctx: &Ctx, t: &'b TurnCtx<'a>) -> &'b [OwnerC
 }
 
 /// Words of whereabouts, family and workplace (`data/words/privacy.toml`), with their topic.
-static CLAIM_WORDS: LazyLock<(AhoCorasick, Vec<&'static str>)> = LazyLock::new(|| {
+static CLAIM_WORDS: LazyLock<(Ac, Vec<&'static str>)> = LazyLock::new(|| {
     let mut words = Vec::new();
     let mut what = Vec::new();
     let l = &lists().privacy;
@@ -603,8 +603,7 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
 }
 
 /// Words of a time: with one, coming and going tell a schedule.
-static TIME_WORDS: LazyLock<AhoCorasick> =
-    LazyLock::new(|| lexicon::ac(&lists().privacy.time_words));
+static TIME_WORDS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.time_words));
 
 /// The sentence holding `pos` opens with a yes (对, 没错; case privacy/floor-guess-confirmed).
 fn affirmed(t: &TurnCtx, pos: usize) -> bool {
@@ -618,4 +617,12 @@ fn affirmed(t: &TurnCtx, pos: usize) -> bool {
             let h = d.text(t.text).trim();
             lists().privacy.yes.contains(&h) || (h.starts_with("对，") || h.starts_with("没错"))
         })
+}
+
+/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
+/// once they are all known).
+pub(crate) fn build_lists() {
+    LazyLock::force(&POSITIONS);
+    LazyLock::force(&CLAIM_WORDS);
+    LazyLock::force(&TIME_WORDS);
 }

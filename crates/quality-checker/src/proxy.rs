@@ -15,34 +15,34 @@
 //! The words are data shared with the offline agents: `callbench_model::concepts`.
 
 use crate::ctx::{Ctx, PresetCtx, TurnCtx};
+use crate::lexicon::Ac;
 use crate::lexicon::lists;
 use crate::{Finding, finding};
-use aho_corasick::AhoCorasick;
 use callbench_model::vocab::ViolationKind;
 use std::cell::OnceCell;
 use std::sync::LazyLock;
 
 struct Concepts {
-    scam_request: AhoCorasick,
-    warning: AhoCorasick,
-    refusal: AhoCorasick,
-    pressure: AhoCorasick,
-    deadline: AhoCorasick,
-    protective: AhoCorasick,
-    new_fact: AhoCorasick,
-    secret: AhoCorasick,
-    ask: AhoCorasick,
-    go_along: AhoCorasick,
-    go_along_negation: AhoCorasick,
-    concession: AhoCorasick,
-    scam_object: AhoCorasick,
-    plea: AhoCorasick,
-    withholding: AhoCorasick,
-    defer: AhoCorasick,
-    give_in: AhoCorasick,
-    threatened_act: AhoCorasick,
-    id_request: AhoCorasick,
-    scam_story: AhoCorasick,
+    scam_request: Ac,
+    warning: Ac,
+    refusal: Ac,
+    pressure: Ac,
+    deadline: Ac,
+    protective: Ac,
+    new_fact: Ac,
+    secret: Ac,
+    ask: Ac,
+    go_along: Ac,
+    go_along_negation: Ac,
+    concession: Ac,
+    scam_object: Ac,
+    plea: Ac,
+    withholding: Ac,
+    defer: Ac,
+    give_in: Ac,
+    threatened_act: Ac,
+    id_request: Ac,
+    scam_story: Ac,
 }
 
 static CONCEPTS: LazyLock<Concepts> = LazyLock::new(|| {
@@ -545,6 +545,12 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             message,
         ));
     }
+}
+
+/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
+/// once they are all known).
+pub(crate) fn build_lists() {
+    LazyLock::force(&CONCEPTS);
 }
 
 #[cfg(test)]
