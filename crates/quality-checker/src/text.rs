@@ -141,6 +141,25 @@ fn ends_as_question(text: &str) -> bool {
         || t.ends_with('么') && !t.ends_with("什么") && !t.ends_with("怎么")
 }
 
+/// Where `s` holds an A-not-A form (能不能, 可不可以, 有没有): the byte offset of its first A. In
+/// speech written without punctuation the question mark is missing, the form still asks (case
+/// decision/unpunctuated-request).
+pub fn a_not_a(s: &str) -> Option<usize> {
+    let mut prev: [Option<(usize, char)>; 2] = [None, None];
+    for (i, c) in s.char_indices() {
+        if let [Some((at, a)), Some((_, n))] = prev
+            && (n == '不' || n == '没')
+            && a == c
+            && is_han(c)
+            && c != '不'
+        {
+            return Some(at);
+        }
+        prev = [prev[1], Some((i, c))];
+    }
+    None
+}
+
 /// Sentence ranges (byte offsets) of `s`.
 pub fn sentences(s: &str) -> Vec<Range<usize>> {
     let mut out = Vec::with_capacity(4);
