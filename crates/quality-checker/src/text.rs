@@ -160,6 +160,48 @@ pub fn a_not_a(s: &str) -> Option<usize> {
     None
 }
 
+/// How a number of up to four Arabic digits is said in Chinese numerals: digit by digit
+/// (`二一`, `七零一`) and, below 1,000, by value (`二十一`, `七百零一`).
+pub fn spoken_numbers(ds: &str) -> Vec<String> {
+    const D: [char; 10] = ['零', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+    let mut out = Vec::with_capacity(2);
+    if ds.is_empty() || !ds.bytes().all(|b| b.is_ascii_digit()) {
+        return out;
+    }
+    out.push(
+        ds.bytes()
+            .map(|b| D[usize::from(b - b'0')])
+            .collect::<String>(),
+    );
+    let Ok(n) = ds.parse::<usize>() else {
+        return out;
+    };
+    if (10..1000).contains(&n) {
+        let (h, t, u) = (n / 100, n / 10 % 10, n % 10);
+        let mut v = String::new();
+        if h > 0 {
+            v.push(D[h]);
+            v.push('百');
+            if t == 0 && u > 0 {
+                v.push('零');
+            }
+        }
+        if t > 0 {
+            if !(h == 0 && t == 1) {
+                v.push(D[t]);
+            }
+            v.push('十');
+        }
+        if u > 0 {
+            v.push(D[u]);
+        }
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
 /// Sentence ranges (byte offsets) of `s`.
 pub fn sentences(s: &str) -> Vec<Range<usize>> {
     let mut out = Vec::with_capacity(4);
