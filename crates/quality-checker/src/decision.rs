@@ -959,7 +959,7 @@ fn condition_of_fact(ctx: &Ctx, clause: &str) -> bool {
         let rest = clause[i + "的话".len()..]
             .trim_start_matches('，')
             .trim_end_matches(['。', '！', '!', '的', '啊', '呀']);
-        (rest.starts_with('就') || lists().decision.ends.iter().any(|e| rest == *e))
+        (rest.starts_with('就') || lists().decision.ends.contains(&rest))
             && !ctx.mentions_owner(cond)
             && !lists()
                 .decision
