@@ -796,6 +796,7 @@ static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
 /// - the caller's question offers what commits the owner to nothing (有啥变动我们再给您打电话，
 ///   行吗？, 要不要我给您多套个袋子？; case naturalness/offer-refused), certain — taken with
 ///   thanks it is right (case naturalness/offer-accepted);
+/// - the same offers said of the owner (case naturalness/offer-of-the-owner-refused);
 /// - the caller only thanks or acknowledges (好的，谢谢啊) in a call where nothing was asked
 ///   (case naturalness/thanks-refused), certain; after a question, even one not refused in these
 ///   words, the refusal may answer it late (case naturalness/refusal-restated).
