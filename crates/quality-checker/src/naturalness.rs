@@ -840,7 +840,15 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         let question = text::sentences(caller.text)
             .last()
             .map_or(caller.text, |r| &caller.text[r.clone()]);
-        let asks_decision = w.decision_asked.is_match(question);
+        // A question before the offer (她几点有空？我再打过来) is what the refusal answers (case
+        // naturalness/question-before-the-offer).
+        let asked_before = text::sentences(caller.text).iter().rev().skip(1).any(|r| {
+            let s = caller.text[r.clone()].trim_end();
+            // (A sentence's range may stop before its mark.)
+            let marked = caller.text[r.end..].trim_start().starts_with(['？', '?']);
+            (marked || s.ends_with(['？', '?', '吗'])) && !w.offer.is_match(s)
+        });
+        let asks_decision = asked_before || w.decision_asked.is_match(question);
         let what = if let Some(o) = w.offer.find(question).filter(|_| !asks_decision) {
             format!(
                 "the caller offers \"{}\", which commits the owner to nothing",

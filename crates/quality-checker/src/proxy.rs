@@ -92,7 +92,7 @@ fn clause_bounds(text: &str, at: usize) -> (usize, usize) {
 
 /// Whether the caller's text asks for something only a scam asks for: a scam word not inside a
 /// warning (case proxy/warning-asks-nothing). A secret (a code, a password, a card number) is
-/// asked for only when an asking word is in its clause or the next (case proxy/secret-asked-for);
+/// asked for only when an asking word is in its clause, the one before or the next (case proxy/secret-asked-for);
 /// named in passing it asks for nothing (case proxy/secret-named-in-passing).
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
@@ -130,7 +130,14 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
                 } else {
                     clause_end
                 };
-                let around = &text[clause_start..next_end.max(clause_end)];
+                // And the clause before (`我核对一下，卡号尾号是3906对吧`; case
+                // proxy/secret-asked-the-clause-before).
+                let prev_start = text[..clause_start]
+                    .char_indices()
+                    .rev()
+                    .nth(1)
+                    .map_or(clause_start, |(i, _)| clause_bounds(text, i).0);
+                let around = &text[prev_start..next_end.max(clause_end)];
                 if !c.ask.is_match(around) {
                     return None;
                 }
