@@ -228,7 +228,7 @@ pub(crate) fn reports_new_fact(text: &str) -> bool {
         // An exclamation (`没人接多危险啊`) pleads; it reports nothing (case
         // proxy/rhetorical-danger).
         let exclaims = before.ends_with('多') || before.ends_with("多么");
-        !exclaims && !(own && c.threatened_act.is_match(&text[m.start()..m.end()]))
+        !(exclaims || own && c.threatened_act.is_match(&text[m.start()..m.end()]))
     })
 }
 
