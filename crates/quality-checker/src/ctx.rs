@@ -512,6 +512,22 @@ impl<'a> Ctx<'a> {
         &self.caller_concat[..self.caller_end[before.min(self.caller_end.len() - 1)]]
     }
 
+    /// Whether `clause` of turn `before` only says back what the caller said before (`不需要复查`
+    /// after the clinic's "不需要复查"; `体检报告已经出来` after "体检报告出来了"): each of its
+    /// content character pairs was the caller's (cases decision/callers-news-said-back,
+    /// embodiment/callers-news-said-back).
+    pub fn echoes_caller(&self, before: usize, clause: &str) -> bool {
+        let bs: Vec<u64> = text::bigrams(clause)
+            .into_iter()
+            .filter(|&b| !lexicon::is_function_bigram(b))
+            .collect();
+        bs.len() >= 2
+            && bs.iter().all(|b| {
+                self.caller_turns_before(before)
+                    .any(|c| c.all_bigrams().binary_search(b).is_ok())
+            })
+    }
+
     /// The caller turns before turn `before`.
     pub fn caller_turns_before(&self, before: usize) -> impl Iterator<Item = &TurnCtx<'a>> {
         self.turns[..before.min(self.turns.len())]

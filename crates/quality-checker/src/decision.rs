@@ -266,6 +266,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         && !negated
                         && !deferred
                         && !crate::preset::SUSPENDS_ANY.is_match(clause)
+                        && !ctx.echoes_caller(t.idx, clause)
                         && refuse(ctx, prefix, word)
                 }
                 Cat::Commit => !own_deferred && commit(ctx, prefix, word),

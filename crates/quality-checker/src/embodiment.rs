@@ -163,7 +163,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 let prefix = &clause[..m_start];
                 let rest = &clause[m_end..];
                 let word = &clause[m_start..m_end];
-                if text::inside(&t.quoted, start) || text::negated(prefix, 6) {
+                if text::inside(&t.quoted, start)
+                    || text::negated(prefix, 6)
+                    || ctx.echoes_caller(t.idx, clause)
+                {
                     continue;
                 }
                 if !claim(ctx, t, ci, cat, prefix, word, rest) {
