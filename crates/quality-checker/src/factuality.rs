@@ -167,9 +167,10 @@ fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     for m in DIRECTIONS.find_iter(t.text) {
         let w = &t.text[m.start()..m.end()];
         // 从东门 is grounded by 东门 (case factuality/directions-grounded); 左拐 by any 左.
-        let key: String = match w.strip_prefix('从') {
-            Some(gate) => gate.to_string(),
-            None => w.chars().filter(|c| "左右前直掉里".contains(*c)).collect(),
+        // (A gate — 在东门, 东门进去 — by the gate's name; case factuality/made-up-spot-by-the-gate.)
+        let key: String = match w.find('门') {
+            Some(i) if i >= 3 => w[i - 3..i + '门'.len_utf8()].to_string(),
+            _ => w.chars().filter(|c| "左右前直掉里".contains(*c)).collect(),
         };
         if skip_at(t, m.start())
             || ctx.grounded_text(w, t.idx)
