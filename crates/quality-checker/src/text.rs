@@ -299,33 +299,58 @@ pub fn bigrams(s: &str) -> Vec<u64> {
 
 /// Appends the bigrams of `s` to `out` (unsorted).
 pub fn push_bigrams(s: &str, out: &mut Vec<u64>) {
-    let mut prev: Option<char> = None;
-    for c in s.chars() {
-        if is_word_char(c) {
-            let c = c.to_ascii_lowercase();
-            if let Some(p) = prev {
-                out.push(pack(p, c));
-            }
-            prev = Some(c);
-        } else {
-            prev = None;
-        }
-    }
+    for_each_bigram(s, |b| out.push(b));
 }
 
 /// Calls `f` with every bigram of `s` (duplicates included), without allocating.
+#[inline(always)]
 pub fn for_each_bigram(s: &str, mut f: impl FnMut(u64)) {
-    let mut prev: Option<char> = None;
-    for c in s.chars() {
-        if is_word_char(c) {
-            let c = c.to_ascii_lowercase();
-            if let Some(p) = prev {
-                f(pack(p, c));
-            }
-            prev = Some(c);
-        } else {
-            prev = None;
+    let mut prev = 0u32;
+    for_each_word_code(s, |c| {
+        if c != 0 && prev != 0 {
+            f((u64::from(prev) << 32) | u64::from(c));
         }
+        prev = c;
+    });
+}
+
+/// Calls `f` once per character of `s`: its code point when it is a word character
+/// ([`is_word_char`], ASCII letters lower-cased), else 0. The bigram walks run over every turn
+/// and clause, several times per dialogue; decoding only what can be a word character (ASCII,
+/// and the three-byte sequences that hold the Han blocks) costs about half of `str::chars`
+/// followed by [`is_word_char`]. (Two- and four-byte characters are never word characters.)
+#[inline(always)]
+fn for_each_word_code(s: &str, mut f: impl FnMut(u32)) {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let x = b[i];
+        let c = if x < 0x80 {
+            i += 1;
+            if x.is_ascii_alphanumeric() {
+                u32::from(x.to_ascii_lowercase())
+            } else {
+                0
+            }
+        } else if x < 0xE0 {
+            i += 2;
+            0
+        } else if x < 0xF0 {
+            // (Valid UTF-8: both continuation bytes are there.)
+            let cp = (u32::from(x & 0x0F) << 12)
+                | (u32::from(b[i + 1] & 0x3F) << 6)
+                | u32::from(b[i + 2] & 0x3F);
+            i += 3;
+            if (0x4e00..=0x9fff).contains(&cp) || (0x3400..=0x4dbf).contains(&cp) {
+                cp
+            } else {
+                0
+            }
+        } else {
+            i += 4;
+            0
+        };
+        f(c);
     }
 }
 
@@ -390,7 +415,9 @@ pub fn has_bigram(set: &[u64], a: char, b: char) -> bool {
 
 /// Number of word characters in `s`.
 pub fn word_len(s: &str) -> usize {
-    s.chars().filter(|&c| is_word_char(c)).count()
+    let mut n = 0;
+    for_each_word_code(s, |c| n += usize::from(c != 0));
+    n
 }
 
 // ------------------------------------------------------------------------------------ numbers
@@ -942,6 +969,44 @@ pub fn digit_runs(s: &str, min: usize) -> Vec<(Range<usize>, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bigram_walk_reads_what_chars_reads() {
+        // The walk decodes by hand; `str::chars` and `is_word_char` are the definition.
+        let reference = |s: &str| {
+            let (mut v, mut prev) = (Vec::new(), None::<char>);
+            for c in s.chars() {
+                if is_word_char(c) {
+                    let c = c.to_ascii_lowercase();
+                    if let Some(p) = prev {
+                        v.push(pack(p, c));
+                    }
+                    prev = Some(c);
+                } else {
+                    prev = None;
+                }
+            }
+            v
+        };
+        for s in [
+            "",
+            "您好，外卖到了，我在楼下。",
+            "AbC12 xY",
+            "㐀㐁䶿䷀一丁鿿ꀀ",
+            "é中文ü文字😀中国𠀀字Ab",
+            "「你好」“Hi”『OK』《书》～—…",
+            "ｆｕｌｌ　ｗｉｄｔｈ１２",
+        ] {
+            let mut v = Vec::new();
+            push_bigrams(s, &mut v);
+            assert_eq!(v, reference(s), "{s}");
+            assert_eq!(
+                word_len(s),
+                s.chars().filter(|&c| is_word_char(c)).count(),
+                "{s}"
+            );
+        }
+    }
 
     fn vals(s: &str) -> Vec<(Vec<f64>, NumKind)> {
         numbers(s)

@@ -15,7 +15,8 @@
 //! The union grows as lists are built (most on first use): it is rebuilt, when it has grown,
 //! at the start of a dialogue; until then a list it lacks is searched with its own automaton.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Match, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Anchored, Match, MatchKind};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -48,7 +49,11 @@ const MAX_BUILDS: u32 = 16;
 
 /// The union automaton: every registered word (pattern id = word id), all occurrences.
 struct Union {
-    aut: AhoCorasick,
+    /// A DFA walked by hand ([`State::build`]): `AhoCorasick`'s overlapping iterator returns
+    /// to its caller on every match and resumes from a saved state, which cost more than the
+    /// walk itself over a turn's dozen matches; without a prefilter the start state is no
+    /// special state, so a byte costs a table lookup and one compare.
+    aut: aho_corasick::dfa::DFA,
     len: u32,
     /// The lists it was built with (ids `0..lists`).
     lists: u32,
@@ -328,11 +333,30 @@ impl State {
         let text = &self.buf[off..off + (te - ta)];
         let hits = &mut self.hits[t];
         hits.clear();
-        hits.extend(union.aut.find_overlapping_iter(text).map(|m| Hit {
-            start: m.start() as u32,
-            end: m.end() as u32,
-            id: m.pattern().as_u32(),
-        }));
+        // Every occurrence of every word: at each byte, the words the state's matches end
+        // there (what `find_overlapping_iter` reports, in another order; sorted below, and
+        // no two words share a start and an end).
+        let dfa = &union.aut;
+        let mut sid = dfa
+            .start_state(Anchored::No)
+            .expect("an unanchored union");
+        for (i, &b) in text.as_bytes().iter().enumerate() {
+            sid = dfa.next_state(Anchored::No, sid, b);
+            if dfa.is_special(sid) {
+                if dfa.is_dead(sid) {
+                    break;
+                }
+                for k in 0..dfa.match_len(sid) {
+                    let pid = dfa.match_pattern(sid, k);
+                    let end = i + 1;
+                    hits.push(Hit {
+                        start: (end - dfa.pattern_len(pid)) as u32,
+                        end: end as u32,
+                        id: pid.as_u32(),
+                    });
+                }
+            }
+        }
         hits.sort_unstable_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
         let k = self.stride;
         let present = &mut self.present[t * k..(t + 1) * k];
@@ -350,9 +374,9 @@ impl State {
 /// The union of `words` (kept out of line: a one-time cost, counted apart).
 #[inline(never)]
 fn build_union(words: &[Box<str>], lists: &[Vec<u32>]) -> Union {
-    let aut = AhoCorasickBuilder::new()
+    let aut = aho_corasick::dfa::DFA::builder()
         .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
+        .prefilter(false)
         .build(words.iter().map(|w| w.as_bytes()))
         .expect("the word lists compile");
     let stride = lists.len().div_ceil(64).max(1);
