@@ -652,12 +652,11 @@ pub fn strip_attribution(clause: &str) -> &str {
     // The first attribution of the list that the head holds, where it first occurs: one
     // search for every occurrence of them all (each looked for in turn before).
     let mut best: Option<(usize, usize, usize)> = None;
-    for m in ATTRIBUTIONS.find_overlapping_iter(head) {
-        let (k, i) = (m.pattern().as_usize(), m.start());
+    ATTRIBUTIONS.for_each(head, |i, end, k| {
         if best.is_none_or(|(bk, bi, _)| k < bk || k == bk && i < bi) {
-            best = Some((k, i, m.end()));
+            best = Some((k, i, end));
         }
-    }
+    });
     match best {
         Some((_, _, end)) => clause[end..].trim_start_matches(['了', '过', '的', '，', ' ']),
         None => clause,
@@ -666,11 +665,8 @@ pub fn strip_attribution(clause: &str) -> &str {
 
 /// The attributions (`她说了`, `按刚才说的`), every occurrence reported: [`strip_attribution`]
 /// takes the first of the list that occurs, not the leftmost.
-static ATTRIBUTIONS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
-    aho_corasick::AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::Standard)
-        .build(lists().ctx.attributions.iter().copied())
-        .expect("attributions compile")
+static ATTRIBUTIONS: LazyLock<crate::wordindex::AllMatches> = LazyLock::new(|| {
+    crate::wordindex::AllMatches::new(&lists().ctx.attributions).expect("attributions compile")
 });
 
 /// Suffixes that end a component of an address.

@@ -49,11 +49,9 @@ const MAX_BUILDS: u32 = 16;
 
 /// The union automaton: every registered word (pattern id = word id), all occurrences.
 struct Union {
-    /// A DFA walked by hand ([`State::build`]): `AhoCorasick`'s overlapping iterator returns
-    /// to its caller on every match and resumes from a saved state, which cost more than the
-    /// walk itself over a turn's dozen matches; without a prefilter the start state is no
-    /// special state, so a byte costs a table lookup and one compare.
-    aut: aho_corasick::dfa::DFA,
+    /// Walked by hand ([`AllMatches`]): the overlapping iterator's return per match cost more
+    /// than the walk itself over a turn's dozen matches.
+    aut: AllMatches,
     len: u32,
     /// The lists it was built with (ids `0..lists`).
     lists: u32,
@@ -333,30 +331,14 @@ impl State {
         let text = &self.buf[off..off + (te - ta)];
         let hits = &mut self.hits[t];
         hits.clear();
-        // Every occurrence of every word: at each byte, the words the state's matches end
-        // there (what `find_overlapping_iter` reports, in another order; sorted below, and
-        // no two words share a start and an end).
-        let dfa = &union.aut;
-        let mut sid = dfa
-            .start_state(Anchored::No)
-            .expect("an unanchored union");
-        for (i, &b) in text.as_bytes().iter().enumerate() {
-            sid = dfa.next_state(Anchored::No, sid, b);
-            if dfa.is_special(sid) {
-                if dfa.is_dead(sid) {
-                    break;
-                }
-                for k in 0..dfa.match_len(sid) {
-                    let pid = dfa.match_pattern(sid, k);
-                    let end = i + 1;
-                    hits.push(Hit {
-                        start: (end - dfa.pattern_len(pid)) as u32,
-                        end: end as u32,
-                        id: pid.as_u32(),
-                    });
-                }
-            }
-        }
+        // Every occurrence of every word (sorted below: no two words share a start and an end).
+        union.aut.for_each(text, |start, end, id| {
+            hits.push(Hit {
+                start: start as u32,
+                end: end as u32,
+                id: id as u32,
+            });
+        });
         hits.sort_unstable_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
         let k = self.stride;
         let present = &mut self.present[t * k..(t + 1) * k];
@@ -371,14 +353,79 @@ impl State {
     }
 }
 
+/// A word list asked for every occurrence of every word (Standard semantics), as
+/// [`AhoCorasick::find_overlapping_iter`] reports them and in the same order, but walked by hand
+/// over a DFA: the iterator returns to its caller on every match and resumes from a saved
+/// state, which costs more than the walk over the short texts searched here. (A list with an
+/// empty word, or too large for a DFA, is searched with the iterator.)
+pub(crate) struct AllMatches(AllAut);
+
+enum AllAut {
+    Dfa(aho_corasick::dfa::DFA),
+    Iter(AhoCorasick),
+}
+
+impl std::fmt::Debug for AllMatches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AllMatches").finish_non_exhaustive()
+    }
+}
+
+impl AllMatches {
+    /// The list of `words`.
+    pub(crate) fn new<P: AsRef<str>>(words: &[P]) -> Result<AllMatches, aho_corasick::BuildError> {
+        let bytes = || words.iter().map(|w| w.as_ref().as_bytes());
+        let dfa = (!words.iter().any(|w| w.as_ref().is_empty())).then(|| {
+            aho_corasick::dfa::DFA::builder()
+                .match_kind(MatchKind::Standard)
+                .prefilter(false)
+                .build(bytes())
+        });
+        match dfa {
+            Some(Ok(d)) => Ok(AllMatches(AllAut::Dfa(d))),
+            _ => AhoCorasickBuilder::new()
+                .match_kind(MatchKind::Standard)
+                .build(bytes())
+                .map(|a| AllMatches(AllAut::Iter(a))),
+        }
+    }
+
+    /// Calls `f(start, end, pattern)` for every occurrence of every word in `text`: by end,
+    /// and at one end in the automaton's order (`find_overlapping_iter`'s).
+    #[inline]
+    pub(crate) fn for_each(&self, text: &str, mut f: impl FnMut(usize, usize, usize)) {
+        match &self.0 {
+            AllAut::Dfa(dfa) => {
+                // (No empty word: the start state is no match state.)
+                let Ok(mut sid) = dfa.start_state(Anchored::No) else {
+                    return;
+                };
+                for (i, &b) in text.as_bytes().iter().enumerate() {
+                    sid = dfa.next_state(Anchored::No, sid, b);
+                    if dfa.is_special(sid) {
+                        if dfa.is_dead(sid) {
+                            return;
+                        }
+                        for k in 0..dfa.match_len(sid) {
+                            let pid = dfa.match_pattern(sid, k);
+                            f(i + 1 - dfa.pattern_len(pid), i + 1, pid.as_usize());
+                        }
+                    }
+                }
+            }
+            AllAut::Iter(aut) => {
+                for m in aut.find_overlapping_iter(text) {
+                    f(m.start(), m.end(), m.pattern().as_usize());
+                }
+            }
+        }
+    }
+}
+
 /// The union of `words` (kept out of line: a one-time cost, counted apart).
 #[inline(never)]
 fn build_union(words: &[Box<str>], lists: &[Vec<u32>]) -> Union {
-    let aut = aho_corasick::dfa::DFA::builder()
-        .match_kind(MatchKind::Standard)
-        .prefilter(false)
-        .build(words.iter().map(|w| w.as_bytes()))
-        .expect("the word lists compile");
+    let aut = AllMatches::new(words).expect("the word lists compile");
     let stride = lists.len().div_ceil(64).max(1);
     let mut word_lists = vec![0u64; words.len() * stride];
     for (l, ids) in lists.iter().enumerate() {
