@@ -213,7 +213,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
         let clause = c.text(t.text);
         // A condition of fact, and the decision taken on it (case decision/a-condition-of-fact)
         // — not a condition on the owner's will (case decision/a-condition-on-the-owners-will).
-        let decided_on = clause.find("的话").filter(|&i| {
+        let decided_on = text::find_str(clause, "的话").filter(|&i| {
             let cond = &clause[..i];
             clause[i + "的话".len()..]
                 .trim_start_matches('，')
@@ -392,7 +392,7 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
     let rest = rest.trim_start_matches(['在', '到', '给', '进', '下', '着']);
     let end = ["就", "吧", "即", "也", "好", "可以", "了", "啊", "呀", "哈"]
         .iter()
-        .filter_map(|p| rest.find(p))
+        .filter_map(|p| text::find_str(rest, p))
         .min()
         .unwrap_or(rest.len());
     let obj: String = rest[..end].chars().filter(|&c| text::is_han(c)).collect();
@@ -693,7 +693,7 @@ fn past_opener(s: &str) -> usize {
         .decision
         .opener_declines
         .iter()
-        .filter_map(|w| s.find(w).map(|i| i + w.len()))
+        .filter_map(|w| text::find_str(s, w).map(|i| i + w.len()))
         .max()
         .unwrap_or(0)
 }
@@ -734,6 +734,8 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             let earlier = ctx.turns.get(t.idx.checked_sub(3)?)?;
             requests[earlier.idx]?;
             let between = ctx.turns.get(t.idx - 2)?;
+            // (Where its opener ends: once for the turn, on first use, not once per clause.)
+            let opener_end = std::cell::OnceCell::new();
             if !between.assistant
                 || earlier.assistant
                 || between.covered.iter().any(|&c| c)
@@ -741,7 +743,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
                     // Asking back repeats the request, defers nothing (case
                     // decision/asked-back-then-granted).
                     !c.question
-                        && c.end > past_opener(between.text)
+                        && c.end > *opener_end.get_or_init(|| past_opener(between.text))
                         && between.clause_has(ci, M_RELAY | M_DEFERS | M_UNCERTAIN)
                 })
                 || agrees(between, 0)

@@ -116,7 +116,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 // An act offered on a condition is still offered (case
                 // embodiment/act-on-a-condition).
                 if with_i
-                    && let Some(i) = clause.find("的话")
+                    && let Some(i) = text::find_str(clause, "的话")
                     && let Some(word) =
                         first_person_act(&clause[i + "的话".len()..], &t.quoted, c.start + i + 6)
                 {
@@ -127,7 +127,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             // Hearing what happens at the owner's door (case embodiment/hears-the-door).
             if with_i
-                && let Some(h) = ["听到", "听见"].iter().find_map(|w| clause.find(w))
+                && let Some(h) = ["听到", "听见"].iter().find_map(|w| text::find_str(clause, w))
                 && lists()
                     .embodiment
                     .door_sounds
@@ -269,7 +269,7 @@ fn claim(
         .embodiment
         .matters
         .iter()
-        .filter_map(|n| rest.find(n).map(|i| i + n.len()))
+        .filter_map(|n| text::find_str(rest, n).map(|i| i + n.len()))
         .min()
         && NOT_PHYSICAL.is_match(&rest[i..])
     {

@@ -592,7 +592,7 @@ fn other_kin(ctx: &Ctx, trig: &Trigger) -> bool {
     let Some(first) = ctx.turns.iter().find(|t| !t.assistant) else {
         return false;
     };
-    let Some(i) = first.text.find("我是") else {
+    let Some(i) = text::find_str(first.text, "我是") else {
         return false;
     };
     let intro = &first.text[i + "我是".len()..];
@@ -1705,7 +1705,7 @@ fn sooner(need: &str, preset: &str) -> Option<bool> {
     let rank = |s: &str| {
         ranks
             .iter()
-            .filter_map(|(w, r)| s.find(w).map(|i| (i, *r)))
+            .filter_map(|(w, r)| text::find_str(s, w).map(|i| (i, *r)))
             .min()
             .map(|(_, r)| r)
     };
