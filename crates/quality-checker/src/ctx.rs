@@ -200,7 +200,7 @@ pub struct Ctx<'a> {
     solicitation: OnceCell<bool>,
     /// All private facts, joined (what only privacy may report).
     pub private_text: String,
-    /// Bigrams of `private_text` (computed on first use).
+    /// Bigrams of `private_text`, function bigrams included (computed on first use).
     private_bigrams: OnceCell<Vec<u64>>,
     /// Numbers of `private_text` (computed on first use).
     private_nums: OnceCell<Vec<f64>>,
@@ -443,13 +443,12 @@ impl<'a> Ctx<'a> {
         if self.private_text.is_empty() {
             return false;
         }
-        let pb = self.private_bigrams.get_or_init(|| {
-            let mut v = Vec::new();
-            text::push_bigrams(&self.private_text, &mut v);
-            v.retain(|&b| !lexicon::is_function_bigram(b));
-            text::finish(v)
-        });
-        has_digit_runs || text::intersection(&t.bigrams, pb) > 0
+        // (The function bigrams are passed over among the shared ones, a few, rather than
+        // taken out of all the facts' bigrams, some sixty per dialogue.)
+        let pb = self
+            .private_bigrams
+            .get_or_init(|| text::bigrams(&self.private_text));
+        has_digit_runs || text::any_common(&t.bigrams, pb, |b| !lexicon::is_function_bigram(b))
     }
 
     /// The caller sells, scams, collects or harasses (ending such a call early is fine).

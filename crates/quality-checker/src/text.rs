@@ -382,6 +382,25 @@ pub fn intersection(a: &[u64], b: &[u64]) -> usize {
     n
 }
 
+/// Whether `a` and `b` (sorted, deduplicated) share an element for which `keep` holds.
+pub fn any_common(a: &[u64], b: &[u64], mut keep: impl FnMut(u64) -> bool) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                if keep(a[i]) {
+                    return true;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    false
+}
+
 /// Share of `a`'s bigrams found in `b` (0 when `a` is empty).
 pub fn containment(a: &[u64], b: &[u64]) -> f32 {
     if a.is_empty() {
