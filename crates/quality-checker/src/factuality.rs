@@ -484,13 +484,10 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
     }
 }
 
-static SURNAME_SET: LazyLock<Vec<char>> = LazyLock::new(|| {
-    // Common surnames that are not also everyday words in the positions checked.
-    let mut v: Vec<char> = lists().factuality.surnames.to_vec();
-    v.sort_unstable();
-    v.dedup();
-    v
-});
+/// Common surnames that are not also everyday words in the positions checked. (A bit set:
+/// every character of every assistant turn is looked up.)
+static SURNAME_SET: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.surnames.iter().copied()));
 
 /// Characters that can follow a surname in a name form (先生, 女士, 总 …) or precede it (小, 老).
 static NAME_MARKS: LazyLock<lexicon::HanSet> =
@@ -502,7 +499,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         return;
     }
     for (i, c) in s.char_indices() {
-        if SURNAME_SET.binary_search(&c).is_err() {
+        if !SURNAME_SET.contains(c) {
             continue;
         }
         let after = &s[i + c.len_utf8()..];
@@ -523,7 +520,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                         .all(|x| text::is_han(x) && !GIVEN_STOP.contains(x))
                     && g.chars()
                         .last()
-                        .is_some_and(|x| SURNAME_SET.binary_search(&x).is_err())
+                        .is_some_and(|x| !SURNAME_SET.contains(x))
                     && let Some(h) = HONORIFICS
                         .iter()
                         .filter(|h| h.chars().count() == 2)

@@ -245,12 +245,7 @@ pub fn negated(prefix: &str, window: usize) -> bool {
 /// Byte ranges of quoted text (“…”, 「…」, 『…』, "…"). An unclosed quote runs to the end.
 pub fn quoted_ranges(s: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
-    if !(s.contains('"')
-        || s.contains('“')
-        || s.contains('「')
-        || s.contains('『')
-        || s.contains('《'))
-    {
+    if !QUOTE_OPENS.is_match(s) {
         return out;
     }
     let mut open: Option<(usize, char)> = None;
@@ -278,6 +273,16 @@ pub fn quoted_ranges(s: &str) -> Vec<Range<usize>> {
         out.push(start..s.len());
     }
     out
+}
+
+/// The marks that open a quotation: one question of a turn's word index instead of one
+/// search of the turn per mark.
+static QUOTE_OPENS: LazyLock<crate::lexicon::Ac> =
+    LazyLock::new(|| crate::lexicon::ac(&["\"", "“", "「", "『", "《"]));
+
+/// Builds this module's word lists (see `lexicon::build_lists`).
+pub(crate) fn build_lists() {
+    LazyLock::force(&QUOTE_OPENS);
 }
 
 /// Whether byte offset `pos` lies inside one of `ranges`.
