@@ -300,6 +300,7 @@ impl<'a> Ctx<'a> {
             .collect();
         ref_last.sort_unstable();
         ref_last.dedup();
+        let preset_filter = text::BigramFilter::new(&preset_bigrams);
         let turns: Vec<TurnCtx<'a>> = d
             .turns
             .iter()
@@ -310,7 +311,7 @@ impl<'a> Ctx<'a> {
                 let covered = if assistant && !preset_bigrams.is_empty() {
                     clauses
                         .iter()
-                        .map(|c| covered_by(&preset_bigrams, c.text(&t.text), cfg))
+                        .map(|c| covered_by(&preset_filter, c.text(&t.text), cfg))
                         .collect()
                 } else {
                     vec![false; clauses.len()]
@@ -626,12 +627,13 @@ impl<'a> Ctx<'a> {
 /// Titles after the owner's surname that name the owner (王先生, 王总).
 static SURNAME_SUFFIXES: LazyLock<&[&str]> = LazyLock::new(|| lists().ctx.surname_suffixes.0);
 
-/// Whether a clause is (nearly) the owner's preset words, so the assistant may say it.
-pub fn covered_by(preset_bigrams: &[u64], clause: &str, cfg: &CheckConfig) -> bool {
+/// Whether a clause is (nearly) the owner's preset words, so the assistant may say it
+/// (`preset_bigrams`: the bigrams of every preset response, see [`Ctx::preset_bigrams`]).
+pub fn covered_by(preset_bigrams: &text::BigramFilter, clause: &str, cfg: &CheckConfig) -> bool {
     let (mut n, mut hit) = (0usize, 0usize);
     text::for_each_bigram(strip_attribution(clause), |b| {
         n += 1;
-        hit += usize::from(preset_bigrams.binary_search(&b).is_ok());
+        hit += usize::from(preset_bigrams.contains(b));
     });
     if n == 0 {
         return false;

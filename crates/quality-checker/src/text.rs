@@ -387,6 +387,39 @@ pub fn intersection(a: &[u64], b: &[u64]) -> usize {
     n
 }
 
+/// A sorted, deduplicated bigram list asked whether it holds a bigram, many times: a bit per
+/// hash first (a bigram whose bit is clear is not in the list — most of a turn's bigrams are
+/// in no preset), the binary search only for the few whose bit is set.
+#[derive(Debug)]
+pub struct BigramFilter<'a> {
+    sorted: &'a [u64],
+    bits: [u64; 8],
+}
+
+impl<'a> BigramFilter<'a> {
+    /// The filter of `sorted` (sorted and deduplicated, as [`bigrams`] returns).
+    pub fn new(sorted: &'a [u64]) -> BigramFilter<'a> {
+        let mut bits = [0u64; 8];
+        for &b in sorted {
+            let h = Self::hash(b);
+            bits[h >> 6] |= 1 << (h & 63);
+        }
+        BigramFilter { sorted, bits }
+    }
+
+    #[inline(always)]
+    fn hash(b: u64) -> usize {
+        (b.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) as usize
+    }
+
+    /// Whether the list holds `b`.
+    #[inline]
+    pub fn contains(&self, b: u64) -> bool {
+        let h = Self::hash(b);
+        self.bits[h >> 6] & (1 << (h & 63)) != 0 && self.sorted.binary_search(&b).is_ok()
+    }
+}
+
 /// Whether `a` and `b` (sorted, deduplicated) share an element for which `keep` holds.
 pub fn any_common(a: &[u64], b: &[u64], mut keep: impl FnMut(u64) -> bool) -> bool {
     let (mut i, mut j) = (0, 0);
