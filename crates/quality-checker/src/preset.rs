@@ -902,6 +902,10 @@ fn substantive(ctx: &Ctx, text: &str) -> bool {
         .find_iter(text)
         .map(|m| text[m.start()..m.end()].chars().count())
         .sum();
+    // (Owner references only lower the count: too few characters left already, none needed.)
+    if han.saturating_sub(filler) < 4 {
+        return false;
+    }
     let mut names = 0;
     for (i, c) in text.char_indices() {
         if let Some(len) = ctx.owner_ref_ending(&text[..i + c.len_utf8()]) {
@@ -1020,7 +1024,7 @@ fn conveys(
     // One whole instruction of the preset (`放门口就行` of `放门口就行，不用等人签收`).
     if clause_bigrams
         .iter()
-        .any(|cb| cb.len() >= 3 && text::containment(cb, &t.bigrams) >= 1.0)
+        .any(|cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
     {
         return true;
     }

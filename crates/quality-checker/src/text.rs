@@ -439,6 +439,22 @@ pub fn any_common(a: &[u64], b: &[u64], mut keep: impl FnMut(u64) -> bool) -> bo
     false
 }
 
+/// Whether every element of `a` is in `b` (both sorted, deduplicated): `containment(a, b) >=
+/// 1.0` for a non-empty `a`, stopping at the first element missing.
+pub fn contains_all(a: &[u64], b: &[u64]) -> bool {
+    let mut j = 0;
+    for &x in a {
+        while j < b.len() && b[j] < x {
+            j += 1;
+        }
+        if j == b.len() || b[j] != x {
+            return false;
+        }
+        j += 1;
+    }
+    true
+}
+
 /// Share of `a`'s bigrams found in `b` (0 when `a` is empty).
 pub fn containment(a: &[u64], b: &[u64]) -> f32 {
     if a.is_empty() {

@@ -213,8 +213,23 @@ impl Ac {
 
     /// Whether a word of the list occurs in `hay`.
     pub fn is_match(&self, hay: &str) -> bool {
-        match self.indexed(hay, 0) {
-            Some(m) => m.is_some(),
+        let indexed = STATE.with(|st| {
+            let mut st = st.try_borrow_mut().ok()?;
+            let (t, off) = st.locate(hay, self.need, self.list)?;
+            if !st.present(t, self.list) {
+                return Some(false);
+            }
+            // The whole text: a word of the list is in it (the bit says so). A slice: one of
+            // the list's occurrences lies within it. (No pattern to look up either way.)
+            let (ta, te, _) = st.texts[t];
+            if off == 0 && hay.len() == te - ta {
+                return Some(true);
+            }
+            let end = off + hay.len() as u32;
+            Some(self.first(&st.hits[t], off, end).is_some())
+        });
+        match indexed {
+            Some(m) => m,
             None => self.aut.is_match(hay),
         }
     }
