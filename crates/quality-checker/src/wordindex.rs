@@ -236,15 +236,22 @@ impl Ac {
 
     /// The non-overlapping leftmost-longest matches in `hay`.
     pub fn find_iter<'a, 'h>(&'a self, hay: &'h str) -> AcIter<'a, 'h> {
-        // `indexed` builds the text's index now if it can answer: then every step can.
-        let inner = match self.indexed(hay, 0) {
-            Some(_) => None,
-            None => Some(self.aut.find_iter(hay)),
+        // Whether the index can answer (the text's index built now: then every step can),
+        // and whether a word of the list is in the text at all (else there is nothing to find).
+        let answer = STATE.with(|st| {
+            let mut st = st.try_borrow_mut().ok()?;
+            let (t, _) = st.locate(hay, self.need, self.list)?;
+            Some(st.present(t, self.list))
+        });
+        let (inner, pos) = match answer {
+            Some(true) => (None, 0),
+            Some(false) => (None, hay.len()),
+            None => (Some(self.aut.find_iter(hay)), 0),
         };
         AcIter {
             ac: self,
             hay,
-            pos: 0,
+            pos,
             inner,
         }
     }
