@@ -471,18 +471,44 @@ pub fn dice(a: &[u64], b: &[u64]) -> f32 {
     2.0 * intersection(a, b) as f32 / (a.len() + b.len()) as f32
 }
 
-/// Whether `dice(a, b) >= theta`, without the intersection when the lengths alone rule it out
-/// (the intersection is at most the shorter list, so the Dice score at most
-/// 2·min / (|a|+|b|); the same float expression with a larger numerator, so never below
-/// `dice`).
+/// Whether `dice(a, b) >= theta`, without the whole intersection: the score is the same float
+/// expression of the shared count `n` (so `ok(n)` below is `dice >= theta` exactly, and rises
+/// with `n`), and the count at most the shorter list: the lengths alone may rule it out, and
+/// the merge stops once the count is reached or can no longer be.
 pub fn dice_at_least(a: &[u64], b: &[u64], theta: f32) -> bool {
-    if !a.is_empty() || !b.is_empty() {
-        let bound = 2.0 * a.len().min(b.len()) as f32 / (a.len() + b.len()) as f32;
-        if bound < theta {
+    if a.is_empty() && b.is_empty() {
+        return dice(a, b) >= theta;
+    }
+    let denom = (a.len() + b.len()) as f32;
+    let ok = |n: usize| 2.0 * n as f32 / denom >= theta;
+    let most = a.len().min(b.len());
+    if !ok(most) {
+        return false;
+    }
+    // The least count that reaches `theta`: near theta·(|a|+|b|)/2, settled by `ok` itself.
+    let mut need = ((theta * denom / 2.0) as usize).min(most);
+    while need > 0 && ok(need - 1) {
+        need -= 1;
+    }
+    while !ok(need) {
+        need += 1;
+    }
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while n < need {
+        if n + (a.len() - i).min(b.len() - j) < need {
             return false;
         }
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
     }
-    dice(a, b) >= theta
+    true
 }
 
 /// Whether a sorted bigram list holds the bigram of `a`, `b`.
@@ -1164,8 +1190,23 @@ mod tests {
         let a: Vec<u64> = (0..10).collect();
         let b: Vec<u64> = (0..6).collect();
         let c: Vec<u64> = (5..15).collect();
-        for (x, y) in [(&a, &a), (&a, &b), (&b, &a), (&a, &c), (&b, &c), (&b, &b)] {
-            for theta in [0.0, 0.5, 0.75, 0.8, 0.85, 1.0] {
+        let d: Vec<u64> = (0..40).filter(|x| x % 3 != 0).collect();
+        let e: Vec<u64> = (0..40).filter(|x| x % 5 != 0).collect();
+        let f: Vec<u64> = (20..60).collect();
+        for (x, y) in [
+            (&a, &a),
+            (&a, &b),
+            (&b, &a),
+            (&a, &c),
+            (&b, &c),
+            (&b, &b),
+            (&d, &e),
+            (&e, &d),
+            (&d, &f),
+            (&e, &f),
+            (&a, &d),
+        ] {
+            for theta in [-1.0, 0.0, 0.3, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 1.0, 1.5, f32::NAN] {
                 assert_eq!(
                     dice_at_least(x, y, theta),
                     dice(x, y) >= theta,

@@ -57,8 +57,10 @@ struct Union {
     lists: u32,
     /// `u64`s per list bit set.
     stride: usize,
-    /// Per word, `stride` words: a bit per list holding the word.
-    word_lists: Vec<u64>,
+    /// Per word, the lists holding it: `list_ids[list_at[id]..list_at[id + 1]]` (a word is in
+    /// one list or two, so setting their bits beats or-ing a row of `stride` words per match).
+    list_at: Vec<u32>,
+    list_ids: Vec<u32>,
 }
 
 fn registry() -> std::sync::MutexGuard<'static, Registry> {
@@ -366,9 +368,9 @@ impl State {
         let present = &mut self.present[t * k..(t + 1) * k];
         present.fill(0);
         for h in hits.iter() {
-            let w = &union.word_lists[h.id as usize * k..(h.id as usize + 1) * k];
-            for (p, &b) in present.iter_mut().zip(w) {
-                *p |= b;
+            let (from, to) = (union.list_at[h.id as usize], union.list_at[h.id as usize + 1]);
+            for &l in &union.list_ids[from as usize..to as usize] {
+                present[(l >> 6) as usize] |= 1 << (l & 63);
             }
         }
         self.built[t] = true;
@@ -449,18 +451,30 @@ impl AllMatches {
 fn build_union(words: &[Box<str>], lists: &[Vec<u32>]) -> Union {
     let aut = AllMatches::new(words).expect("the word lists compile");
     let stride = lists.len().div_ceil(64).max(1);
-    let mut word_lists = vec![0u64; words.len() * stride];
+    let mut of_word: Vec<Vec<u32>> = vec![Vec::new(); words.len()];
     for (l, ids) in lists.iter().enumerate() {
+        let l = u32::try_from(l).expect("fewer than 2^32 lists");
         for &id in ids {
-            word_lists[id as usize * stride + l / 64] |= 1 << (l % 64);
+            // (A list naming a word twice has its bit set once.)
+            if of_word[id as usize].last() != Some(&l) {
+                of_word[id as usize].push(l);
+            }
         }
     }
+    let mut list_at = Vec::with_capacity(words.len() + 1);
+    let mut list_ids = Vec::new();
+    for ls in &of_word {
+        list_at.push(u32::try_from(list_ids.len()).expect("fewer than 2^32 entries"));
+        list_ids.extend_from_slice(ls);
+    }
+    list_at.push(u32::try_from(list_ids.len()).expect("fewer than 2^32 entries"));
     Union {
         aut,
         len: u32::try_from(words.len()).expect("fewer than 2^32 words"),
         lists: u32::try_from(lists.len()).expect("fewer than 2^32 lists"),
         stride,
-        word_lists,
+        list_at,
+        list_ids,
     }
 }
 
