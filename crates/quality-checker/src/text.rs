@@ -133,12 +133,15 @@ pub fn clauses(s: &str) -> Vec<Clause> {
 
 fn ends_as_question(text: &str) -> bool {
     let t = text.trim_end();
-    t.ends_with('吗')
-        || t.ends_with("是吧")
-        || t.ends_with("对吧")
-        || t.ends_with("是不是")
-        || t.ends_with("对不对")
-        || t.ends_with('么') && !t.ends_with("什么") && !t.ends_with("怎么")
+    // (Read off the last character: asked of every clause of every turn.)
+    match t.chars().next_back() {
+        Some('吗') => true,
+        Some('吧') => t.ends_with("是吧") || t.ends_with("对吧"),
+        Some('是') => t.ends_with("是不是"),
+        Some('对') => t.ends_with("对不对"),
+        Some('么') => !t.ends_with("什么") && !t.ends_with("怎么"),
+        _ => false,
+    }
 }
 
 /// Sentence ranges (byte offsets) of `s`.
@@ -189,11 +192,18 @@ pub fn find_str(hay: &str, needle: &str) -> Option<usize> {
         }
         return hay.find(needle);
     }
-    if n.len() > h.len() {
-        return None;
+    // A match of valid UTF-8 in valid UTF-8 starts on a character boundary: the scan steps
+    // from one to the next (a Han character is three bytes).
+    const UTF8_LEN: [usize; 16] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4];
+    let mut i = 0;
+    while i + n.len() <= h.len() {
+        let b = h[i];
+        if b == n[0] && h[i + 1] == n[1] && &h[i..i + n.len()] == n {
+            return Some(i);
+        }
+        i += UTF8_LEN[usize::from(b >> 4)];
     }
-    // (A match of valid UTF-8 in valid UTF-8 starts on a character boundary.)
-    (0..=h.len() - n.len()).find(|&i| h[i] == n[0] && h[i + 1] == n[1] && &h[i..i + n.len()] == n)
+    None
 }
 
 /// The first `n` characters of `s`.
