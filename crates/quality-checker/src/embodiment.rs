@@ -127,12 +127,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             // Hearing what happens at the owner's door (case embodiment/hears-the-door).
             if with_i
-                && let Some(h) = ["听到", "听见"].iter().find_map(|w| text::find_str(clause, w))
+                && let Some(h) = ["听到", "听见"]
+                    .iter()
+                    .find_map(|w| text::find_str(clause, w))
                 && lists()
                     .embodiment
                     .door_sounds
                     .iter()
-                    .any(|w| clause.contains(w))
+                    .any(|w| text::contains_str(clause, w))
                 && !text::negated(&clause[..h], 4)
                 && !clause[..h].contains(['您', '你'])
             {
@@ -258,7 +260,7 @@ fn claim(
         .embodiment
         .relaying_verbs
         .iter()
-        .any(|w| prefix.contains(w))
+        .any(|w| text::contains_str(prefix, w))
         || lexicon::RELAY.is_match(prefix)
     {
         return false;
@@ -281,7 +283,7 @@ fn claim(
     }
     if cat == Cat::Perceive {
         let near = text::head_chars(rest, 8);
-        if MESSAGE_OBJECTS.iter().any(|o| near.contains(o))
+        if MESSAGE_OBJECTS.iter().any(|o| text::contains_str(near, o))
             || rest.starts_with('后')
             || rest.starts_with("之后")
             || rest.starts_with("以后")
@@ -561,7 +563,7 @@ fn first_person_act<'a>(
                 if BODY_PLACES.is_match(place)
                     || place.contains('上')
                     || place.contains('里')
-                    || place.contains("那")
+                    || text::contains_str(place, "那")
                 {
                     return Some("去");
                 }

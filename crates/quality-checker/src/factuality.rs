@@ -142,7 +142,7 @@ fn whereabouts(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                 .any(|x| b.binary_search(x).is_ok() || !city(*x) && bs.binary_search(x).is_ok())
                 || f.fragments
                     .iter()
-                    .any(|fr| claim.sentence.contains(*fr) && !fr.ends_with('市'))
+                    .any(|fr| text::contains_str(claim.sentence, *fr) && !fr.ends_with('市'))
         });
         if !in_profile {
             out.push(finding(
@@ -202,7 +202,7 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
             .factuality
             .spatial
             .iter()
-            .any(|w| clause.contains(w));
+            .any(|w| text::contains_str(clause, w));
         if !spatial || c.question || t.covered[ci] {
             continue;
         }
@@ -305,7 +305,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                     && ctx
                         .private()
                         .iter()
-                        .any(|f| f.digits.iter().any(|d| d.contains(ds.as_str()))))
+                        .any(|f| f.digits.iter().any(|d| text::contains_str(d, ds.as_str()))))
         {
             continue;
         }
@@ -518,9 +518,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                     && before != Some(c)
                     && g.chars()
                         .all(|x| text::is_han(x) && !GIVEN_STOP.contains(x))
-                    && g.chars()
-                        .last()
-                        .is_some_and(|x| !SURNAME_SET.contains(x))
+                    && g.chars().last().is_some_and(|x| !SURNAME_SET.contains(x))
                     && let Some(h) = HONORIFICS
                         .iter()
                         .filter(|h| h.chars().count() == 2)
@@ -663,7 +661,7 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             if ctx.private().iter().any(|f| {
                 f.fragments
                     .iter()
-                    .any(|fr| name.contains(*fr) || fr.contains(stem))
+                    .any(|fr| text::contains_str(name, *fr) || text::contains_str(fr, stem))
             }) {
                 continue;
             }

@@ -368,7 +368,10 @@ impl State {
         let present = &mut self.present[t * k..(t + 1) * k];
         present.fill(0);
         for h in hits.iter() {
-            let (from, to) = (union.list_at[h.id as usize], union.list_at[h.id as usize + 1]);
+            let (from, to) = (
+                union.list_at[h.id as usize],
+                union.list_at[h.id as usize + 1],
+            );
             for &l in &union.list_ids[from as usize..to as usize] {
                 present[(l >> 6) as usize] |= 1 << (l & 63);
             }
