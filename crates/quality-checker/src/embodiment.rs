@@ -216,7 +216,11 @@ fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Optio
     let sent = sentence_prefix(t, ci, prefix);
     if weather {
         // Only weather placed where the assistant is.
-        let here = lists().embodiment.here.iter().any(|w| sent.contains(w));
+        let here = lists()
+            .embodiment
+            .here
+            .iter()
+            .any(|w| text::contains_str(&sent, w));
         return here.then_some(word);
     }
     let rest = clause[m.end()..].trim_end_matches(['。', '！', '!', '，', ' ']);
@@ -518,7 +522,7 @@ fn first_person_act<'a>(
             && let Some(p) = phys
             && SEEN_MESSAGES
                 .iter()
-                .any(|m| window[..p.start()].contains(m))
+                .any(|m| text::contains_str(&window[..p.start()], m))
         {
             continue;
         }
@@ -543,7 +547,7 @@ fn first_person_act<'a>(
                     let after_full = &scan[p.end()..];
                     if SEEN_MESSAGES
                         .iter()
-                        .any(|m| text::head_chars(after_full, 6).contains(m))
+                        .any(|m| text::contains_str(text::head_chars(after_full, 6), m))
                         || after.starts_with('您')
                     {
                         continue;

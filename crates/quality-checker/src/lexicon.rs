@@ -659,7 +659,7 @@ pub fn any(aut: &Ac, s: &str) -> bool {
 /// Whether the clause starts (after fillers) with a condition or a question word, or says
 /// `…的话`.
 pub fn conditional(clause: &str) -> bool {
-    if clause.contains("的话") {
+    if crate::text::contains_str(clause, "的话") {
         return true;
     }
     let t = clause.trim_start_matches([

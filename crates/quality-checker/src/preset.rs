@@ -928,7 +928,22 @@ static PRESET_FILLER_BIGRAMS: LazyLock<&[&str]> =
 /// (`跟对方说不用了` → `不用了`, `告诉她我这周六回家` → `我这周六回家`).
 pub(crate) fn preset_core(response: &str) -> &str {
     static FRAMES: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.frames.0);
+    // The frames' first characters (None when a frame is empty: then every response is tried).
+    static FIRST: LazyLock<Option<lexicon::HanSet>> = LazyLock::new(|| {
+        FRAMES
+            .iter()
+            .map(|f| f.chars().next())
+            .collect::<Option<Vec<char>>>()
+            .map(lexicon::HanSet::new)
+    });
     let r = response.trim_start();
+    // (Most responses start with no frame's first character: one lookup, not a comparison
+    // per frame; asked several times per preset.)
+    if let Some(first) = &*FIRST
+        && !r.chars().next().is_some_and(|c| first.contains(c))
+    {
+        return r;
+    }
     for f in FRAMES.iter() {
         if let Some(rest) = r.strip_prefix(f) {
             let rest = rest.trim_start_matches(['，', ',', '：', ':']);
