@@ -52,6 +52,9 @@ pub struct Concepts {
     pub concession: Vec<String>,
     /// What a scam wants done, named beside a going-along word in a refusing turn.
     pub scam_object: Vec<String>,
+    /// The assistant handing the asked thing to the caller itself: going along even in a turn
+    /// that refused before.
+    pub hand_over: Vec<String>,
     /// A caller pleading or insisting to be passed on: a push against a protective preset.
     pub plea: Vec<String>,
     /// Words of protective presets that keep something from the caller rather than turn them
@@ -114,12 +117,29 @@ impl Concepts {
                     })
                 })
             });
-            if moves && self.bid.iter().any(|b| clause.contains(b.as_str())) {
+            if !moves {
+                continue;
+            }
+            // The bid in the clause, or elsewhere in its sentence (`…转到对方公司的账户，你让
+            //她抓紧办`) when the clause tells no transfer already made (`已经转到他卡上了`).
+            let bid = |s: &str| self.bid.iter().any(|b| s.contains(b.as_str()));
+            let done = clause.contains('已') || clause.ends_with('了');
+            if bid(clause) || !done && bid(sentence_of(text, at)) {
                 return Some(at + acc.start..at + acc.end);
             }
         }
         None
     }
+}
+
+/// The sentence of `text` around byte offset `at` (between sentence marks).
+fn sentence_of(text: &str, at: usize) -> &str {
+    const ENDS: [char; 7] = ['。', '？', '！', '?', '!', '；', '\n'];
+    let start = text[..at].rfind(ENDS).map_or(0, |i| {
+        i + text[i..].chars().next().map_or(1, char::len_utf8)
+    });
+    let end = text[at..].find(ENDS).map_or(text.len(), |i| at + i);
+    &text[start..end]
 }
 
 /// The compiled-in concepts, parsed once.
@@ -310,6 +330,7 @@ mod tests {
             ("go_along_negation", &c.go_along_negation),
             ("concession", &c.concession),
             ("scam_object", &c.scam_object),
+            ("hand_over", &c.hand_over),
             ("plea", &c.plea),
             ("withholding", &c.withholding),
             ("defer", &c.defer),

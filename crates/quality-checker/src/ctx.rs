@@ -148,6 +148,10 @@ pub struct PrivateFact<'a> {
     pub value: &'a str,
     /// Distinctive literal fragments (a compound's name, a road, `2702室`).
     pub fragments: Vec<&'a str>,
+    /// The address's numbered parts as they are spoken (`三号楼` of `3号楼`, `二十一栋` and
+    /// `二一栋` of `21栋`; case privacy/building-in-chinese-numerals), unless the caller said them
+    /// first (case privacy/building-the-caller-said).
+    pub spoken: Vec<String>,
     /// Digit strings (phone, room number).
     pub digits: Vec<String>,
     /// Content bigrams (free-text facts such as a schedule).
@@ -428,6 +432,8 @@ impl<'a> Ctx<'a> {
                     let mut f = private_fact(k, v);
                     if !self.allowed_text.is_empty() {
                         f.fragments.retain(|fr| !self.allowed_text.contains(fr));
+                        f.spoken
+                            .retain(|fr| !self.allowed_text.contains(fr.as_str()));
                         let ab = text::bigrams(&self.allowed_text);
                         f.bigrams.retain(|b| ab.binary_search(b).is_err());
                     }
@@ -679,6 +685,7 @@ static GENERIC_PLACE: LazyLock<&[&str]> = LazyLock::new(|| lists().ctx.generic_p
 
 fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
     let mut fragments: Vec<&'a str> = Vec::new();
+    let mut spoken = Vec::new();
     let mut digits = Vec::new();
     let mut bigrams = Vec::new();
     match key {
@@ -727,6 +734,22 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
                     // 21栋, 1单元, 158号: only as a whole (digits + unit); a room number also
                     // as bare digits.
                     let ds = text::digit_string(comp);
+                    // A building, unit, floor or room said in Chinese numerals; not a bare
+                    // 号 (二十一号 is as often a date).
+                    let mut unit = comp
+                        .trim_start_matches(|c: char| c.is_ascii_digit())
+                        .to_string();
+                    // (3号 then 楼: the building is 三号楼.)
+                    let end = comp.as_ptr() as usize - value.as_ptr() as usize + comp.len();
+                    if let Some(next) = value[end..].chars().next().filter(|c| "楼院".contains(*c))
+                    {
+                        unit.push(next);
+                    }
+                    if !unit.is_empty() && unit != "号" && ds.len() <= 4 {
+                        for n in text::spoken_numbers(&ds) {
+                            spoken.push(n + &unit);
+                        }
+                    }
                     if comp.ends_with('室') && ds.len() >= 3 {
                         digits.push(ds);
                     }
@@ -799,6 +822,7 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
         key,
         value,
         fragments,
+        spoken,
         digits,
         bigrams,
     }

@@ -218,19 +218,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
         let clause = c.text(t.text);
         // A condition of fact, and the decision taken on it (case decision/a-condition-of-fact)
         // — not a condition on the owner's will (case decision/a-condition-on-the-owners-will).
-        let decided_on = text::find_str(clause, "的话").filter(|&i| {
-            let cond = &clause[..i];
-            clause[i + "的话".len()..]
-                .trim_start_matches('，')
-                .starts_with('就')
-                && !ctx.mentions_owner(cond)
-                && !lists()
-                    .decision
-                    .owners_will
-                    .iter()
-                    .any(|w| text::contains_str(cond, w))
-        });
-        let conditional = t.conditional(ci) && decided_on.is_none();
+        let conditional = t.conditional(ci) && !condition_of_fact(ctx, clause);
         if skip_clause(c, clause, conditional, t.clause_has(ci, M_REPORTED)) {
             continue;
         }
@@ -640,6 +628,17 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             let asks = c.question
                 || marked
                 || s.starts_with("不知道") && REQUEST.is_match(s)
+                // Unpunctuated speech: an A-not-A request asks without its question mark (case
+                // decision/unpunctuated-request) — unless a verb of knowing or caring embeds it
+                // (case decision/embedded-a-not-a).
+                || text::a_not_a(s).is_some_and(|at| {
+                    REQUEST.is_match(s)
+                        && !lists()
+                            .decision
+                            .embedding
+                            .iter()
+                            .any(|w| s[..at].contains(w))
+                })
                 || caller
                     .clauses
                     .iter()
@@ -968,6 +967,26 @@ fn preset_chars(ctx: &Ctx, s: &str) -> bool {
     n >= 2 && inp * 4 >= n * 3
 }
 
+/// Whether a clause's `…的话` is a condition of fact with the decision taken on it in the same
+/// clause (`…的话就…`, case decision/a-condition-of-fact; `九折的话问题不大`, case
+/// decision/the-asked-thing-as-topic) — not a condition on the owner's will (cases
+/// decision/a-condition-on-the-owners-will, decision/topic-on-the-owners-will).
+fn condition_of_fact(ctx: &Ctx, clause: &str) -> bool {
+    text::find_str(clause, "的话").is_some_and(|i| {
+        let cond = &clause[..i];
+        let rest = clause[i + "的话".len()..]
+            .trim_start_matches('，')
+            .trim_end_matches(['。', '！', '!', '的', '啊', '呀']);
+        (rest.starts_with('就') || lists().decision.ends.contains(&rest))
+            && !ctx.mentions_owner(cond)
+            && !lists()
+                .decision
+                .owners_will
+                .iter()
+                .any(|w| text::contains_str(cond, w))
+    })
+}
+
 /// The request's own thing accepted in so many words (case decision/the-request-accepted-in-words): a
 /// clause naming what was asked and ending in an acceptance.
 fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
@@ -1003,7 +1022,7 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
             || preset_chars(ctx, topic)
             || refers_to_preset(ctx, topic)
             || text::negated(topic, 3)
-            || t.conditional(ci)
+            || (t.conditional(ci) && !condition_of_fact(ctx, s))
             || t.clause_has(ci, M_REPORTED | M_RELAY | M_DEFERS | M_UNCERTAIN)
             || alternative(s)
         {

@@ -199,6 +199,7 @@ word_files! {
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
         owners_will: Words,
+        embedding: Words,
         potential_negation: Words,
         owners_words_cited: Words,
         settled_phrases: Words,

@@ -806,6 +806,7 @@ static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
 /// - the caller's question offers what commits the owner to nothing (有啥变动我们再给您打电话，
 ///   行吗？, 要不要我给您多套个袋子？; case naturalness/offer-refused), certain — taken with
 ///   thanks it is right (case naturalness/offer-accepted);
+/// - the same offers said of the owner (case naturalness/offer-of-the-owner-refused);
 /// - the caller only thanks or acknowledges (好的，谢谢啊) in a call where nothing was asked
 ///   (case naturalness/thanks-refused), certain; after a question, even one not refused in these
 ///   words, the refusal may answer it late (case naturalness/refusal-restated).
@@ -849,7 +850,15 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         let question = text::sentences(caller.text)
             .last()
             .map_or(caller.text, |r| &caller.text[r.clone()]);
-        let asks_decision = w.decision_asked.is_match(question);
+        // A question before the offer (她几点有空？我再打过来) is what the refusal answers (case
+        // naturalness/question-before-the-offer).
+        let asked_before = text::sentences(caller.text).iter().rev().skip(1).any(|r| {
+            let s = caller.text[r.clone()].trim_end();
+            // (A sentence's range may stop before its mark.)
+            let marked = caller.text[r.end..].trim_start().starts_with(['？', '?']);
+            (marked || s.ends_with(['？', '?', '吗'])) && !w.offer.is_match(s)
+        });
+        let asks_decision = asked_before || w.decision_asked.is_match(question);
         let what = if let Some(o) = w.offer.find(question).filter(|_| !asks_decision) {
             format!(
                 "the caller offers \"{}\", which commits the owner to nothing",

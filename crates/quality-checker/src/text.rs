@@ -144,6 +144,67 @@ fn ends_as_question(text: &str) -> bool {
     }
 }
 
+/// Where `s` holds an A-not-A form (能不能, 可不可以, 有没有): the byte offset of its first A. In
+/// speech written without punctuation the question mark is missing, the form still asks (case
+/// decision/unpunctuated-request).
+pub fn a_not_a(s: &str) -> Option<usize> {
+    let mut prev: [Option<(usize, char)>; 2] = [None, None];
+    for (i, c) in s.char_indices() {
+        if let [Some((at, a)), Some((_, n))] = prev
+            && (n == '不' || n == '没')
+            && a == c
+            && is_han(c)
+            && c != '不'
+        {
+            return Some(at);
+        }
+        prev = [prev[1], Some((i, c))];
+    }
+    None
+}
+
+/// How a number of up to four Arabic digits is said in Chinese numerals: digit by digit
+/// (`二一`, `七零一`) and, below 1,000, by value (`二十一`, `七百零一`).
+pub fn spoken_numbers(ds: &str) -> Vec<String> {
+    const D: [char; 10] = ['零', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+    let mut out = Vec::with_capacity(2);
+    if ds.is_empty() || !ds.bytes().all(|b| b.is_ascii_digit()) {
+        return out;
+    }
+    out.push(
+        ds.bytes()
+            .map(|b| D[usize::from(b - b'0')])
+            .collect::<String>(),
+    );
+    let Ok(n) = ds.parse::<usize>() else {
+        return out;
+    };
+    if (10..1000).contains(&n) {
+        let (h, t, u) = (n / 100, n / 10 % 10, n % 10);
+        let mut v = String::new();
+        if h > 0 {
+            v.push(D[h]);
+            v.push('百');
+            if t == 0 && u > 0 {
+                v.push('零');
+            }
+        }
+        if t > 0 {
+            if !(h == 0 && t == 1) {
+                v.push(D[t]);
+            }
+            v.push('十');
+        }
+        if u > 0 {
+            v.push(D[u]);
+        }
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
 /// Sentence ranges (byte offsets) of `s`.
 pub fn sentences(s: &str) -> Vec<Range<usize>> {
     let mut out = Vec::with_capacity(4);
