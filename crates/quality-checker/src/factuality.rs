@@ -142,7 +142,7 @@ fn whereabouts(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                 .any(|x| b.binary_search(x).is_ok() || !city(*x) && bs.binary_search(x).is_ok())
                 || f.fragments
                     .iter()
-                    .any(|fr| text::contains_str(claim.sentence, *fr) && !fr.ends_with('市'))
+                    .any(|fr| text::contains_str(claim.sentence, fr) && !fr.ends_with('市'))
         });
         if !in_profile {
             out.push(finding(
@@ -661,7 +661,7 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             if ctx.private().iter().any(|f| {
                 f.fragments
                     .iter()
-                    .any(|fr| text::contains_str(name, *fr) || text::contains_str(fr, stem))
+                    .any(|fr| text::contains_str(name, fr) || text::contains_str(fr, stem))
             }) {
                 continue;
             }

@@ -193,7 +193,7 @@ fn profile_facts(
             }
         }
         for frag in &fact.fragments {
-            if text::contains_str(t.text, *frag)
+            if text::contains_str(t.text, frag)
                 && !ctx.grounded_text(frag, t.idx)
                 && !number_said_before(ctx, frag, t.idx)
             {

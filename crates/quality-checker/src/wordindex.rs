@@ -388,7 +388,8 @@ impl State {
 pub(crate) struct AllMatches(AllAut);
 
 enum AllAut {
-    Dfa(aho_corasick::dfa::DFA),
+    // (Boxed: the DFA's header is some 400 bytes, the other's a pointer.)
+    Dfa(Box<aho_corasick::dfa::DFA>),
     Iter(AhoCorasick),
 }
 
@@ -409,7 +410,7 @@ impl AllMatches {
                 .build(bytes())
         });
         match dfa {
-            Some(Ok(d)) => Ok(AllMatches(AllAut::Dfa(d))),
+            Some(Ok(d)) => Ok(AllMatches(AllAut::Dfa(Box::new(d)))),
             _ => AhoCorasickBuilder::new()
                 .match_kind(MatchKind::Standard)
                 .build(bytes())
