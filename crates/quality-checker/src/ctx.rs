@@ -312,7 +312,19 @@ impl<'a> Ctx<'a> {
             .map(|(idx, t)| {
                 let clauses = text::clauses(&t.text);
                 let assistant = t.speaker == Speaker::Assistant;
-                let covered = if assistant && !preset_bigrams.is_empty() {
+                let bigrams = if assistant {
+                    text::bigrams(&t.text)
+                } else {
+                    Vec::new()
+                };
+                // A clause's bigrams, its attribution cut or not, are bigrams of the turn: in a
+                // turn that shares none with the presets no clause has one, and none is covered
+                // (unless the threshold is 0 or below), so its clauses are not walked.
+                let needs_a_hit = !(cfg.preset_covered_similarity <= 0.0);
+                let covered = if assistant
+                    && !preset_bigrams.is_empty()
+                    && (!needs_a_hit || text::any_common(&bigrams, &preset_bigrams, |_| true))
+                {
                     clauses
                         .iter()
                         .map(|c| covered_by(&preset_filter, c.text(&t.text), cfg))
@@ -325,11 +337,7 @@ impl<'a> Ctx<'a> {
                     text: &t.text,
                     assistant,
                     covered,
-                    bigrams: if assistant {
-                        text::bigrams(&t.text)
-                    } else {
-                        Vec::new()
-                    },
+                    bigrams,
                     nums: if assistant {
                         text::numbers(&t.text)
                     } else {
