@@ -180,7 +180,17 @@ impl<'a> SimAssistant<'a> {
             scam: (Lexicon::has(&concepts().scam_request, text)
                 || concepts().transfer_asked(text).is_some())
                 && !declared_fact,
-            offer: question && Lexicon::has(&concepts().offer, text),
+            // Only in the last sentence, what the caller asks now: "快接近了我再打一个。您看走快速路
+            // 还是走市区？" asks the route, not the offer; nor after a question ("她几点有空？我再打
+            // 过来" asks the time) — as the quality checker reads it.
+            offer: question && {
+                // (The last sentence starts at the mark that ends the one before.)
+                let last = last_sentence(text);
+                let start = last.as_ptr() as usize - text.as_ptr() as usize;
+                Lexicon::has(&concepts().offer, last)
+                    && !text[..start].contains(['？', '?'])
+                    && !last.starts_with(['？', '?'])
+            },
             // Only where the question itself asks it: "好的，让她方便的时候回我一下。您看可以吗？"
             // acknowledges with a callback wish and then asks for something else.
             callback: asked_in_question(text, &concepts().callback_request),

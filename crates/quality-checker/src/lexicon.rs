@@ -310,6 +310,7 @@ word_files! {
         unnamed_workplaces: Words,
         coming_and_going: Words,
         yes: Words,
+        confirm: Words,
         whereabouts:Words,
         family:Words,
         workplace:Words,

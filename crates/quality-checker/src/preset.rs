@@ -1057,8 +1057,14 @@ fn held_against_pressure(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
     t.checked_sub(1)
         .and_then(|c| ctx.turns.get(c))
         .is_some_and(|c| {
+            // A protective preset is held against a plea as well (guilt, others cited: case
+            // proxy/rhetorical-danger), as `preset.dropped` reads it.
+            let protective = crate::proxy::protective(p);
             !c.assistant
-                && (crate::proxy::pressure_only_at(ctx, c.idx, crate::proxy::protective(p))
+                && (crate::proxy::pressure_only_at(ctx, c.idx, protective)
+                    || protective
+                        && crate::proxy::pushes(c.text)
+                        && !crate::proxy::reports_new_fact(c.text)
                     || crate::proxy::scam_request_in(ctx, c.text).is_some())
         })
 }

@@ -236,7 +236,10 @@ pub(crate) fn reports_new_fact(text: &str) -> bool {
         let own = before.chars().rev().take(3).any(|c| c == '我')
             || before.ends_with('就')
             || before.ends_with("只能");
-        !(own && c.threatened_act.is_match(&text[m.start()..m.end()]))
+        // An exclamation (`没人接多危险啊`) pleads; it reports nothing (case
+        // proxy/rhetorical-danger).
+        let exclaims = before.ends_with('多') || before.ends_with("多么");
+        !(exclaims || own && c.threatened_act.is_match(&text[m.start()..m.end()]))
     })
 }
 
@@ -307,7 +310,7 @@ pub fn threatens(text: &str) -> bool {
 
 /// Whether a caller's turn pushes: a penalty, a threat (an ultimatum: case proxy/ultimatum), a
 /// deadline or a plea to be passed on (an appeal to a loss: case proxy/loss-appealed).
-fn pushes(text: &str) -> bool {
+pub(crate) fn pushes(text: &str) -> bool {
     let c = &*CONCEPTS;
     threatens(text) || c.deadline.is_match(text) || c.plea.is_match(text)
 }
@@ -537,10 +540,21 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             // settles (case proxy/pressure-drops-the-preset; a threat in so
             // many words: case proxy/threat-drops-the-preset).
             // Giving in (`那行，…吧`) answers the push itself, whatever it names.
+            // A preset held once already against the caller (`还是按合同来`) is what a later push
+            // is about, in whatever words (case proxy/push-on-a-held-preset).
+            let held_since = || {
+                let first = ctx.turns[..caller.idx].iter().position(|t| states(t, p));
+                first.is_some_and(|f| {
+                    ctx.turns[f + 1..caller.idx]
+                        .iter()
+                        .any(|t| t.assistant && (states(t, p) || refers(t, p)))
+                })
+            };
             if !protective
                 && along.is_some()
                 && gave_in.is_none()
                 && !about_preset(caller.text, p.response)
+                && !held_since()
             {
                 return false;
             }
