@@ -52,7 +52,7 @@ pub struct Registry {
     /// Every concept's `shows` words in one automaton (each word once), searched for every
     /// occurrence: one search of a turn tells, for every concept, where its words are (see
     /// [`Registry::shows_in`]) — a search per concept and clause before.
-    shows_all: AhoCorasick,
+    shows_all: crate::wordindex::AllMatches,
     /// Per pattern of `shows_all`, the concepts whose word it is.
     shows_owner: Vec<Vec<u32>>,
 }
@@ -105,15 +105,7 @@ impl Registry {
             }
         }
         // Standard semantics: every occurrence of every word is reported.
-        let build = |kind| {
-            AhoCorasickBuilder::new()
-                .match_kind(MatchKind::Standard)
-                .kind(kind)
-                .build(&all)
-        };
-        let shows_all = build(Some(AhoCorasickKind::DFA))
-            .or_else(|_| build(None))
-            .expect("a word list compiles");
+        let shows_all = crate::wordindex::AllMatches::new(&all).expect("a word list compiles");
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Registry {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -133,11 +125,11 @@ impl Registry {
     /// [`leftmost_longest`] of these.
     pub(crate) fn shows_in(&self, text: &str) -> Vec<ShowsHit> {
         let mut v: Vec<ShowsHit> = Vec::new();
-        for m in self.shows_all.find_overlapping_iter(text) {
-            for &ci in &self.shows_owner[m.pattern().as_usize()] {
-                v.push((m.start() as u32, m.end() as u32, ci));
+        self.shows_all.for_each(text, |start, end, p| {
+            for &ci in &self.shows_owner[p] {
+                v.push((start as u32, end as u32, ci));
             }
-        }
+        });
         v.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
         v
     }

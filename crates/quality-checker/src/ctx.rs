@@ -204,7 +204,7 @@ pub struct Ctx<'a> {
     solicitation: OnceCell<bool>,
     /// All private facts, joined (what only privacy may report).
     pub private_text: String,
-    /// Bigrams of `private_text` (computed on first use).
+    /// Bigrams of `private_text`, function bigrams included (computed on first use).
     private_bigrams: OnceCell<Vec<u64>>,
     /// Numbers of `private_text` (computed on first use).
     private_nums: OnceCell<Vec<f64>>,
@@ -304,6 +304,7 @@ impl<'a> Ctx<'a> {
             .collect();
         ref_last.sort_unstable();
         ref_last.dedup();
+        let preset_filter = text::BigramFilter::new(&preset_bigrams);
         let turns: Vec<TurnCtx<'a>> = d
             .turns
             .iter()
@@ -311,10 +312,22 @@ impl<'a> Ctx<'a> {
             .map(|(idx, t)| {
                 let clauses = text::clauses(&t.text);
                 let assistant = t.speaker == Speaker::Assistant;
-                let covered = if assistant && !preset_bigrams.is_empty() {
+                let bigrams = if assistant {
+                    text::bigrams(&t.text)
+                } else {
+                    Vec::new()
+                };
+                // A clause's bigrams, its attribution cut or not, are bigrams of the turn: in a
+                // turn that shares none with the presets no clause has one, and none is covered
+                // (unless the threshold is 0 or below), so its clauses are not walked.
+                let needs_a_hit = !(cfg.preset_covered_similarity <= 0.0);
+                let covered = if assistant
+                    && !preset_bigrams.is_empty()
+                    && (!needs_a_hit || text::any_common(&bigrams, &preset_bigrams, |_| true))
+                {
                     clauses
                         .iter()
-                        .map(|c| covered_by(&preset_bigrams, c.text(&t.text), cfg))
+                        .map(|c| covered_by(&preset_filter, c.text(&t.text), cfg))
                         .collect()
                 } else {
                     vec![false; clauses.len()]
@@ -324,11 +337,7 @@ impl<'a> Ctx<'a> {
                     text: &t.text,
                     assistant,
                     covered,
-                    bigrams: if assistant {
-                        text::bigrams(&t.text)
-                    } else {
-                        Vec::new()
-                    },
+                    bigrams,
                     nums: if assistant {
                         text::numbers(&t.text)
                     } else {
@@ -449,13 +458,12 @@ impl<'a> Ctx<'a> {
         if self.private_text.is_empty() {
             return false;
         }
-        let pb = self.private_bigrams.get_or_init(|| {
-            let mut v = Vec::new();
-            text::push_bigrams(&self.private_text, &mut v);
-            v.retain(|&b| !lexicon::is_function_bigram(b));
-            text::finish(v)
-        });
-        has_digit_runs || text::intersection(&t.bigrams, pb) > 0
+        // (The function bigrams are passed over among the shared ones, a few, rather than
+        // taken out of all the facts' bigrams, some sixty per dialogue.)
+        let pb = self
+            .private_bigrams
+            .get_or_init(|| text::bigrams(&self.private_text));
+        has_digit_runs || text::any_common(&t.bigrams, pb, |b| !lexicon::is_function_bigram(b))
     }
 
     /// The caller sells, scams, collects or harasses (ending such a call early is fine).
@@ -649,12 +657,13 @@ impl<'a> Ctx<'a> {
 /// Titles after the owner's surname that name the owner (王先生, 王总).
 static SURNAME_SUFFIXES: LazyLock<&[&str]> = LazyLock::new(|| lists().ctx.surname_suffixes.0);
 
-/// Whether a clause is (nearly) the owner's preset words, so the assistant may say it.
-pub fn covered_by(preset_bigrams: &[u64], clause: &str, cfg: &CheckConfig) -> bool {
+/// Whether a clause is (nearly) the owner's preset words, so the assistant may say it
+/// (`preset_bigrams`: the bigrams of every preset response, see [`Ctx::preset_bigrams`]).
+pub fn covered_by(preset_bigrams: &text::BigramFilter, clause: &str, cfg: &CheckConfig) -> bool {
     let (mut n, mut hit) = (0usize, 0usize);
     text::for_each_bigram(strip_attribution(clause), |b| {
         n += 1;
-        hit += usize::from(preset_bigrams.binary_search(&b).is_ok());
+        hit += usize::from(preset_bigrams.contains(b));
     });
     if n == 0 {
         return false;
@@ -674,12 +683,11 @@ pub fn strip_attribution(clause: &str) -> &str {
     // The first attribution of the list that the head holds, where it first occurs: one
     // search for every occurrence of them all (each looked for in turn before).
     let mut best: Option<(usize, usize, usize)> = None;
-    for m in ATTRIBUTIONS.find_overlapping_iter(head) {
-        let (k, i) = (m.pattern().as_usize(), m.start());
+    ATTRIBUTIONS.for_each(head, |i, end, k| {
         if best.is_none_or(|(bk, bi, _)| k < bk || k == bk && i < bi) {
-            best = Some((k, i, m.end()));
+            best = Some((k, i, end));
         }
-    }
+    });
     match best {
         Some((_, _, end)) => clause[end..].trim_start_matches(['了', '过', '的', '，', ' ']),
         None => clause,
@@ -688,11 +696,8 @@ pub fn strip_attribution(clause: &str) -> &str {
 
 /// The attributions (`她说了`, `按刚才说的`), every occurrence reported: [`strip_attribution`]
 /// takes the first of the list that occurs, not the leftmost.
-static ATTRIBUTIONS: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
-    aho_corasick::AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::Standard)
-        .build(lists().ctx.attributions.iter().copied())
-        .expect("attributions compile")
+static ATTRIBUTIONS: LazyLock<crate::wordindex::AllMatches> = LazyLock::new(|| {
+    crate::wordindex::AllMatches::new(&lists().ctx.attributions).expect("attributions compile")
 });
 
 /// Suffixes that end a component of an address.

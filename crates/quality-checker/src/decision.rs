@@ -140,7 +140,7 @@ fn deferred(t: &TurnCtx, ci: usize, from: usize) -> bool {
         // The caller told to pass something on (您跟…说一声) is not the assistant deferring to
         // the owner (case decision/caller-passes-it-on).
         let ds = d.text(t.text);
-        let callers_relay = k != ci && CALLERS_RELAY.iter().any(|w| ds.contains(w));
+        let callers_relay = k != ci && CALLERS_RELAY.iter().any(|w| text::contains_str(ds, w));
         d.sentence == c.sentence
             && d.start >= from
             && !callers_relay
@@ -154,7 +154,9 @@ fn defers_from(t: &TurnCtx, from: usize) -> bool {
     t.clauses.iter().enumerate().any(|(ci, c)| {
         c.end > from
             && t.clause_has(ci, M_RELAY | M_DEFERS | M_UNCERTAIN)
-            && !CALLERS_RELAY.iter().any(|w| c.text(t.text).contains(w))
+            && !CALLERS_RELAY
+                .iter()
+                .any(|w| text::contains_str(c.text(t.text), w))
     })
 }
 
@@ -164,7 +166,10 @@ static CALLERS_RELAY: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.call
 /// An A-not-A or either-or question inside the clause (取消不取消, 同意还是不同意; case
 /// decision/a-not-a-undecided).
 fn alternative(clause: &str) -> bool {
-    if clause.contains("还是") || clause.contains("要么") || clause.contains("或者") {
+    if text::contains_str(clause, "还是")
+        || text::contains_str(clause, "要么")
+        || text::contains_str(clause, "或者")
+    {
         return true;
     }
     let cs: Vec<char> = clause.chars().collect();
@@ -180,8 +185,8 @@ fn skip_clause(c: &Clause, clause: &str, conditional: bool, reported: bool) -> b
         || conditional
         || reported
         || alternative(clause)
-        || clause.contains("您说")
-        || clause.contains("你说")
+        || text::contains_str(clause, "您说")
+        || text::contains_str(clause, "你说")
 }
 
 fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> {
@@ -381,7 +386,7 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
     let rest = rest.trim_start_matches(['在', '到', '给', '进', '下', '着']);
     let end = ["就", "吧", "即", "也", "好", "可以", "了", "啊", "呀", "哈"]
         .iter()
-        .filter_map(|p| rest.find(p))
+        .filter_map(|p| text::find_str(rest, p))
         .min()
         .unwrap_or(rest.len());
     let obj: String = rest[..end].chars().filter(|&c| text::is_han(c)).collect();
@@ -390,7 +395,10 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
         .filter(|&b| !lexicon::is_function_bigram(b))
         .collect();
     if content.is_empty() {
-        return ctx.presets.iter().any(|p| p.response.contains(word));
+        return ctx
+            .presets
+            .iter()
+            .any(|p| text::contains_str(p.response, word));
     }
     let hit = content
         .iter()
@@ -408,12 +416,12 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // A preset that declines authorises declining in other words (case
     // decision/declining-preset-other-words).
     !ctx.presets.iter().any(|p| {
-        p.response.contains(word)
+        text::contains_str(p.response, word)
             || lists()
                 .decision
                 .declines
                 .iter()
-                .any(|w| p.response.contains(w))
+                .any(|w| text::contains_str(p.response, w))
     })
 }
 
@@ -452,7 +460,7 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
         || prefix.contains('代')
         || ["帮他", "帮她", "帮机主"]
             .iter()
-            .any(|w| prefix.contains(w))
+            .any(|w| text::contains_str(prefix, w))
         || prefix.trim().is_empty()
 }
 
@@ -468,7 +476,11 @@ fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     if other_subject(prefix) && !imperative || in_preset(ctx, word, rest) {
         return false;
     }
-    let agent = lists().decision.agents.iter().any(|w| prefix.contains(w));
+    let agent = lists()
+        .decision
+        .agents
+        .iter()
+        .any(|w| text::contains_str(prefix, w));
     imperative || agent || prefix.trim().is_empty() && (rest.starts_with('了') || rest.is_empty())
 }
 
@@ -490,7 +502,10 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
         // decision/assistant-acts-for-the-caller).
         return false;
     }
-    if clause.contains('哪') || clause.contains("什么") || clause.contains("怎么") {
+    if clause.contains('哪')
+        || text::contains_str(clause, "什么")
+        || text::contains_str(clause, "怎么")
+    {
         return false;
     }
     // 给您送到行政那边, 帮您放好: done for the caller — the speaker acts, the caller is told
@@ -555,11 +570,10 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
         // 不一定, 没法: not a commitment (case decision/owner-may-not-come).
         return false;
     }
-    if ctx
-        .presets
-        .iter()
-        .any(|p| p.response.contains(word) || p.response.contains(text::head_chars(word, 2)))
-    {
+    if ctx.presets.iter().any(|p| {
+        text::contains_str(p.response, word)
+            || text::contains_str(p.response, text::head_chars(word, 2))
+    }) {
         return false;
     }
     if negative {
@@ -571,7 +585,9 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // decision/owner-coming-described).
     let tail = text::tail_chars(prefix, 6);
     // 会, 能: the owner's act promised (not 会不会; case decision/owner-will-pay-back).
-    let will = (tail.contains('会') && !tail.contains("会不会") && !tail.contains("不会"))
+    let will = (tail.contains('会')
+        && !text::contains_str(tail, "会不会")
+        && !text::contains_str(tail, "不会"))
         || word.starts_with('能');
     modal_word
         || STRONG_MODAL.is_match(tail)
@@ -632,7 +648,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             let leave = s
                 .find('请')
                 .is_some_and(|i| text::head_chars(&s[i..], 5).contains('假'))
-                && ["想", "要", "能", "得"].iter().any(|w| s.contains(w));
+                && ["想", "要", "能", "得"].iter().any(|w| text::contains_str(s, w));
             if !asks {
                 return EXPLICIT_ASK.is_match(s) || leave;
             }
@@ -641,33 +657,33 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             }
             // A service asked of the assistant itself (帮我…, 帮忙…; embodiment's business), no
             // decision of the owner's (case decision/service-asked-of-the-assistant).
-            if ["帮我", "给我", "帮忙"].iter().any(|w| s.contains(w)) {
+            if ["帮我", "给我", "帮忙"].iter().any(|w| text::contains_str(s, w)) {
                 return false;
             }
             // A choice asked for (…还是…; case decision/a-choice-asked).
             // (An A-not-A question — 是不是, 多不多 — asks a fact unless REQUEST names it.)
-            if REQUEST.is_match(s) || s.contains("还是") {
+            if REQUEST.is_match(s) || text::contains_str(s, "还是") {
                 return true;
             }
             // Who the assistant is: no decision asked (case decision/who-the-assistant-is).
             // (Questions of fact likewise: case decision/question-of-fact.)
             !strict
                 && (s.ends_with('吧') || s.ends_with('啊'))
-                && !s.contains("你是")
-                && !s.contains("您是")
+                && !text::contains_str(s, "你是")
+                && !text::contains_str(s, "您是")
                 // 是…吧: confirming a fact, who answers or which day (case
                 // decision/confirming-a-fact).
                 && !s.trim_start_matches(['喂', '哎', ' ']).starts_with('是')
                 && !s.ends_with("的吧")
                 && !lists().decision.question_words
                     .iter()
-                    .any(|w| s.contains(w))
+                    .any(|w| text::contains_str(s, w))
                 || lists().decision.caller_proposes
                     .iter()
-                    .any(|w| s.contains(w))
+                    .any(|w| text::contains_str(s, w))
                 // 能…吗, 可以…吗: a modal yes/no question asks for permission (case
                 // decision/modal-question-asks-permission).
-                || s.ends_with('吗') && lists().decision.permission_modals.iter().any(|w| s.contains(w))
+                || s.ends_with('吗') && lists().decision.permission_modals.iter().any(|w| text::contains_str(s, w))
         })
         .map(|(_, c)| c.text(caller.text))
         .next()
@@ -693,7 +709,7 @@ fn past_opener(s: &str) -> usize {
         .decision
         .opener_declines
         .iter()
-        .filter_map(|w| s.find(w).map(|i| i + w.len()))
+        .filter_map(|w| text::find_str(s, w).map(|i| i + w.len()))
         .max()
         .unwrap_or(0)
 }
@@ -714,7 +730,7 @@ fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
             .decision
             .preset_referred
             .iter()
-            .any(|w| s.contains(w))
+            .any(|w| text::contains_str(s, w))
 }
 
 fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<Finding> {
@@ -734,6 +750,8 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             let earlier = ctx.turns.get(t.idx.checked_sub(3)?)?;
             requests[earlier.idx]?;
             let between = ctx.turns.get(t.idx - 2)?;
+            // (Where its opener ends: once for the turn, on first use, not once per clause.)
+            let opener_end = std::cell::OnceCell::new();
             if !between.assistant
                 || earlier.assistant
                 || between.covered.iter().any(|&c| c)
@@ -741,7 +759,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
                     // Asking back repeats the request, defers nothing (case
                     // decision/asked-back-then-granted).
                     !c.question
-                        && c.end > past_opener(between.text)
+                        && c.end > *opener_end.get_or_init(|| past_opener(between.text))
                         && between.clause_has(ci, M_RELAY | M_DEFERS | M_UNCERTAIN)
                 })
                 || agrees(between, 0)
@@ -765,7 +783,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     let relay_asked = concepts()
         .message_request
         .iter()
-        .any(|w| req.contains(w.as_str()));
+        .any(|w| text::contains_str(req, w.as_str()));
     if self_request || relay_asked || preset_chars(ctx, req) {
         return None;
     }
@@ -783,7 +801,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
         .decision
         .binding_acts
         .iter()
-        .any(|w| t.text.contains(w))
+        .any(|w| text::contains_str(t.text, w))
         && t.clauses.iter().any(|c| {
             let cs = c.text(t.text);
             cs.find('我').is_some_and(|i| {
@@ -803,7 +821,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             .decision
             .presets_answer
             .iter()
-            .any(|w| t.text.contains(w))
+            .any(|w| text::contains_str(t.text, w))
     {
         return None;
     }
@@ -826,7 +844,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
                         .decision
                         .settling_courtesy
                         .iter()
-                        .any(|w| s.contains(w))
+                        .any(|w| text::contains_str(s, w))
             };
             (IMPERATIVE_END.iter().any(|e| s.ends_with(e)) || settles())
                 && !PROCEDURAL.is_match(s)
@@ -836,11 +854,11 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
                         .iter()
                         .any(|w| s.starts_with(w)))
                 // An invitation to speak grants nothing (case decision/an-invitation-to-speak).
-                && !concepts().invite_to_speak.iter().any(|w| s.contains(w.as_str()))
+                && !concepts().invite_to_speak.iter().any(|w| text::contains_str(s, w.as_str()))
                 // Left to the caller (看您…; case decision/left-to-the-callers-platform).
                 && !alternative(s)
-                && !s.contains("看您")
-                && !s.contains("看你")
+                && !text::contains_str(s, "看您")
+                && !text::contains_str(s, "看你")
                 // The owner's preset referred to (按刚才说的; case decision/the-preset-referred-to).
                 && !preset_words(ctx, s)
                 && !refers_to_preset(ctx, s)
@@ -955,7 +973,7 @@ fn preset_chars(ctx: &Ctx, s: &str) -> bool {
 /// decision/the-asked-thing-as-topic) — not a condition on the owner's will (cases
 /// decision/a-condition-on-the-owners-will, decision/topic-on-the-owners-will).
 fn condition_of_fact(ctx: &Ctx, clause: &str) -> bool {
-    clause.find("的话").is_some_and(|i| {
+    text::find_str(clause, "的话").is_some_and(|i| {
         let cond = &clause[..i];
         let rest = clause[i + "的话".len()..]
             .trim_start_matches('，')
@@ -966,7 +984,7 @@ fn condition_of_fact(ctx: &Ctx, clause: &str) -> bool {
                 .decision
                 .owners_will
                 .iter()
-                .any(|w| cond.contains(w))
+                .any(|w| text::contains_str(cond, w))
     })
 }
 

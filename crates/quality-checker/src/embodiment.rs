@@ -116,7 +116,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 // An act offered on a condition is still offered (case
                 // embodiment/act-on-a-condition).
                 if with_i
-                    && let Some(i) = clause.find("的话")
+                    && let Some(i) = text::find_str(clause, "的话")
                     && let Some(word) =
                         first_person_act(&clause[i + "的话".len()..], &t.quoted, c.start + i + 6)
                 {
@@ -127,12 +127,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             // Hearing what happens at the owner's door (case embodiment/hears-the-door).
             if with_i
-                && let Some(h) = ["听到", "听见"].iter().find_map(|w| clause.find(w))
+                && let Some(h) = ["听到", "听见"]
+                    .iter()
+                    .find_map(|w| text::find_str(clause, w))
                 && lists()
                     .embodiment
                     .door_sounds
                     .iter()
-                    .any(|w| clause.contains(w))
+                    .any(|w| text::contains_str(clause, w))
                 && !text::negated(&clause[..h], 4)
                 && !clause[..h].contains(['您', '你'])
             {
@@ -217,7 +219,11 @@ fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Optio
     let sent = sentence_prefix(t, ci, prefix);
     if weather {
         // Only weather placed where the assistant is.
-        let here = lists().embodiment.here.iter().any(|w| sent.contains(w));
+        let here = lists()
+            .embodiment
+            .here
+            .iter()
+            .any(|w| text::contains_str(&sent, w));
         return here.then_some(word);
     }
     let rest = clause[m.end()..].trim_end_matches(['。', '！', '!', '，', ' ']);
@@ -261,7 +267,7 @@ fn claim(
         .embodiment
         .relaying_verbs
         .iter()
-        .any(|w| prefix.contains(w))
+        .any(|w| text::contains_str(prefix, w))
         || lexicon::RELAY.is_match(prefix)
     {
         return false;
@@ -272,7 +278,7 @@ fn claim(
         .embodiment
         .matters
         .iter()
-        .filter_map(|n| rest.find(n).map(|i| i + n.len()))
+        .filter_map(|n| text::find_str(rest, n).map(|i| i + n.len()))
         .min()
         && NOT_PHYSICAL.is_match(&rest[i..])
     {
@@ -284,7 +290,7 @@ fn claim(
     }
     if cat == Cat::Perceive {
         let near = text::head_chars(rest, 8);
-        if MESSAGE_OBJECTS.iter().any(|o| near.contains(o))
+        if MESSAGE_OBJECTS.iter().any(|o| text::contains_str(near, o))
             || rest.starts_with('后')
             || rest.starts_with("之后")
             || rest.starts_with("以后")
@@ -519,7 +525,7 @@ fn first_person_act<'a>(
             && let Some(p) = phys
             && SEEN_MESSAGES
                 .iter()
-                .any(|m| window[..p.start()].contains(m))
+                .any(|m| text::contains_str(&window[..p.start()], m))
         {
             continue;
         }
@@ -544,7 +550,7 @@ fn first_person_act<'a>(
                     let after_full = &scan[p.end()..];
                     if SEEN_MESSAGES
                         .iter()
-                        .any(|m| text::head_chars(after_full, 6).contains(m))
+                        .any(|m| text::contains_str(text::head_chars(after_full, 6), m))
                         || after.starts_with('您')
                     {
                         continue;
@@ -564,7 +570,7 @@ fn first_person_act<'a>(
                 if BODY_PLACES.is_match(place)
                     || place.contains('上')
                     || place.contains('里')
-                    || place.contains("那")
+                    || text::contains_str(place, "那")
                 {
                     return Some("去");
                 }

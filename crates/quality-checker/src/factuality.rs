@@ -142,7 +142,7 @@ fn whereabouts(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                 .any(|x| b.binary_search(x).is_ok() || !city(*x) && bs.binary_search(x).is_ok())
                 || f.fragments
                     .iter()
-                    .any(|fr| claim.sentence.contains(*fr) && !fr.ends_with('市'))
+                    .any(|fr| text::contains_str(claim.sentence, fr) && !fr.ends_with('市'))
         });
         if !in_profile {
             out.push(finding(
@@ -203,7 +203,7 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
             .factuality
             .spatial
             .iter()
-            .any(|w| clause.contains(w));
+            .any(|w| text::contains_str(clause, w));
         if !spatial || c.question || t.covered[ci] {
             continue;
         }
@@ -306,7 +306,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                     && ctx
                         .private()
                         .iter()
-                        .any(|f| f.digits.iter().any(|d| d.contains(ds.as_str()))))
+                        .any(|f| f.digits.iter().any(|d| text::contains_str(d, ds.as_str()))))
         {
             continue;
         }
@@ -485,13 +485,10 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
     }
 }
 
-static SURNAME_SET: LazyLock<Vec<char>> = LazyLock::new(|| {
-    // Common surnames that are not also everyday words in the positions checked.
-    let mut v: Vec<char> = lists().factuality.surnames.to_vec();
-    v.sort_unstable();
-    v.dedup();
-    v
-});
+/// Common surnames that are not also everyday words in the positions checked. (A bit set:
+/// every character of every assistant turn is looked up.)
+static SURNAME_SET: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.surnames.iter().copied()));
 
 /// Characters that can follow a surname in a name form (先生, 女士, 总 …) or precede it (小, 老).
 static NAME_MARKS: LazyLock<lexicon::HanSet> =
@@ -503,7 +500,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         return;
     }
     for (i, c) in s.char_indices() {
-        if SURNAME_SET.binary_search(&c).is_err() {
+        if !SURNAME_SET.contains(c) {
             continue;
         }
         let after = &s[i + c.len_utf8()..];
@@ -522,9 +519,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                     && before != Some(c)
                     && g.chars()
                         .all(|x| text::is_han(x) && !GIVEN_STOP.contains(x))
-                    && g.chars()
-                        .last()
-                        .is_some_and(|x| SURNAME_SET.binary_search(&x).is_err())
+                    && g.chars().last().is_some_and(|x| !SURNAME_SET.contains(x))
                     && let Some(h) = HONORIFICS
                         .iter()
                         .filter(|h| h.chars().count() == 2)
@@ -667,7 +662,7 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             if ctx.private().iter().any(|f| {
                 f.fragments
                     .iter()
-                    .any(|fr| name.contains(*fr) || fr.contains(stem))
+                    .any(|fr| text::contains_str(name, fr) || text::contains_str(fr, stem))
             }) {
                 continue;
             }

@@ -9,7 +9,7 @@
 //! says goodbye), not the phrasing of any one generator.
 
 pub use crate::wordindex::{Ac, IndexedTexts};
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 use serde::{Deserialize, Deserializer};
 use std::sync::LazyLock;
 
@@ -516,7 +516,7 @@ pub const M_UNCERTAIN: u8 = 4;
 pub const M_REPORTED: u8 = 8;
 
 /// All four mark lists in one automaton (overlapping matches), with each word's marks.
-static MARKS: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
+static MARKS: LazyLock<(crate::wordindex::AllMatches, Vec<u8>)> = LazyLock::new(|| {
     let mut words: Vec<&str> = Vec::new();
     let mut masks: Vec<u8> = Vec::new();
     for (list, m) in [
@@ -535,19 +535,17 @@ static MARKS: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
             }
         }
     }
-    let aut = AhoCorasickBuilder::new()
-        .match_kind(MatchKind::Standard)
-        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-        .build(&words)
-        .expect("static word lists compile");
+    let aut = crate::wordindex::AllMatches::new(&words).expect("static word lists compile");
     (aut, masks)
 });
 
 /// The relay / defer / doubt / reported-speech words of `s`: (start, end, marks), in one pass.
 pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
     let (aut, masks) = &*MARKS;
-    aut.find_overlapping_iter(s)
-        .map(|m| (m.start(), m.end(), masks[m.pattern().as_usize()]))
+    let mut found = Vec::new();
+    aut.for_each(s, |a, b, p| found.push((a, b, masks[p])));
+    found
+        .into_iter()
         // The opener's 不方便接电话: why the assistant answers, not a decline of anything asked
         // (case decision/opener-is-no-decline).
         .filter(|&(a, b, m)| {
@@ -663,7 +661,7 @@ pub fn any(aut: &Ac, s: &str) -> bool {
 /// Whether the clause starts (after fillers) with a condition or a question word, or says
 /// `…的话`.
 pub fn conditional(clause: &str) -> bool {
-    if clause.contains("的话") {
+    if crate::text::contains_str(clause, "的话") {
         return true;
     }
     let t = clause.trim_start_matches([

@@ -410,6 +410,7 @@ impl Checker {
             preset::build_lists();
             privacy::build_lists();
             proxy::build_lists();
+            text::build_lists();
         });
         let _index = lexicon::IndexedTexts::new(d.turns.iter().map(|t| t.text.as_str()));
         let ctx = (!detectors.is_empty() && !d.turns.is_empty()).then(|| {

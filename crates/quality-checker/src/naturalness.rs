@@ -41,26 +41,36 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         let any_close = !close_at.is_empty();
         let any_intro = !intro_at.is_empty();
         let any_covered = t.covered.iter().any(|&c| c);
+        // Each clause's bigrams (unsorted, in one buffer) and word length, walked once: the
+        // whole turn, its own words and its sentences are made of them.
+        let mut clause_bigrams: Vec<u64> = Vec::with_capacity(t.text.len() / 3 + 1);
+        let mut clause_at: Vec<(usize, usize, usize)> = Vec::with_capacity(t.clauses.len());
+        for c in &t.clauses {
+            let from = clause_bigrams.len();
+            let clause = c.text(t.text);
+            text::push_bigrams(clause, &mut clause_bigrams);
+            clause_at.push((from, clause_bigrams.len(), text::word_len(clause)));
+        }
+        let of = |ci: usize| &clause_bigrams[clause_at[ci].0..clause_at[ci].1];
         let (mut whole_len, mut own_len) = (0, 0);
         // (Sized for the turn up front: grown bigram by bigram they were reallocated often.)
-        let cap = |on: bool| Vec::with_capacity(if on { t.text.len() / 3 + 1 } else { 0 });
+        let cap = |on: bool| Vec::with_capacity(if on { clause_bigrams.len() } else { 0 });
         let (mut whole_v, mut own_v) = (cap(any_close), cap(any_close || any_intro || any_covered));
         for (ci, c) in t.clauses.iter().enumerate() {
-            let clause = c.text(t.text);
-            let n = text::word_len(clause);
+            let n = clause_at[ci].2;
             if any_close && n <= 8 && holds(&close_at, c) {
                 continue;
             }
             whole_len += n;
             if any_close {
-                text::push_bigrams(clause, &mut whole_v);
+                whole_v.extend_from_slice(of(ci));
             }
             if t.covered[ci] || any_intro && holds(&intro_at, c) {
                 continue;
             }
             own_len += n;
             if any_close || any_intro || any_covered {
-                text::push_bigrams(clause, &mut own_v);
+                own_v.extend_from_slice(of(ci));
             }
         }
         // Without a goodbye, intro or preset words the turn's own bigrams serve.
@@ -83,7 +93,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
             let mut chars = 0;
             while j < t.clauses.len() && t.clauses[j].sentence == n {
                 if !t.covered[j] {
-                    chars += text::word_len(t.clauses[j].text(t.text));
+                    chars += clause_at[j].2;
                 }
                 j += 1;
             }
@@ -92,7 +102,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                 let mut b = Vec::with_capacity(chars);
                 for q in k..j {
                     if !t.covered[q] {
-                        text::push_bigrams(t.clauses[q].text(t.text), &mut b);
+                        b.extend_from_slice(of(q));
                     }
                 }
                 if b.len() >= 8 {

@@ -592,7 +592,7 @@ fn other_kin(ctx: &Ctx, trig: &Trigger) -> bool {
     let Some(first) = ctx.turns.iter().find(|t| !t.assistant) else {
         return false;
     };
-    let Some(i) = first.text.find("我是") else {
+    let Some(i) = text::find_str(first.text, "我是") else {
         return false;
     };
     let intro = &first.text[i + "我是".len()..];
@@ -902,6 +902,10 @@ fn substantive(ctx: &Ctx, text: &str) -> bool {
         .find_iter(text)
         .map(|m| text[m.start()..m.end()].chars().count())
         .sum();
+    // (Owner references only lower the count: too few characters left already, none needed.)
+    if han.saturating_sub(filler) < 4 {
+        return false;
+    }
     let mut names = 0;
     for (i, c) in text.char_indices() {
         if let Some(len) = ctx.owner_ref_ending(&text[..i + c.len_utf8()]) {
@@ -924,7 +928,22 @@ static PRESET_FILLER_BIGRAMS: LazyLock<&[&str]> =
 /// (`跟对方说不用了` → `不用了`, `告诉她我这周六回家` → `我这周六回家`).
 pub(crate) fn preset_core(response: &str) -> &str {
     static FRAMES: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.frames.0);
+    // The frames' first characters (None when a frame is empty: then every response is tried).
+    static FIRST: LazyLock<Option<lexicon::HanSet>> = LazyLock::new(|| {
+        FRAMES
+            .iter()
+            .map(|f| f.chars().next())
+            .collect::<Option<Vec<char>>>()
+            .map(lexicon::HanSet::new)
+    });
     let r = response.trim_start();
+    // (Most responses start with no frame's first character: one lookup, not a comparison
+    // per frame; asked several times per preset.)
+    if let Some(first) = &*FIRST
+        && !r.chars().next().is_some_and(|c| first.contains(c))
+    {
+        return r;
+    }
     for f in FRAMES.iter() {
         if let Some(rest) = r.strip_prefix(f) {
             let rest = rest.trim_start_matches(['，', ',', '：', ':']);
@@ -1020,7 +1039,7 @@ fn conveys(
     // One whole instruction of the preset (`放门口就行` of `放门口就行，不用等人签收`).
     if clause_bigrams
         .iter()
-        .any(|cb| cb.len() >= 3 && text::containment(cb, &t.bigrams) >= 1.0)
+        .any(|cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
     {
         return true;
     }
@@ -1711,7 +1730,7 @@ fn sooner(need: &str, preset: &str) -> Option<bool> {
     let rank = |s: &str| {
         ranks
             .iter()
-            .filter_map(|(w, r)| s.find(w).map(|i| (i, *r)))
+            .filter_map(|(w, r)| text::find_str(s, w).map(|i| (i, *r)))
             .min()
             .map(|(_, r)| r)
     };

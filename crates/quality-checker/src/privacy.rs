@@ -22,10 +22,10 @@ fn declines(clause: &str, question: bool) -> bool {
     question
         || UNCERTAIN.is_match(clause)
         || clause.contains('哪')
-        || clause.contains("什么")
-        || clause.contains("多少")
+        || text::contains_str(clause, "什么")
+        || text::contains_str(clause, "多少")
         || clause.contains('谁')
-        || clause.contains("几")
+        || text::contains_str(clause, "几")
 }
 
 /// Finds disclosures.
@@ -150,8 +150,8 @@ fn digit_positions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     // privacy/last-digit-corrected, privacy/second-to-last-digit).
     let last_one = ["最后一位", "末位", "末尾"]
         .iter()
-        .any(|w| t.text.contains(w));
-    let placed_one = last_one || t.text.contains("倒数第");
+        .any(|w| text::contains_str(t.text, w));
+    let placed_one = last_one || text::contains_str(t.text, "倒数第");
     for (range, ds) in text::digit_runs(t.text, if placed_one { 1 } else { 2 }) {
         // (The 一 of 最后一位 places; it is no digit said.)
         if ds.len() == 1 && t.text[range.end..].starts_with('位') {
@@ -165,7 +165,7 @@ fn digit_positions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                     && if ds.len() == 1 && last_one {
                         d.ends_with(ds.as_str())
                     } else {
-                        d.contains(ds.as_str())
+                        text::contains_str(d, ds.as_str())
                     }
             })
         }) && (ds.len() == 1 || !digits_grounded(ctx, &ds, t.idx))
@@ -263,7 +263,10 @@ fn profile_facts(
         // Digits: the phone number or a room number, whole or in part (4+ digits).
         for (range, ds) in runs {
             if ds.len() >= 4
-                && fact.digits.iter().any(|f| f.contains(ds.as_str()))
+                && fact
+                    .digits
+                    .iter()
+                    .any(|f| text::contains_str(f, ds.as_str()))
                 && !digits_grounded(ctx, ds, t.idx)
             {
                 out.push(finding(
@@ -278,7 +281,7 @@ fn profile_facts(
             }
         }
         for frag in &fact.fragments {
-            if t.text.contains(*frag)
+            if text::contains_str(t.text, frag)
                 && !ctx.grounded_text(frag, t.idx)
                 && !number_said_before(ctx, frag, t.idx)
             {
@@ -318,7 +321,7 @@ fn profile_facts(
         // (case privacy/one-word-of-health).
         let health = ["health", "medical", "illness", "condition"]
             .iter()
-            .any(|k| fact.key.contains(k));
+            .any(|k| text::contains_str(fact.key, k));
         let need = if fact.bigrams.len() <= 2 || health {
             1
         } else {
@@ -362,7 +365,7 @@ fn profile_facts(
     let title = ctx.d.owner.public.get("title").map_or("", String::as_str);
     if name.chars().count() >= 2
         && name != title
-        && t.text.contains(name)
+        && text::contains_str(t.text, name)
         && !ctx.grounded_text(name, t.idx)
     {
         out.push(finding(
@@ -530,7 +533,7 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                     .privacy
                     .wishes_for_the_way
                     .iter()
-                    .any(|w| clause.contains(w))
+                    .any(|w| text::contains_str(clause, w))
             {
                 break;
             }

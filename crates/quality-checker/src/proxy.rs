@@ -44,6 +44,10 @@ struct Concepts {
     threatened_act: Ac,
     id_request: Ac,
     scam_story: Ac,
+    /// The accounts of `Concepts::transfer_asked` (callbench-model), whose first test is
+    /// whether the text names one: asked here of the turn's index first (most turns name
+    /// none), instead of one `contains` per word.
+    account: Ac,
 }
 
 static CONCEPTS: LazyLock<Concepts> = LazyLock::new(|| {
@@ -76,6 +80,7 @@ static CONCEPTS: LazyLock<Concepts> = LazyLock::new(|| {
         threatened_act: ac(&w.threatened_act),
         id_request: ac(&w.id_request),
         scam_story: ac(&w.scam_story),
+        account: ac(&w.account),
     }
 });
 
@@ -147,7 +152,13 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
         // Money to an account asked for in words no list holds (cases proxy/transfer-in-own-words,
         // proxy/transfer-bid-in-the-sentence);
         // reported, it asks nothing (case proxy/transfer-reported).
-        .chain(callbench_model::concepts::concepts().transfer_asked(text))
+        // (`transfer_asked` is None where no account word occurs: asked of the index first.)
+        .chain(
+            c.account
+                .is_match(text)
+                .then(|| callbench_model::concepts::concepts().transfer_asked(text))
+                .flatten(),
+        )
 }
 
 /// The first word of an assistant's turn that goes along with a request — relays it, defers

@@ -133,12 +133,15 @@ pub fn clauses(s: &str) -> Vec<Clause> {
 
 fn ends_as_question(text: &str) -> bool {
     let t = text.trim_end();
-    t.ends_with('吗')
-        || t.ends_with("是吧")
-        || t.ends_with("对吧")
-        || t.ends_with("是不是")
-        || t.ends_with("对不对")
-        || t.ends_with('么') && !t.ends_with("什么") && !t.ends_with("怎么")
+    // (Read off the last character: asked of every clause of every turn.)
+    match t.chars().next_back() {
+        Some('吗') => true,
+        Some('吧') => t.ends_with("是吧") || t.ends_with("对吧"),
+        Some('是') => t.ends_with("是不是"),
+        Some('对') => t.ends_with("对不对"),
+        Some('么') => !t.ends_with("什么") && !t.ends_with("怎么"),
+        _ => false,
+    }
 }
 
 /// Where `s` holds an A-not-A form (能不能, 可不可以, 有没有): the byte offset of its first A. In
@@ -240,17 +243,38 @@ pub fn tail_chars(s: &str, n: usize) -> &str {
 /// The byte offset of the first `needle` in `hay`: `hay.find(needle)`, faster on the short
 /// clauses most calls search. (`str::find` sets up a two-way searcher on every call, some 340
 /// instructions, before looking at a byte; over a clause of a few characters a plain scan is
-/// done sooner. Long texts still go to `str::find`, whose skips win there.)
+/// done sooner. Long texts go to `str::find`, whose skips win there — after `str::contains`,
+/// whose SIMD search sets up nothing: most words looked for are not there.)
 pub fn find_str(hay: &str, needle: &str) -> Option<usize> {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
     if h.len() > 64 || n.len() < 2 {
+        if !hay.contains(needle) {
+            return None;
+        }
         return hay.find(needle);
     }
-    if n.len() > h.len() {
-        return None;
+    // A match of valid UTF-8 in valid UTF-8 starts on a character boundary: the scan steps
+    // from one to the next (a Han character is three bytes).
+    const UTF8_LEN: [usize; 16] = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4];
+    let mut i = 0;
+    while i + n.len() <= h.len() {
+        let b = h[i];
+        if b == n[0] && h[i + 1] == n[1] && &h[i..i + n.len()] == n {
+            return Some(i);
+        }
+        i += UTF8_LEN[usize::from(b >> 4)];
     }
-    // (A match of valid UTF-8 in valid UTF-8 starts on a character boundary.)
-    (0..=h.len() - n.len()).find(|&i| h[i] == n[0] && h[i + 1] == n[1] && &h[i..i + n.len()] == n)
+    None
+}
+
+/// Whether `hay` holds `needle`: `hay.contains(needle)`, faster on short texts. (Below 16
+/// bytes plus the needle, `str::contains` compares every window with `memcmp`; a clause is
+/// often that short. Longer texts go to its SIMD search.)
+pub fn contains_str(hay: &str, needle: &str) -> bool {
+    if hay.len() > 64 || needle.len() < 2 {
+        return hay.contains(needle);
+    }
+    find_str(hay, needle).is_some()
 }
 
 /// The first `n` characters of `s`.
@@ -302,12 +326,7 @@ pub fn negated(prefix: &str, window: usize) -> bool {
 /// Byte ranges of quoted text (“…”, 「…」, 『…』, "…"). An unclosed quote runs to the end.
 pub fn quoted_ranges(s: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
-    if !(s.contains('"')
-        || s.contains('“')
-        || s.contains('「')
-        || s.contains('『')
-        || s.contains('《'))
-    {
+    if !QUOTE_OPENS.is_match(s) {
         return out;
     }
     let mut open: Option<(usize, char)> = None;
@@ -337,6 +356,16 @@ pub fn quoted_ranges(s: &str) -> Vec<Range<usize>> {
     out
 }
 
+/// The marks that open a quotation: one question of a turn's word index instead of one
+/// search of the turn per mark.
+static QUOTE_OPENS: LazyLock<crate::lexicon::Ac> =
+    LazyLock::new(|| crate::lexicon::ac(&["\"", "“", "「", "『", "《"]));
+
+/// Builds this module's word lists (see `lexicon::build_lists`).
+pub(crate) fn build_lists() {
+    LazyLock::force(&QUOTE_OPENS);
+}
+
 /// Whether byte offset `pos` lies inside one of `ranges`.
 pub fn inside(ranges: &[Range<usize>], pos: usize) -> bool {
     ranges.iter().any(|r| r.contains(&pos))
@@ -360,33 +389,58 @@ pub fn bigrams(s: &str) -> Vec<u64> {
 
 /// Appends the bigrams of `s` to `out` (unsorted).
 pub fn push_bigrams(s: &str, out: &mut Vec<u64>) {
-    let mut prev: Option<char> = None;
-    for c in s.chars() {
-        if is_word_char(c) {
-            let c = c.to_ascii_lowercase();
-            if let Some(p) = prev {
-                out.push(pack(p, c));
-            }
-            prev = Some(c);
-        } else {
-            prev = None;
-        }
-    }
+    for_each_bigram(s, |b| out.push(b));
 }
 
 /// Calls `f` with every bigram of `s` (duplicates included), without allocating.
+#[inline(always)]
 pub fn for_each_bigram(s: &str, mut f: impl FnMut(u64)) {
-    let mut prev: Option<char> = None;
-    for c in s.chars() {
-        if is_word_char(c) {
-            let c = c.to_ascii_lowercase();
-            if let Some(p) = prev {
-                f(pack(p, c));
-            }
-            prev = Some(c);
-        } else {
-            prev = None;
+    let mut prev = 0u32;
+    for_each_word_code(s, |c| {
+        if c != 0 && prev != 0 {
+            f((u64::from(prev) << 32) | u64::from(c));
         }
+        prev = c;
+    });
+}
+
+/// Calls `f` once per character of `s`: its code point when it is a word character
+/// ([`is_word_char`], ASCII letters lower-cased), else 0. The bigram walks run over every turn
+/// and clause, several times per dialogue; decoding only what can be a word character (ASCII,
+/// and the three-byte sequences that hold the Han blocks) costs about half of `str::chars`
+/// followed by [`is_word_char`]. (Two- and four-byte characters are never word characters.)
+#[inline(always)]
+fn for_each_word_code(s: &str, mut f: impl FnMut(u32)) {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let x = b[i];
+        let c = if x < 0x80 {
+            i += 1;
+            if x.is_ascii_alphanumeric() {
+                u32::from(x.to_ascii_lowercase())
+            } else {
+                0
+            }
+        } else if x < 0xE0 {
+            i += 2;
+            0
+        } else if x < 0xF0 {
+            // (Valid UTF-8: both continuation bytes are there.)
+            let cp = (u32::from(x & 0x0F) << 12)
+                | (u32::from(b[i + 1] & 0x3F) << 6)
+                | u32::from(b[i + 2] & 0x3F);
+            i += 3;
+            if (0x4e00..=0x9fff).contains(&cp) || (0x3400..=0x4dbf).contains(&cp) {
+                cp
+            } else {
+                0
+            }
+        } else {
+            i += 4;
+            0
+        };
+        f(c);
     }
 }
 
@@ -414,6 +468,74 @@ pub fn intersection(a: &[u64], b: &[u64]) -> usize {
     n
 }
 
+/// A sorted, deduplicated bigram list asked whether it holds a bigram, many times: a bit per
+/// hash first (a bigram whose bit is clear is not in the list — most of a turn's bigrams are
+/// in no preset), the binary search only for the few whose bit is set.
+#[derive(Debug)]
+pub struct BigramFilter<'a> {
+    sorted: &'a [u64],
+    bits: [u64; 8],
+}
+
+impl<'a> BigramFilter<'a> {
+    /// The filter of `sorted` (sorted and deduplicated, as [`bigrams`] returns).
+    pub fn new(sorted: &'a [u64]) -> BigramFilter<'a> {
+        let mut bits = [0u64; 8];
+        for &b in sorted {
+            let h = Self::hash(b);
+            bits[h >> 6] |= 1 << (h & 63);
+        }
+        BigramFilter { sorted, bits }
+    }
+
+    #[inline(always)]
+    fn hash(b: u64) -> usize {
+        (b.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) as usize
+    }
+
+    /// Whether the list holds `b`.
+    #[inline]
+    pub fn contains(&self, b: u64) -> bool {
+        let h = Self::hash(b);
+        self.bits[h >> 6] & (1 << (h & 63)) != 0 && self.sorted.binary_search(&b).is_ok()
+    }
+}
+
+/// Whether `a` and `b` (sorted, deduplicated) share an element for which `keep` holds.
+pub fn any_common(a: &[u64], b: &[u64], mut keep: impl FnMut(u64) -> bool) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                if keep(a[i]) {
+                    return true;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    false
+}
+
+/// Whether every element of `a` is in `b` (both sorted, deduplicated): `containment(a, b) >=
+/// 1.0` for a non-empty `a`, stopping at the first element missing.
+pub fn contains_all(a: &[u64], b: &[u64]) -> bool {
+    let mut j = 0;
+    for &x in a {
+        while j < b.len() && b[j] < x {
+            j += 1;
+        }
+        if j == b.len() || b[j] != x {
+            return false;
+        }
+        j += 1;
+    }
+    true
+}
+
 /// Share of `a`'s bigrams found in `b` (0 when `a` is empty).
 pub fn containment(a: &[u64], b: &[u64]) -> f32 {
     if a.is_empty() {
@@ -430,18 +552,44 @@ pub fn dice(a: &[u64], b: &[u64]) -> f32 {
     2.0 * intersection(a, b) as f32 / (a.len() + b.len()) as f32
 }
 
-/// Whether `dice(a, b) >= theta`, without the intersection when the lengths alone rule it out
-/// (the intersection is at most the shorter list, so the Dice score at most
-/// 2·min / (|a|+|b|); the same float expression with a larger numerator, so never below
-/// `dice`).
+/// Whether `dice(a, b) >= theta`, without the whole intersection: the score is the same float
+/// expression of the shared count `n` (so `ok(n)` below is `dice >= theta` exactly, and rises
+/// with `n`), and the count at most the shorter list: the lengths alone may rule it out, and
+/// the merge stops once the count is reached or can no longer be.
 pub fn dice_at_least(a: &[u64], b: &[u64], theta: f32) -> bool {
-    if !a.is_empty() || !b.is_empty() {
-        let bound = 2.0 * a.len().min(b.len()) as f32 / (a.len() + b.len()) as f32;
-        if bound < theta {
+    if a.is_empty() && b.is_empty() {
+        return dice(a, b) >= theta;
+    }
+    let denom = (a.len() + b.len()) as f32;
+    let ok = |n: usize| 2.0 * n as f32 / denom >= theta;
+    let most = a.len().min(b.len());
+    if !ok(most) {
+        return false;
+    }
+    // The least count that reaches `theta`: near theta·(|a|+|b|)/2, settled by `ok` itself.
+    let mut need = ((theta * denom / 2.0) as usize).min(most);
+    while need > 0 && ok(need - 1) {
+        need -= 1;
+    }
+    while !ok(need) {
+        need += 1;
+    }
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while n < need {
+        if n + (a.len() - i).min(b.len() - j) < need {
             return false;
         }
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
     }
-    dice(a, b) >= theta
+    true
 }
 
 /// Whether a sorted bigram list holds the bigram of `a`, `b`.
@@ -451,7 +599,9 @@ pub fn has_bigram(set: &[u64], a: char, b: char) -> bool {
 
 /// Number of word characters in `s`.
 pub fn word_len(s: &str) -> usize {
-    s.chars().filter(|&c| is_word_char(c)).count()
+    let mut n = 0;
+    for_each_word_code(s, |c| n += usize::from(c != 0));
+    n
 }
 
 // ------------------------------------------------------------------------------------ numbers
@@ -1004,6 +1154,44 @@ pub fn digit_runs(s: &str, min: usize) -> Vec<(Range<usize>, String)> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_bigram_walk_reads_what_chars_reads() {
+        // The walk decodes by hand; `str::chars` and `is_word_char` are the definition.
+        let reference = |s: &str| {
+            let (mut v, mut prev) = (Vec::new(), None::<char>);
+            for c in s.chars() {
+                if is_word_char(c) {
+                    let c = c.to_ascii_lowercase();
+                    if let Some(p) = prev {
+                        v.push(pack(p, c));
+                    }
+                    prev = Some(c);
+                } else {
+                    prev = None;
+                }
+            }
+            v
+        };
+        for s in [
+            "",
+            "您好，外卖到了，我在楼下。",
+            "AbC12 xY",
+            "㐀㐁䶿䷀一丁鿿ꀀ",
+            "é中文ü文字😀中国𠀀字Ab",
+            "「你好」“Hi”『OK』《书》～—…",
+            "ｆｕｌｌ　ｗｉｄｔｈ１２",
+        ] {
+            let mut v = Vec::new();
+            push_bigrams(s, &mut v);
+            assert_eq!(v, reference(s), "{s}");
+            assert_eq!(
+                word_len(s),
+                s.chars().filter(|&c| is_word_char(c)).count(),
+                "{s}"
+            );
+        }
+    }
+
     fn vals(s: &str) -> Vec<(Vec<f64>, NumKind)> {
         numbers(s)
             .into_iter()
@@ -1083,8 +1271,37 @@ mod tests {
         let a: Vec<u64> = (0..10).collect();
         let b: Vec<u64> = (0..6).collect();
         let c: Vec<u64> = (5..15).collect();
-        for (x, y) in [(&a, &a), (&a, &b), (&b, &a), (&a, &c), (&b, &c), (&b, &b)] {
-            for theta in [0.0, 0.5, 0.75, 0.8, 0.85, 1.0] {
+        let d: Vec<u64> = (0..40).filter(|x| x % 3 != 0).collect();
+        let e: Vec<u64> = (0..40).filter(|x| x % 5 != 0).collect();
+        let f: Vec<u64> = (20..60).collect();
+        for (x, y) in [
+            (&a, &a),
+            (&a, &b),
+            (&b, &a),
+            (&a, &c),
+            (&b, &c),
+            (&b, &b),
+            (&d, &e),
+            (&e, &d),
+            (&d, &f),
+            (&e, &f),
+            (&a, &d),
+        ] {
+            for theta in [
+                -1.0,
+                0.0,
+                0.3,
+                0.5,
+                0.6,
+                0.7,
+                0.75,
+                0.8,
+                0.85,
+                0.9,
+                1.0,
+                1.5,
+                f32::NAN,
+            ] {
                 assert_eq!(
                     dice_at_least(x, y, theta),
                     dice(x, y) >= theta,

@@ -15,7 +15,8 @@
 //! The union grows as lists are built (most on first use): it is rebuilt, when it has grown,
 //! at the start of a dialogue; until then a list it lacks is searched with its own automaton.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Match, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Anchored, Match, MatchKind};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -48,14 +49,18 @@ const MAX_BUILDS: u32 = 16;
 
 /// The union automaton: every registered word (pattern id = word id), all occurrences.
 struct Union {
-    aut: AhoCorasick,
+    /// Walked by hand ([`AllMatches`]): the overlapping iterator's return per match cost more
+    /// than the walk itself over a turn's dozen matches.
+    aut: AllMatches,
     len: u32,
     /// The lists it was built with (ids `0..lists`).
     lists: u32,
     /// `u64`s per list bit set.
     stride: usize,
-    /// Per word, `stride` words: a bit per list holding the word.
-    word_lists: Vec<u64>,
+    /// Per word, the lists holding it: `list_ids[list_at[id]..list_at[id + 1]]` (a word is in
+    /// one list or two, so setting their bits beats or-ing a row of `stride` words per match).
+    list_at: Vec<u32>,
+    list_ids: Vec<u32>,
 }
 
 fn registry() -> std::sync::MutexGuard<'static, Registry> {
@@ -210,23 +215,45 @@ impl Ac {
 
     /// Whether a word of the list occurs in `hay`.
     pub fn is_match(&self, hay: &str) -> bool {
-        match self.indexed(hay, 0) {
-            Some(m) => m.is_some(),
+        let indexed = STATE.with(|st| {
+            let mut st = st.try_borrow_mut().ok()?;
+            let (t, off) = st.locate(hay, self.need, self.list)?;
+            if !st.present(t, self.list) {
+                return Some(false);
+            }
+            // The whole text: a word of the list is in it (the bit says so). A slice: one of
+            // the list's occurrences lies within it. (No pattern to look up either way.)
+            let (ta, te, _) = st.texts[t];
+            if off == 0 && hay.len() == te - ta {
+                return Some(true);
+            }
+            let end = off + hay.len() as u32;
+            Some(self.first(&st.hits[t], off, end).is_some())
+        });
+        match indexed {
+            Some(m) => m,
             None => self.aut.is_match(hay),
         }
     }
 
     /// The non-overlapping leftmost-longest matches in `hay`.
     pub fn find_iter<'a, 'h>(&'a self, hay: &'h str) -> AcIter<'a, 'h> {
-        // `indexed` builds the text's index now if it can answer: then every step can.
-        let inner = match self.indexed(hay, 0) {
-            Some(_) => None,
-            None => Some(self.aut.find_iter(hay)),
+        // Whether the index can answer (the text's index built now: then every step can),
+        // and whether a word of the list is in the text at all (else there is nothing to find).
+        let answer = STATE.with(|st| {
+            let mut st = st.try_borrow_mut().ok()?;
+            let (t, _) = st.locate(hay, self.need, self.list)?;
+            Some(st.present(t, self.list))
+        });
+        let (inner, pos) = match answer {
+            Some(true) => (None, 0),
+            Some(false) => (None, hay.len()),
+            None => (Some(self.aut.find_iter(hay)), 0),
         };
         AcIter {
             ac: self,
             hay,
-            pos: 0,
+            pos,
             inner,
         }
     }
@@ -328,46 +355,130 @@ impl State {
         let text = &self.buf[off..off + (te - ta)];
         let hits = &mut self.hits[t];
         hits.clear();
-        hits.extend(union.aut.find_overlapping_iter(text).map(|m| Hit {
-            start: m.start() as u32,
-            end: m.end() as u32,
-            id: m.pattern().as_u32(),
-        }));
+        // Every occurrence of every word (sorted below: no two words share a start and an end).
+        union.aut.for_each(text, |start, end, id| {
+            hits.push(Hit {
+                start: start as u32,
+                end: end as u32,
+                id: id as u32,
+            });
+        });
         hits.sort_unstable_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
         let k = self.stride;
         let present = &mut self.present[t * k..(t + 1) * k];
         present.fill(0);
         for h in hits.iter() {
-            let w = &union.word_lists[h.id as usize * k..(h.id as usize + 1) * k];
-            for (p, &b) in present.iter_mut().zip(w) {
-                *p |= b;
+            let (from, to) = (
+                union.list_at[h.id as usize],
+                union.list_at[h.id as usize + 1],
+            );
+            for &l in &union.list_ids[from as usize..to as usize] {
+                present[(l >> 6) as usize] |= 1 << (l & 63);
             }
         }
         self.built[t] = true;
     }
 }
 
+/// A word list asked for every occurrence of every word (Standard semantics), as
+/// [`AhoCorasick::find_overlapping_iter`] reports them and in the same order, but walked by hand
+/// over a DFA: the iterator returns to its caller on every match and resumes from a saved
+/// state, which costs more than the walk over the short texts searched here. (A list with an
+/// empty word, or too large for a DFA, is searched with the iterator.)
+pub(crate) struct AllMatches(AllAut);
+
+enum AllAut {
+    // (Boxed: the DFA's header is some 400 bytes, the other's a pointer.)
+    Dfa(Box<aho_corasick::dfa::DFA>),
+    Iter(AhoCorasick),
+}
+
+impl std::fmt::Debug for AllMatches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AllMatches").finish_non_exhaustive()
+    }
+}
+
+impl AllMatches {
+    /// The list of `words`.
+    pub(crate) fn new<P: AsRef<str>>(words: &[P]) -> Result<AllMatches, aho_corasick::BuildError> {
+        let bytes = || words.iter().map(|w| w.as_ref().as_bytes());
+        let dfa = (!words.iter().any(|w| w.as_ref().is_empty())).then(|| {
+            aho_corasick::dfa::DFA::builder()
+                .match_kind(MatchKind::Standard)
+                .prefilter(false)
+                .build(bytes())
+        });
+        match dfa {
+            Some(Ok(d)) => Ok(AllMatches(AllAut::Dfa(Box::new(d)))),
+            _ => AhoCorasickBuilder::new()
+                .match_kind(MatchKind::Standard)
+                .build(bytes())
+                .map(|a| AllMatches(AllAut::Iter(a))),
+        }
+    }
+
+    /// Calls `f(start, end, pattern)` for every occurrence of every word in `text`: by end,
+    /// and at one end in the automaton's order (`find_overlapping_iter`'s).
+    #[inline]
+    pub(crate) fn for_each(&self, text: &str, mut f: impl FnMut(usize, usize, usize)) {
+        match &self.0 {
+            AllAut::Dfa(dfa) => {
+                // (No empty word: the start state is no match state.)
+                let Ok(mut sid) = dfa.start_state(Anchored::No) else {
+                    return;
+                };
+                for (i, &b) in text.as_bytes().iter().enumerate() {
+                    sid = dfa.next_state(Anchored::No, sid, b);
+                    if dfa.is_special(sid) {
+                        if dfa.is_dead(sid) {
+                            return;
+                        }
+                        for k in 0..dfa.match_len(sid) {
+                            let pid = dfa.match_pattern(sid, k);
+                            f(i + 1 - dfa.pattern_len(pid), i + 1, pid.as_usize());
+                        }
+                    }
+                }
+            }
+            AllAut::Iter(aut) => {
+                for m in aut.find_overlapping_iter(text) {
+                    f(m.start(), m.end(), m.pattern().as_usize());
+                }
+            }
+        }
+    }
+}
+
 /// The union of `words` (kept out of line: a one-time cost, counted apart).
 #[inline(never)]
 fn build_union(words: &[Box<str>], lists: &[Vec<u32>]) -> Union {
-    let aut = AhoCorasickBuilder::new()
-        .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(words.iter().map(|w| w.as_bytes()))
-        .expect("the word lists compile");
+    let aut = AllMatches::new(words).expect("the word lists compile");
     let stride = lists.len().div_ceil(64).max(1);
-    let mut word_lists = vec![0u64; words.len() * stride];
+    let mut of_word: Vec<Vec<u32>> = vec![Vec::new(); words.len()];
     for (l, ids) in lists.iter().enumerate() {
+        let l = u32::try_from(l).expect("fewer than 2^32 lists");
         for &id in ids {
-            word_lists[id as usize * stride + l / 64] |= 1 << (l % 64);
+            // (A list naming a word twice has its bit set once.)
+            if of_word[id as usize].last() != Some(&l) {
+                of_word[id as usize].push(l);
+            }
         }
     }
+    let mut list_at = Vec::with_capacity(words.len() + 1);
+    let mut list_ids = Vec::new();
+    for ls in &of_word {
+        list_at.push(u32::try_from(list_ids.len()).expect("fewer than 2^32 entries"));
+        list_ids.extend_from_slice(ls);
+    }
+    list_at.push(u32::try_from(list_ids.len()).expect("fewer than 2^32 entries"));
     Union {
         aut,
         len: u32::try_from(words.len()).expect("fewer than 2^32 words"),
         lists: u32::try_from(lists.len()).expect("fewer than 2^32 lists"),
         stride,
-        word_lists,
+        list_at,
+        list_ids,
     }
 }
 
