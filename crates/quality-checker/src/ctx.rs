@@ -429,6 +429,8 @@ impl<'a> Ctx<'a> {
     /// The owner's private facts, cut into fragments.
     pub fn private(&self) -> &[PrivateFact<'a>] {
         self.private.get_or_init(|| {
+            // (The allowed text's bigrams once, not once per fact.)
+            let allowed = OnceCell::new();
             self.d
                 .owner
                 .private
@@ -442,7 +444,8 @@ impl<'a> Ctx<'a> {
                         f.fragments.retain(|fr| !self.allowed_text.contains(fr));
                         f.spoken
                             .retain(|fr| !self.allowed_text.contains(fr.as_str()));
-                        let ab = text::bigrams(&self.allowed_text);
+                        let ab: &Vec<u64> =
+                            allowed.get_or_init(|| text::bigrams(&self.allowed_text));
                         f.bigrams.retain(|b| ab.binary_search(b).is_err());
                     }
                     f
