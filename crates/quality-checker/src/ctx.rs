@@ -320,7 +320,10 @@ impl<'a> Ctx<'a> {
                 // A clause's bigrams, its attribution cut or not, are bigrams of the turn: in a
                 // turn that shares none with the presets no clause has one, and none is covered
                 // (unless the threshold is 0 or below), so its clauses are not walked.
-                let needs_a_hit = !(cfg.preset_covered_similarity <= 0.0);
+                let needs_a_hit = !matches!(
+                    cfg.preset_covered_similarity.partial_cmp(&0.0),
+                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+                );
                 let covered = if assistant
                     && !preset_bigrams.is_empty()
                     && (!needs_a_hit || text::any_common(&bigrams, &preset_bigrams, |_| true))
