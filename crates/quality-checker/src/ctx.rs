@@ -320,7 +320,10 @@ impl<'a> Ctx<'a> {
                 // A clause's bigrams, its attribution cut or not, are bigrams of the turn: in a
                 // turn that shares none with the presets no clause has one, and none is covered
                 // (unless the threshold is 0 or below), so its clauses are not walked.
-                let needs_a_hit = !(cfg.preset_covered_similarity <= 0.0);
+                let needs_a_hit = !matches!(
+                    cfg.preset_covered_similarity.partial_cmp(&0.0),
+                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+                );
                 let covered = if assistant
                     && !preset_bigrams.is_empty()
                     && (!needs_a_hit || text::any_common(&bigrams, &preset_bigrams, |_| true))
@@ -429,6 +432,8 @@ impl<'a> Ctx<'a> {
     /// The owner's private facts, cut into fragments.
     pub fn private(&self) -> &[PrivateFact<'a>] {
         self.private.get_or_init(|| {
+            // (The allowed text's bigrams once, not once per fact.)
+            let allowed = OnceCell::new();
             self.d
                 .owner
                 .private
@@ -442,7 +447,8 @@ impl<'a> Ctx<'a> {
                         f.fragments.retain(|fr| !self.allowed_text.contains(fr));
                         f.spoken
                             .retain(|fr| !self.allowed_text.contains(fr.as_str()));
-                        let ab = text::bigrams(&self.allowed_text);
+                        let ab: &Vec<u64> =
+                            allowed.get_or_init(|| text::bigrams(&self.allowed_text));
                         f.bigrams.retain(|b| ab.binary_search(b).is_err());
                     }
                     f

@@ -79,6 +79,10 @@ fn guess_confirmed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         })
         .map(|c| c.text(caller.text))
         .collect();
+    // (No question, no guess: the owner's facts are not cut for it.)
+    if questions.is_empty() {
+        return;
+    }
     // A guess at what the assistant itself said before (`1203是吧`) is a read-back: that
     // disclosure was the earlier turn's (case privacy/own-words-read-back).
     let said_before = |piece: &str| {
