@@ -90,14 +90,17 @@ fn guess_confirmed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             .iter()
             .any(|x| x.assistant && text::digit_string(x.text).contains(piece))
     };
+    // (Each question's digit runs once, not once per private fact.)
+    let runs: Vec<Vec<(std::ops::Range<usize>, String)>> =
+        questions.iter().map(|q| text::digit_runs(q, 3)).collect();
     let Some(fact) = ctx.private().iter().find(|f| {
-        questions.iter().any(|q| {
+        questions.iter().zip(&runs).any(|(q, runs)| {
             f.fragments.iter().any(|fr| {
                 fr.chars().any(|c| c.is_ascii_digit())
                     && q.contains(fr)
                     && !said_before(&text::digit_string(fr))
             }) || f.spoken.iter().any(|sp| q.contains(sp.as_str()))
-                || text::digit_runs(q, 3).iter().any(|(_, ds)| {
+                || runs.iter().any(|(_, ds)| {
                     f.digits.iter().any(|d| d.contains(ds.as_str())) && !said_before(ds)
                 })
         })
