@@ -79,8 +79,14 @@ fn guess_confirmed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         })
         .map(|c| c.text(caller.text))
         .collect();
-    // (No question, no guess: the owner's facts are not cut for it.)
-    if questions.is_empty() {
+    // (No question, no guess: the owner's facts are not cut for it. Nor without a digit or a
+    // numeral in a question: a fragment that can match holds an ASCII digit, a spoken part
+    // (`text::spoken_numbers`) a Chinese digit, 十 or 百, a digit run digits — all
+    // `is_digitish` but 十 and 百.)
+    if !questions.iter().any(|q| {
+        q.chars()
+            .any(|c| text::is_digitish(c) || c == '十' || c == '百')
+    }) {
         return;
     }
     // A guess at what the assistant itself said before (`1203是吧`) is a read-back: that
