@@ -484,7 +484,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 })
                 .max_by(|a, b| a.1.total_cmp(&b.1));
             let Some((ci, _)) = best else { continue };
-            if t.covered[ci] {
+            // Nor one that holds to the preset by reference (`还是按合同来吧`): the owner decided
+            // (case proxy/held-in-brief-then-dropped).
+            if t.covered[ci]
+                || kinds[m] == ViolationKind::SafetyDecision
+                    && crate::decision::refers_to_preset(ctx, t.clauses[ci].text(t.text))
+            {
                 continue;
             }
             let words: Vec<String> = models

@@ -312,6 +312,7 @@ word_files! {
         yes: Words,
         confirm: Words,
         whereabouts:Words,
+        residence:Words,
         family:Words,
         workplace:Words,
         positions:Words,

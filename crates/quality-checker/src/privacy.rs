@@ -506,6 +506,7 @@ static CLAIM_WORDS: LazyLock<(Ac, Vec<&'static str>)> = LazyLock::new(|| {
     let l = &lists().privacy;
     for (list, w) in [
         (l.whereabouts, "schedule or whereabouts"),
+        (l.residence, "residence"),
         (l.family, "family"),
         (l.workplace, "workplace"),
     ] {
@@ -701,6 +702,10 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
                 }
                 None => false,
             }
+        }
+        "residence" => {
+            // A place after it, not a question word (case privacy/residence-declined).
+            text::word_len(rest) >= 2 && !rest.starts_with(['哪', '什'])
         }
         _ => {
             // Coming and going (回来, 下班) tell a schedule only with a time (cases
