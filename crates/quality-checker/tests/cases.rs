@@ -455,7 +455,7 @@ fn references(ids: &BTreeSet<String>) -> Vec<String> {
     // and names its case.
     let words = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/words");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
-    let mut files: Vec<(PathBuf, &str, &str)> = Vec::new();
+    let mut files: Vec<(PathBuf, &str)> = Vec::new();
     for (dir, ext, mark) in [
         (&src, "rs", "//"),
         (&words, "toml", "#"),
@@ -466,11 +466,11 @@ fn references(ids: &BTreeSet<String>) -> Vec<String> {
                 .expect("src, data, data/words")
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == ext))
-                .map(|p| (p, ext, mark)),
+                .map(|p| (p, mark)),
         );
     }
     files.sort();
-    for (path, ext, mark) in files {
+    for (path, mark) in files {
         let text = std::fs::read_to_string(&path).expect("readable source");
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let name = path
