@@ -223,6 +223,7 @@ word_files! {
         settling_courtesy: Words,
         callers_side: Words,
         preset_referred: Words,
+        giving_in_interjections: Words,
         wish: Words,
         strong_modal: Words,
         imperative_end: Words,
