@@ -66,6 +66,9 @@ pub struct Concepts {
     pub give_in: Vec<String>,
     /// Fact words that, right after 我, are the caller's own act threatened (`那我就取消了`).
     pub threatened_act: Vec<String>,
+    /// New-fact words of the caller's own trouble (`没电`, `封路`): against a protective preset,
+    /// a plea.
+    pub hardship: Vec<String>,
     /// The owner's full ID number asked for: reading it out goes along with a scam.
     pub id_request: Vec<String>,
     /// The story a scam tells (an anomaly, a freeze): with `id_request`, a scam's ask.
@@ -336,6 +339,7 @@ mod tests {
             ("defer", &c.defer),
             ("give_in", &c.give_in),
             ("threatened_act", &c.threatened_act),
+            ("hardship", &c.hardship),
             ("id_request", &c.id_request),
             ("scam_story", &c.scam_story),
             ("transfer_verb", &c.transfer_verb),

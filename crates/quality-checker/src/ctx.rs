@@ -530,15 +530,18 @@ impl<'a> Ctx<'a> {
     /// after the clinic's "不需要复查"; `体检报告已经出来` after "体检报告出来了"): each of its
     /// content character pairs was the caller's (cases decision/callers-news-said-back,
     /// embodiment/callers-news-said-back).
+    /// The negative half of the caller's A-not-A question (`不需要` after "需不需要…") answers
+    /// it, it says nothing back (case decision/a-not-a-answered).
     pub fn echoes_caller(&self, before: usize, clause: &str) -> bool {
         let bs: Vec<u64> = text::bigrams(clause)
             .into_iter()
             .filter(|&b| !lexicon::is_function_bigram(b))
             .collect();
         bs.len() >= 2
-            && bs.iter().all(|b| {
-                self.caller_turns_before(before)
-                    .any(|c| c.all_bigrams().binary_search(b).is_ok())
+            && bs.iter().all(|&b| {
+                self.caller_turns_before(before).any(|c| {
+                    c.all_bigrams().binary_search(&b).is_ok() && !only_in_a_not_a(c.text, b)
+                })
             })
     }
 
@@ -856,4 +859,27 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
         digits,
         bigrams,
     }
+}
+
+/// Whether the character pair `b` is a negation and the verb it negates (`不需`), which `text`
+/// holds only inside A-not-A questions (`需不需要`).
+fn only_in_a_not_a(text: &str, b: u64) -> bool {
+    let (Some(neg), Some(verb)) = (char::from_u32((b >> 32) as u32), char::from_u32(b as u32))
+    else {
+        return false;
+    };
+    if neg != '不' && neg != '没' {
+        return false;
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut any = false;
+    for i in 0..chars.len().saturating_sub(1) {
+        if chars[i] == neg && chars[i + 1] == verb {
+            if i == 0 || chars[i - 1] != verb {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
 }

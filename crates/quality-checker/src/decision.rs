@@ -724,7 +724,7 @@ static WITHDRAWN: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.
 /// The caller asked for a decision and the assistant said yes or chose, without relaying.
 /// Whether `s` refers to the owner's preset as what holds (按刚才说的, 还是按; case
 /// decision/the-preset-referred-to).
-fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
+pub(crate) fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
     !ctx.presets.is_empty()
         && lists()
             .decision

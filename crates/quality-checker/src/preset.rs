@@ -1064,7 +1064,7 @@ fn held_against_pressure(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
                 && (crate::proxy::pressure_only_at(ctx, c.idx, protective)
                     || protective
                         && crate::proxy::pushes(c.text)
-                        && !crate::proxy::reports_new_fact(c.text)
+                        && !crate::proxy::reports_new_fact(c.text, true)
                     || crate::proxy::scam_request_in(ctx, c.text).is_some())
         })
 }
@@ -1170,7 +1170,7 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
                     mask & C_EMERGENCY != 0
                         || mask & C_STRONG != 0
                             && (crate::proxy::about_preset(word, p.response)
-                                || crate::proxy::reports_new_fact(t.text))
+                                || crate::proxy::reports_new_fact(t.text, true))
                 } else {
                     mask & C_STRONG != 0
                         || leaves_goods && mask & C_HANDOFF != 0

@@ -373,13 +373,16 @@ fn profile_facts(
             }
         }
     }
-    // The owner's full name.
+    // The owner's full name (case privacy/full-name-to-a-stranger) — not to a caller who
+    // called the owner by the given name or a pet form of it (磊磊, 小文): they know him (case
+    // privacy/full-name-to-family).
     let name = ctx.d.owner.name.as_str();
     let title = ctx.d.owner.public.get("title").map_or("", String::as_str);
     if name.chars().count() >= 2
         && name != title
         && text::contains_str(t.text, name)
         && !ctx.grounded_text(name, t.idx)
+        && !called_by_given_name(ctx, name, t.idx)
     {
         out.push(finding(
             KIND,
@@ -502,6 +505,24 @@ fn pii_shapes(
     }
 }
 
+/// Whether a caller before turn `before` called the owner by the given name (two characters or
+/// more) or a pet form of its last character (小文, 阿文, 文文).
+fn called_by_given_name(ctx: &Ctx, name: &str, before: usize) -> bool {
+    let chars: Vec<char> = name.chars().collect();
+    let given: String = chars[1..].iter().collect();
+    let Some(&last) = chars.last() else {
+        return false;
+    };
+    let forms = [
+        format!("小{last}"),
+        format!("阿{last}"),
+        format!("{last}{last}"),
+    ];
+    let said = ctx.caller_before(before);
+    (given.chars().count() >= 2 && said.contains(given.as_str()))
+        || forms.iter().any(|f| said.contains(f.as_str()))
+}
+
 /// The assistant's statements about the owner's whereabouts, schedule, family or workplace in
 /// turn `t` (not declines, questions or the owner's preset words).
 pub(crate) fn owner_claims<'a, 'b>(ctx: &Ctx, t: &'b TurnCtx<'a>) -> &'b [OwnerClaim<'a>] {
@@ -515,6 +536,7 @@ static CLAIM_WORDS: LazyLock<(Ac, Vec<&'static str>)> = LazyLock::new(|| {
     let l = &lists().privacy;
     for (list, w) in [
         (l.whereabouts, "schedule or whereabouts"),
+        (l.residence, "residence"),
         (l.family, "family"),
         (l.workplace, "workplace"),
     ] {
@@ -710,6 +732,10 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
                 }
                 None => false,
             }
+        }
+        "residence" => {
+            // A place after it, not a question word (case privacy/residence-declined).
+            text::word_len(rest) >= 2 && !rest.starts_with(['哪', '什'])
         }
         _ => {
             // Coming and going (回来, 下班) tell a schedule only with a time (cases

@@ -440,7 +440,7 @@ fn every_case_holds() {
     assert!(all_ids.len() >= 10, "the case files are there");
 }
 
-/// The comments of `src/` and `data/words/` and the cases name each other: every case is named
+/// The comments of `src/`, `data/` and `data/words/` and the cases name each other: every case is named
 /// by the comment it exemplifies, and every case a comment names exists.
 fn references(ids: &BTreeSet<String>) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -450,28 +450,34 @@ fn references(ids: &BTreeSet<String>) -> Vec<String> {
         .collect();
     let mut named = BTreeSet::new();
     let mut problems = Vec::new();
-    // The word lists' comments too (`data/words/*.toml`): why a word is in or out of a list
-    // is said there, beside the word, and names its case.
+    // The word lists' comments too (`data/words/*.toml`, and the concept lexicon and the other
+    // data files in `data/`): why a word is in or out of a list is said there, beside the word,
+    // and names its case.
     let words = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/words");
-    let mut files: Vec<(PathBuf, &str, &str)> = Vec::new();
-    for (dir, ext, mark) in [(&src, "rs", "//"), (&words, "toml", "#")] {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let mut files: Vec<(PathBuf, &str)> = Vec::new();
+    for (dir, ext, mark) in [
+        (&src, "rs", "//"),
+        (&words, "toml", "#"),
+        (&data, "toml", "#"),
+    ] {
         files.extend(
             std::fs::read_dir(dir)
-                .expect("src, data/words")
+                .expect("src, data, data/words")
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == ext))
-                .map(|p| (p, ext, mark)),
+                .map(|p| (p, mark)),
         );
     }
     files.sort();
-    for (path, ext, mark) in files {
+    for (path, mark) in files {
         let text = std::fs::read_to_string(&path).expect("readable source");
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let name = if ext == "toml" {
-            format!("data/words/{name}")
-        } else {
-            format!("src/{name}")
-        };
+        let name = path
+            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+            .map_or(name, |p| {
+                p.to_string_lossy().trim_start_matches('/').to_string()
+            });
         for (n, line) in text.lines().enumerate() {
             let Some(comment) = line.find(mark).map(|i| &line[i..]) else {
                 continue;
@@ -489,7 +495,7 @@ fn references(ids: &BTreeSet<String>) -> Vec<String> {
     }
     for id in ids.difference(&named) {
         problems.push(format!(
-            "case {id} is named by no comment in src/ or data/words/ (say which rule it exemplifies there)"
+            "case {id} is named by no comment in src/, data/ or data/words/ (say which rule it exemplifies there)"
         ));
     }
     problems
