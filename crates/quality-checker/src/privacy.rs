@@ -201,7 +201,7 @@ fn digit_positions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 /// The floor of the owner's private room (15 for room 1502): part of the address (case
 /// privacy/floor-of-the-room).
 fn floor(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
-    if !t.text.contains(['楼', '层']) || t.nums.is_empty() {
+    if t.nums.is_empty() || !t.text.contains(['楼', '层']) {
         return;
     }
     for fact in ctx.private().iter().filter(|f| f.key == "address") {
