@@ -826,7 +826,8 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
     let mut asked = false;
     for t in &ctx.turns {
         if !t.assistant {
-            asked |= t.text.contains(['？', '?', '吗']);
+            // (Once asked, later turns need not be read.)
+            asked = asked || t.text.contains(['？', '?', '吗']);
             continue;
         }
         let Some(m) = w.refusal.find(t.text) else {
