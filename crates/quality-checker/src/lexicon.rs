@@ -338,6 +338,7 @@ word_files! {
         surname_suffixes:Words,
         address_suffix:Chars,
         generic_place:Words,
+        corrections:Words,
     }
     /// `data/words/proxy.toml`: `safety.scam`, `preset.dropped` (beside `callbench_model::concepts`).
     proxy: ProxyWords = "proxy.toml" {
