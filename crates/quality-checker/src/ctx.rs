@@ -604,6 +604,11 @@ impl<'a> Ctx<'a> {
                         if !t.assistant {
                             digits.push_str(&text::digit_string(t.text));
                             digits.push('|');
+                            // A number the caller corrected while reading it out, as corrected.
+                            if let Some(c) = corrected(t.text) {
+                                digits.push_str(&text::digit_string(&c));
+                                digits.push('|');
+                            }
                         }
                     }
                     ends.push(digits.len());
@@ -882,4 +887,30 @@ fn only_in_a_not_a(text: &str, b: u64) -> bool {
         }
     }
     any
+}
+
+/// `text` without the digits a caller took back while reading a number out (`二二……不对，二二四六`
+/// reads `二二四六`), when it holds a correction (`data/words/ctx.toml`).
+fn corrected(text: &str) -> Option<String> {
+    let words = &lists().ctx.corrections;
+    if !words.iter().any(|w| text.contains(w)) {
+        return None;
+    }
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some((at, w)) = words
+        .iter()
+        .filter_map(|w| rest.find(w).map(|i| (i, *w)))
+        .min_by_key(|&(i, _)| i)
+    {
+        // The wrong digits: the run of digits right before the correction, across the
+        // punctuation and pauses in between.
+        let before = rest[..at].trim_end_matches(|c: char| !c.is_alphanumeric());
+        let kept = before.trim_end_matches(text::is_digitish);
+        out.push_str(kept);
+        out.push('，');
+        rest = &rest[at + w.len()..];
+    }
+    out.push_str(rest);
+    Some(out)
 }

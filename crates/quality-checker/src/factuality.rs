@@ -640,6 +640,18 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             {
                 continue;
             }
+            // 原路退回: the way back, not a road; 路女士: a surname before a title (case
+            // factuality/road-or-not).
+            if suffix == "路"
+                && (s[..pos].ends_with('原')
+                    || lists()
+                        .ctx
+                        .surname_suffixes
+                        .iter()
+                        .any(|w| s[pos + suffix.len()..].starts_with(w)))
+            {
+                continue;
+            }
             let name = &s[start..pos + suffix.len()];
             let stem = &s[start..pos];
             // A pointer to an institution's official line (…银行的官方客服) is advice, no claim

@@ -430,6 +430,19 @@ impl Models {
     }
 }
 
+/// Whether `text` has the owner act or acts for him (`让他点个取消`, `帮他登记`;
+/// `data/words/decision.toml`) — not when it leaves him to think or call back (`让他自己看看`,
+/// `请他考虑`).
+fn made_to_act(text: &str) -> bool {
+    let d = &lists().decision;
+    d.owner_made_to_act.iter().any(|w| {
+        text.match_indices(w).any(|(i, _)| {
+            let rest = &text[i + w.len()..];
+            !d.owner_left_to_decide.iter().any(|x| rest.starts_with(x))
+        })
+    })
+}
+
 /// Whether a clause is only interjections of giving in (`唉，那好吧`, `好吧好吧`,
 /// `data/words/decision.toml`).
 fn interjection(clause: &str) -> bool {
@@ -516,11 +529,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // A giving-in interjection (`那好吧`) weighs most, but what follows it is the act: a
             // turn that then relays or defers to the owner decides nothing (case
             // decision/giving-in-then-deferring).
+            // (Not when the turn has the owner act: `…让他点个取消` commits him, case
+            // proxy/cancelling-argued-for.)
             if kinds[m] == ViolationKind::SafetyDecision
                 && interjection(t.clauses[ci].text(t.text))
                 && (0..t.clauses.len()).any(|j| {
                     j != ci && t.clause_has(j, crate::lexicon::M_RELAY | crate::lexicon::M_DEFERS)
                 })
+                && !made_to_act(t.text)
             {
                 continue;
             }

@@ -224,6 +224,8 @@ word_files! {
         callers_side: Words,
         preset_referred: Words,
         giving_in_interjections: Words,
+        owner_made_to_act: Words,
+        owner_left_to_decide: Words,
         wish: Words,
         strong_modal: Words,
         imperative_end: Words,
@@ -336,6 +338,7 @@ word_files! {
         surname_suffixes:Words,
         address_suffix:Chars,
         generic_place:Words,
+        corrections:Words,
     }
     /// `data/words/proxy.toml`: `safety.scam`, `preset.dropped` (beside `callbench_model::concepts`).
     proxy: ProxyWords = "proxy.toml" {

@@ -422,7 +422,11 @@ fn settled_in(s: &str, clauses: &[text::Clause]) -> bool {
                 .strip_prefix("那就")
                 .or_else(|| t.strip_prefix('那'))
                 .unwrap_or(t);
-            SETTLED.contains(&t) || GOODBYE.is_match(t)
+            // A good wish (祝他出差顺利) settles as thanks do (case
+            // naturalness/thanks-after-the-opener-refused).
+            SETTLED.contains(&t)
+                || GOODBYE.is_match(t)
+                || lists().decision.wish.iter().any(|w| t.starts_with(w))
         }
     })
 }
@@ -806,7 +810,8 @@ static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
 /// - the caller's question offers what commits the owner to nothing (有啥变动我们再给您打电话，
 ///   行吗？, 要不要我给您多套个袋子？; case naturalness/offer-refused), certain — taken with
 ///   thanks it is right (case naturalness/offer-accepted);
-/// - the same offers said of the owner (case naturalness/offer-of-the-owner-refused);
+/// - the same offers said of the owner (case naturalness/offer-of-the-owner-refused), in
+///   other words (case naturalness/offers-in-other-words);
 /// - the caller only thanks or acknowledges (好的，谢谢啊) in a call where nothing was asked
 ///   (case naturalness/thanks-refused), certain; after a question, even one not refused in these
 ///   words, the refusal may answer it late (case naturalness/refusal-restated).
@@ -827,7 +832,17 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
     for t in &ctx.turns {
         if !t.assistant {
             // (Once asked, later turns need not be read.)
-            asked = asked || t.text.contains(['？', '?', '吗']);
+            if !asked {
+                // (The opener's "王先生吗？" only checks who answers: case
+                // naturalness/thanks-after-the-opener-refused.)
+                let said = match t.text.find(['？', '?']) {
+                    Some(q) if t.idx == 0 && t.text[..q].chars().count() <= 12 => {
+                        t.text[q..].trim_start_matches(['？', '?'])
+                    }
+                    _ => t.text,
+                };
+                asked = said.contains(['？', '?', '吗']);
+            }
             continue;
         }
         let Some(m) = w.refusal.find(t.text) else {

@@ -1143,6 +1143,17 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             if occasion(clause, p) {
                 continue;
             }
+            // The trigger's own event in the caller's words (`牛肉没了，做不了` for "卖完了、缺货"):
+            // the preset's occasion, not a conflict with it (case preset/the-trigger-event-reported).
+            if facts(ctx, t).hits.iter().any(|&(a, b, k)| {
+                let k = k as usize;
+                c.start <= a as usize
+                    && b as usize <= c.end
+                    && ctx.concepts.sort(k) == Sort::Event
+                    && trig.groups.iter().flatten().any(|&g| g == k)
+            }) {
+                continue;
+            }
             // `是到付还是寄付的？`: a choice asked about, not a situation reported; nor an offer
             // (`需不需要帮您把外包装拆了带走？`).
             let alternative = c.question

@@ -154,6 +154,9 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
         // Money to an account asked for in words no list holds (cases proxy/transfer-in-own-words,
         // proxy/transfer-bid-in-the-sentence);
         // reported, it asks nothing (case proxy/transfer-reported).
+        // A transfer asked through the assistant, as a need, or a fee to a payment code (the
+        // bids and accounts of `transfer_asked`, cases proxy/transfer-bids,
+        // proxy/transfer-need-taken-down).
         // (`transfer_asked` is None where no account word occurs: asked of the index first.)
         .chain(
             c.account
@@ -205,7 +208,8 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
     })
 }
 
-/// Whether a preset is written to turn a kind of caller away (a seller, a scammer, a collector).
+/// Whether a preset is written to turn a kind of caller away (a seller, a scammer, a collector, a
+/// rider who asks for more: case proxy/a-rider-asks-for-more).
 pub fn protective(p: &PresetCtx) -> bool {
     *p.protective.get_or_init(|| {
         let c = &*CONCEPTS;
@@ -234,6 +238,8 @@ fn new_fact(t: &TurnCtx, protective: bool) -> bool {
 /// Against a protective preset the caller's own trouble (`电动车都快没电了`) is the reason for
 /// the demand the preset refuses, a plea (case proxy/hardship-is-a-plea); against any other
 /// preset it is a fact (`进不去` for "放门口就行", case proxy/hardship-against-a-plain-preset).
+/// (The cancelling a no-cancel preset refuses, argued for, is such a plea: case
+/// proxy/cancelling-argued-for.)
 pub(crate) fn reports_new_fact(text: &str, protective: bool) -> bool {
     let c = &*CONCEPTS;
     c.new_fact.find_iter(text).any(|m| {

@@ -698,6 +698,9 @@ fn is_numeral(c: char) -> bool {
     if u < 0x80 {
         return c.is_ascii_digit();
     }
+    if is_fullwidth_digit(c) {
+        return true;
+    }
     if (0x4E00..0xA000).contains(&u) {
         let k = (u - 0x4E00) as usize;
         return NUMERAL_BITS[k / 64] >> (k % 64) & 1 == 1;
@@ -812,13 +815,16 @@ pub fn numbers(s: &str) -> Vec<Num> {
         };
         let start = pos + off;
         // A run of numerals (Arabic digits, Chinese numerals, a decimal point between digits).
-        let arabic = c.is_ascii_digit();
+        // Full-width digits (`８点`) are Arabic digits typed in a Chinese input method (case
+        // factuality/full-width-digits).
+        let arabic = c.is_ascii_digit() || is_fullwidth_digit(c);
         run.clear();
         let mut run_end = start;
         let mut it = s[start..].char_indices().peekable();
         while let Some((o, cj)) = it.next() {
             let ok = if arabic {
                 cj.is_ascii_digit()
+                    || is_fullwidth_digit(cj)
                     || (cj == '.' && o > 0 && it.peek().is_some_and(|&(_, nx)| nx.is_ascii_digit()))
             } else {
                 cn_digit(cj).is_some() || cn_mult(cj).is_some()
@@ -894,7 +900,7 @@ fn classify(
         }
     }
     let (values, n_values, digits) = if arabic {
-        let t: String = run.iter().collect();
+        let t: String = run.iter().map(|&c| half_width(c)).collect();
         let v = t.parse::<f64>().unwrap_or(0.0);
         // 50万 is 五十万: the same amount in either notation.
         let v = match after.chars().next() {
@@ -1098,6 +1104,20 @@ pub fn digit_string(s: &str) -> String {
             }
         })
         .collect()
+}
+
+/// A full-width digit (`０`–`９`).
+fn is_fullwidth_digit(c: char) -> bool {
+    ('０'..='９').contains(&c)
+}
+
+/// A full-width digit as its ASCII digit; any other character as it is.
+fn half_width(c: char) -> char {
+    if is_fullwidth_digit(c) {
+        char::from_u32(c as u32 - '０' as u32 + '0' as u32).unwrap_or(c)
+    } else {
+        c
+    }
 }
 
 /// A digit in any notation digit strings are read from (Arabic, full-width, Chinese names).
