@@ -1150,6 +1150,9 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
                 c.start <= a as usize
                     && b as usize <= c.end
                     && ctx.concepts.sort(k) == Sort::Event
+                    // (An appointment to make is shown by any time said: not a report; case
+                    // preset/a-time-is-no-appointment-reported.)
+                    && !ctx.concepts.has(k, ConceptTrait::Scheduling)
                     && trig.groups.iter().flatten().any(|&g| g == k)
             }) {
                 continue;

@@ -316,7 +316,8 @@ fn refuses_text(text: &str) -> bool {
     })
 }
 
-/// Whether a caller's text presses with a penalty or a threat (`后果自负`, `上征信`) not asked
+/// Whether a caller's text presses with a penalty or a threat (`后果自负`, `上征信`, a scene at
+/// work: case proxy/threats-at-work) not asked
 /// away: `您别给差评` pleads against one, it threatens nothing (case
 /// proxy/a-penalty-pleaded-against).
 pub fn threatens(text: &str) -> bool {
