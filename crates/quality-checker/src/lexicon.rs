@@ -361,6 +361,8 @@ word_files! {
         give_up_reluctantly: Words,
         ack_clauses: Words,
         restating: Words,
+        read_back: Words,
+        asks_of_owner: Words,
         yes: Words,
         anything_else: Words,
         pushback: Words,
