@@ -201,6 +201,7 @@ word_files! {
         owners_will: Words,
         embedding: Words,
         potential_negation: Words,
+        topic_endings: Words,
         owners_words_cited: Words,
         settled_phrases: Words,
         settle_courtesy: Words,
