@@ -1060,6 +1060,17 @@ pub(crate) fn build_lists() {
     LazyLock::force(&WITHDRAWN);
 }
 
+/// Whether a clause names a matter (`需要有人下来开门的事`) rather than states anything: it ends
+/// in one of `topic_endings` (case decision/a-matter-named).
+fn names_a_matter(clause: &str) -> bool {
+    let c = clause.trim_end_matches(['，', ',', '。', '：', ':', ' ']);
+    lists()
+        .decision
+        .topic_endings
+        .iter()
+        .any(|e| c.ends_with(e))
+}
+
 #[cfg(test)]
 mod tests {
     /// `words_for_owner` reads a clause's anchor words off one search of the whole turn: that
@@ -1073,15 +1084,4 @@ mod tests {
             }
         }
     }
-}
-
-/// Whether a clause names a matter (`需要有人下来开门的事`) rather than states anything: it ends
-/// in one of `topic_endings` (case decision/a-matter-named).
-fn names_a_matter(clause: &str) -> bool {
-    let c = clause.trim_end_matches(['，', ',', '。', '：', ':', ' ']);
-    lists()
-        .decision
-        .topic_endings
-        .iter()
-        .any(|e| c.ends_with(e))
 }
