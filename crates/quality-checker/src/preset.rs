@@ -1440,11 +1440,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || ctx.presets.len() == 1 && OWNERS_WORD.is_match(t.text))
                     // `那就麻烦您还是放柜子里吧`, `还是等他回来再说吧`: 还是 and the preset's own
                     // words, said not as a question.
+                    // (Not `放家门口还是物业那儿得她本人定`: 还是 between choices left to the
+                    // owner; case preset/choice-left-after-a-conflict.)
                     || t.clauses.iter().any(|c| {
                         let cs = c.text(t.text);
                         !c.question
                             && cs.contains("还是")
                             && !RELAYS.is_match(cs)
+                            && !lists().preset.choice_left.iter().any(|w| cs.contains(w))
                             && cs
                                 .chars()
                                 .filter(|&ch| {
