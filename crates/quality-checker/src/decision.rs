@@ -99,7 +99,7 @@ static SELF_REQUEST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decisi
 /// Finds decisions taken for the owner.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
-    let protective = lexicon::SCAM_OR_THREAT.is_match(ctx.caller_text());
+    let protective = ctx.caller_says(&lexicon::SCAM_OR_THREAT);
     // Each caller turn's request, found once (a request can stay open over an exchange).
     let requests: Vec<Option<&str>> = ctx
         .turns
@@ -738,7 +738,7 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
         return Some(f);
     }
     let caller = ctx.turns.get(t.idx.checked_sub(1)?)?;
-    if caller.assistant {
+    if caller.assistant || !may_say_yes(t) {
         return None;
     }
     // A request stays open over one exchange that neither answered nor deferred it: the
@@ -914,6 +914,57 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             text::head_chars(req, 24)
         ),
     ))
+}
+
+/// Whether the turn can say yes at all: some clause opens with the first character of an
+/// agreeing opening (`agree_strong`) or of a settling one (`settling_openers`), or ends with the
+/// last character of an instruction's ending (`imperative_end`) or of an acceptance (`ends`).
+/// Without, neither `agrees` nor a grant nor `accepts_topic` can find one, and the caller's
+/// requests need not be read (most assistant turns).
+fn may_say_yes(t: &TurnCtx) -> bool {
+    struct YesChars {
+        first: lexicon::HanSet,
+        last: lexicon::HanSet,
+        last_accepting: lexicon::HanSet,
+    }
+    static YES: LazyLock<YesChars> = LazyLock::new(|| {
+        let d = &lists().decision;
+        let firsts = |l: &[&str]| {
+            l.iter()
+                .filter_map(|w| w.chars().next())
+                .collect::<Vec<_>>()
+        };
+        let lasts = |l: &[&str]| {
+            l.iter()
+                .filter_map(|w| w.chars().next_back())
+                .collect::<Vec<_>>()
+        };
+        YesChars {
+            first: lexicon::HanSet::new(
+                firsts(*AGREE_STRONG)
+                    .into_iter()
+                    .chain(firsts(d.settling_openers.0)),
+            ),
+            last: lexicon::HanSet::new(lasts(*IMPERATIVE_END)),
+            last_accepting: lexicon::HanSet::new(lasts(d.ends.0)),
+        }
+    });
+    let yes = &*YES;
+    t.clauses.iter().any(|c| {
+        let s = c.text(t.text);
+        s.trim_start()
+            .chars()
+            .next()
+            .is_some_and(|ch| yes.first.contains(ch))
+            || s.trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|ch| yes.last.contains(ch))
+            || s.trim_end_matches(['。', '！', '!', '的', '啊', '呀'])
+                .chars()
+                .next_back()
+                .is_some_and(|ch| yes.last_accepting.contains(ch))
+    })
 }
 
 /// Most of a clause's content is the presets' words.
