@@ -1005,6 +1005,14 @@ fn conveys(
     content: &[u64],
     clause_bigrams: &[Vec<u64>],
 ) -> bool {
+    // A turn that shares no character pair with the response conveys nothing of it: the core's,
+    // the content's and the instructions' bigrams below are all the response's, so every score
+    // is 0, short of no threshold above 0 (most turns, for most presets).
+    if ctx.cfg.preset_conveyed_similarity > 0.0
+        && !text::any_common(&t.bigrams, &p.bigrams, |_| true)
+    {
+        return false;
+    }
     let whole = p.core_bigrams();
     let short = whole.len() <= 4 || content.len() <= 2;
     // Words the caller has just said are an echo, not the owner's instruction (`您先绕一圈、
