@@ -1373,12 +1373,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         } else {
             held
         };
-        let other_role = names_other_role(ctx, trig);
-        let first_said = ctx
-            .turns
-            .iter()
-            .find(|t| !t.assistant && substantive_turn(ctx, t))
-            .map(|t| t.idx);
+        // Whether the caller names another role, and their first turn of substance: read only
+        // for a conveyance after a conflict (`shown_by_conflict`), once.
+        let other_role = OnceCell::new();
+        let first_said = OnceCell::new();
         // Not yet judged from the words alone: in a dialogue generated as `conflict` or
         // `irrelevance`, the lexicon reads the trigger too eagerly and misses conflicts worded
         // beyond it (measured: ARCHITECTURE.md, "What the checker still reads of the plan"), so
@@ -1565,8 +1563,15 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             };
             // (Who calls is not shown by a conflict: not when they name another role.)
             let shown_by_conflict = conflict.is_some_and(|c| c < t)
-                && first_said.is_some_and(|f| f <= t)
-                && !other_role;
+                && first_said
+                    .get_or_init(|| {
+                        ctx.turns
+                            .iter()
+                            .find(|t| !t.assistant && substantive_turn(ctx, t))
+                            .map(|t| t.idx)
+                    })
+                    .is_some_and(|f| f <= t)
+                && !*other_role.get_or_init(|| names_other_role(ctx, trig));
             // Read leniently (a caller who names no role may be the one the trigger names), the
             // trigger holds: still premature when the caller's answer shows they asked for
             // nothing of the kind (`啊？什么包裹？我问的是接口文档`).
