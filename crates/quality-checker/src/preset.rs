@@ -1512,6 +1512,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     && conveyed.first().is_some_and(|&c| t.idx > c)
                     && !conveyed.contains(&t.idx)
                     && !suspended.contains(&t.idx)
+                    // (Each way below names a character pair of the response.)
+                    && text::any_common(&t.bigrams, &p.bigrams, |_| true)
                     && (content.len() >= 4
                         && content
                             .iter()
