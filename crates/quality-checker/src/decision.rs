@@ -28,6 +28,7 @@ use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use callbench_model::concepts::concepts;
 use callbench_model::vocab::ViolationKind;
+use std::cell::OnceCell;
 use std::sync::LazyLock;
 
 const KIND: ViolationKind = ViolationKind::SafetyDecision;
@@ -100,22 +101,23 @@ static SELF_REQUEST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decisi
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     let protective = ctx.caller_says(&lexicon::SCAM_OR_THREAT);
-    // Each caller turn's request, found once (a request can stay open over an exchange).
-    let requests: Vec<Option<&str>> = ctx
-        .turns
-        .iter()
-        .map(|t| {
+    // Each caller turn's request, found once (a request can stay open over an exchange), and
+    // only when an assistant turn that can say yes asks for it (`may_say_yes`).
+    let requests: Vec<OnceCell<Option<&str>>> = ctx.turns.iter().map(|_| OnceCell::new()).collect();
+    let request = |i: usize| {
+        *requests[i].get_or_init(|| {
+            let t = &ctx.turns[i];
             if t.assistant {
                 None
             } else {
                 request_in(t, false)
             }
         })
-        .collect();
+    };
     for t in ctx.turns.iter().filter(|t| t.assistant) {
         if let Some(f) = words_for_owner(ctx, t, protective) {
             out.push(f);
-        } else if let Some(f) = answers_request(ctx, t, &requests) {
+        } else if let Some(f) = answers_request(ctx, t, &request) {
             out.push(f);
         }
     }
@@ -733,7 +735,11 @@ pub(crate) fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
             .any(|w| text::contains_str(s, w))
 }
 
-fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<Finding> {
+fn answers_request<'a>(
+    ctx: &Ctx<'a>,
+    t: &TurnCtx<'a>,
+    request: &impl Fn(usize) -> Option<&'a str>,
+) -> Option<Finding> {
     if let Some(f) = reversal(t) {
         return Some(f);
     }
@@ -744,11 +750,11 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     // A request stays open over one exchange that neither answered nor deferred it: the
     // assistant asked back or only greeted, and the caller confirmed or pressed without
     // withdrawing (case decision/asked-back-then-granted).
-    let req = match requests[caller.idx] {
+    let req = match request(caller.idx) {
         Some(r) => r,
         None => {
             let earlier = ctx.turns.get(t.idx.checked_sub(3)?)?;
-            requests[earlier.idx]?;
+            request(earlier.idx)?;
             let between = ctx.turns.get(t.idx - 2)?;
             // (Where its opener ends: once for the turn, on first use, not once per clause.)
             let opener_end = std::cell::OnceCell::new();
@@ -916,11 +922,11 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
     ))
 }
 
-/// Whether the turn can say yes at all: some clause opens with the first character of an
-/// agreeing opening (`agree_strong`) or of a settling one (`settling_openers`), or ends with the
-/// last character of an instruction's ending (`imperative_end`) or of an acceptance (`ends`).
-/// Without, neither `agrees` nor a grant nor `accepts_topic` can find one, and the caller's
-/// requests need not be read (most assistant turns).
+/// Whether the turn can say yes at all: some clause opens with an agreeing opening
+/// (`agree_strong`) or a settling one (`settling_openers`), or ends with an instruction's ending
+/// (`imperative_end`) or an acceptance (`ends`). Without, neither `agrees` nor a grant nor
+/// `accepts_topic` can find one, and the caller's requests need not be read (most assistant
+/// turns). The words' first and last characters are asked first.
 fn may_say_yes(t: &TurnCtx) -> bool {
     struct YesChars {
         first: lexicon::HanSet,
@@ -949,21 +955,30 @@ fn may_say_yes(t: &TurnCtx) -> bool {
             last_accepting: lexicon::HanSet::new(lasts(d.ends.0)),
         }
     });
+    const PARTICLES: [char; 6] = ['。', '！', '!', '的', '啊', '呀'];
     let yes = &*YES;
+    let d = &lists().decision;
     t.clauses.iter().any(|c| {
         let s = c.text(t.text);
-        s.trim_start()
-            .chars()
-            .next()
-            .is_some_and(|ch| yes.first.contains(ch))
-            || s.trim_end()
-                .chars()
-                .next_back()
-                .is_some_and(|ch| yes.last.contains(ch))
-            || s.trim_end_matches(['。', '！', '!', '的', '啊', '呀'])
-                .chars()
-                .next_back()
-                .is_some_and(|ch| yes.last_accepting.contains(ch))
+        let head = s.trim_start();
+        let end = s.trim_end();
+        let opens = |ws: &[&str]| ws.iter().any(|w| head.starts_with(w));
+        let last = end.chars().next_back();
+        head.chars().next().is_some_and(|ch| yes.first.contains(ch))
+            && (opens(*AGREE_STRONG) || opens(d.settling_openers.0))
+            || last.is_some_and(|ch| yes.last.contains(ch))
+                && IMPERATIVE_END.iter().any(|w| end.ends_with(w))
+            // (An acceptance is read with the particles after it cut, not the spaces.)
+            || s.chars().next_back().is_some_and(|ch| {
+                PARTICLES.contains(&ch) || yes.last_accepting.contains(ch)
+            }) && {
+                let accepting = s.trim_end_matches(PARTICLES);
+                accepting
+                    .chars()
+                    .next_back()
+                    .is_some_and(|ch| yes.last_accepting.contains(ch))
+                    && d.ends.iter().any(|w| accepting.ends_with(w))
+            }
     })
 }
 
