@@ -277,7 +277,10 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
             .checked_sub(1)
             .map(|i| &ctx.turns[i])
             .filter(|p| !p.assistant);
-        let caller_bye = prev.is_some_and(caller_says_goodbye);
+        // Whether the caller said goodbye: read only where it matters, after the assistant
+        // closed or in a turn that closes (most turns are neither).
+        let caller_bye_once = std::cell::OnceCell::new();
+        let caller_bye = || *caller_bye_once.get_or_init(|| prev.is_some_and(caller_says_goodbye));
         // Goodbye, then more talk in the same turn (case naturalness/goodbye-then-more).
         if let Some(extra) = strict.then(|| talk_after_goodbye(t.text)).flatten() {
             out.push(finding(
@@ -292,7 +295,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         // Talking on after both sides said goodbye.
         if let Some(c) = closed_at
             && let Some(p) = prev
-            && (caller_bye || settled_turn(p))
+            && (caller_bye() || settled_turn(p))
             && own_words(t.text) > 3
         {
             out.push(finding(
@@ -308,10 +311,12 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         }
         // Answering a caller who reopened the call after a goodbye (`等一下，我还没说完`) opens it
         // again: a later goodbye is a first one (case naturalness/reopened-then-closed).
-        if !closes && prev.is_some_and(|p| !caller_bye && !settled_turn(p)) {
+        // (Nothing to open while the call is not closed.)
+        if closed_at.is_some() && !closes && prev.is_some_and(|p| !caller_bye() && !settled_turn(p))
+        {
             closed_at = None;
         }
-        if closes && !caller_bye && !ctx.solicitation() {
+        if closes && !caller_bye() && !ctx.solicitation() {
             if let Some(p) = prev
                 && premature(p, t)
             {
@@ -633,9 +638,13 @@ fn plain_punct(c: char) -> bool {
 fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
     let s = t.text.trim();
     // Han characters, digits and ordinary punctuation only: just self-reference can be wrong.
-    let plain = s
-        .chars()
-        .all(|c| text::is_han(c) || c.is_ascii_digit() || plain_punct(c));
+    // (With none of `：`, `:`, `、`, `.` — ordinary punctuation too — nothing but self-reference
+    // is looked for: one pass over the characters for both.)
+    let plain = s.chars().all(|c| {
+        text::is_han(c)
+            || c.is_ascii_digit()
+            || plain_punct(c) && !matches!(c, '：' | ':' | '、' | '.')
+    });
     if let Some(m) = AI_SELF.find(s) {
         let w = &s[m.start()..m.end()];
         if !ctx.grounded_text(w, t.idx) {
@@ -645,7 +654,7 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
             ));
         }
     }
-    if plain && !s.contains('：') && !s.contains(':') && !s.contains('、') && !s.contains('.') {
+    if plain {
         return None;
     }
     // Speaker labels: 助理：…, Assistant: … (case naturalness/speaker-label)
