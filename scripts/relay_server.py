@@ -12,9 +12,10 @@ the LLM path (prompts, schemas, retries, the checker), to be labelled by hand af
 
 Requests are routed by their `model` field, so that each role can be answered by a different
 hand (give the caller and the assistant different model names in the config). `show` prints
-each waiting request of one model compactly: a conversation's system prompt (keyed by its
-hash) and the response schema are printed in full the first time only; after that, only the
-messages added since the conversation was last shown. Answers are JSON values (the reply
+each waiting request of one model compactly: a conversation's system prompt and the response
+schema are printed in full the first time only; after that, only the messages added since the
+conversation was last shown (a request continues the conversation whose printed messages are a
+prefix of its own, so two calls that share a system prompt are not mixed up). Answers are JSON values (the reply
 object itself, not a string); a string is sent as is. An answer file may answer many requests.
 
 Layout of QUEUE: `pending/ID.json` (the request body), `answers/ID.json` (the reply, written by
@@ -123,7 +124,13 @@ def h(s: str) -> str:
 def show(args) -> None:
     k, n_sh = (int(x) for x in (args.shard or "0/1").split("/"))
     shown_path = os.path.join(args.queue, f"shown-{args.model or 'any'}-{k}of{n_sh}.json")
-    shown = json.load(open(shown_path)) if os.path.exists(shown_path) else {"conv": {}, "schema": []}
+    # "systems": system prompts printed; "convs": per conversation, the hashes of the messages
+    # printed. Two calls can share a system prompt (two owners with the same title and presets):
+    # a request continues the conversation whose printed messages are a prefix of its own, so
+    # the two are never mixed up.
+    shown = {"systems": [], "convs": [], "schema": []}
+    if os.path.exists(shown_path):
+        shown.update(json.load(open(shown_path)))
     pend = os.path.join(args.queue, "pending")
     ids = sorted(f[:-5] for f in os.listdir(pend) if f.endswith(".json"))
     answered = set(f[:-5] for f in os.listdir(os.path.join(args.queue, "answers")))
@@ -140,19 +147,28 @@ def show(args) -> None:
         msgs = req.get("messages", [])
         system = "\n".join(m.get("content") or "" for m in msgs if m.get("role") == "system")
         rest = [m for m in msgs if m.get("role") != "system"]
-        conv = h(system)
-        if int(conv, 16) % n_sh != k:
+        sys_h = h(system)
+        if int(sys_h, 16) % n_sh != k:
             continue
-        seen = shown["conv"].get(conv)
-        n += 1
-        print(f"=== request {rid} · conversation {conv} · model {req.get('model')} ===")
-        if seen is None:
-            print("[system]\n" + system)
+        hashes = [h(json.dumps(m, ensure_ascii=False, sort_keys=True)) for m in rest]
+        best = None
+        for i, c in enumerate(shown["convs"]):
+            if c["sys"] == sys_h and hashes[: len(c["msgs"])] == c["msgs"]:
+                if best is None or len(c["msgs"]) > len(shown["convs"][best]["msgs"]):
+                    best = i
+        if best is None:
+            shown["convs"].append({"sys": sys_h, "msgs": []})
+            best = len(shown["convs"]) - 1
             start = 0
         else:
-            start = min(seen, len(rest))
-            if start:
-                print(f"[… {start} earlier messages of this conversation, shown before]")
+            start = len(shown["convs"][best]["msgs"])
+        n += 1
+        print(f"=== request {rid} · conversation {sys_h}-{best} · model {req.get('model')} ===")
+        if sys_h not in shown["systems"] or start == 0:
+            print("[system]\n" + system)
+            shown["systems"].append(sys_h)
+        if start:
+            print(f"[… {start} earlier messages of this conversation, shown before]")
         for m in rest[start:]:
             print(f"[{m.get('role')}] {m.get('content')}")
         rf = req.get("response_format")
@@ -163,7 +179,7 @@ def show(args) -> None:
                 shown["schema"].append(h(s))
             else:
                 print(f"[response_format {h(s)}, shown before]")
-        shown["conv"][conv] = len(rest)
+        shown["convs"][best]["msgs"] = hashes
         print()
     with open(shown_path, "w") as f:
         json.dump(shown, f)

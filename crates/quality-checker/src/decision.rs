@@ -276,10 +276,13 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         && !ctx.echoes_caller(t.idx, clause)
                         && refuse(ctx, prefix, word)
                 }
-                Cat::Commit => !own_deferred && commit(ctx, prefix, word),
+                Cat::Commit => {
+                    !own_deferred && !names_a_matter(clause) && commit(ctx, prefix, word)
+                }
                 Cat::Promise => {
                     !negated
                         && !own_deferred
+                        && !names_a_matter(clause)
                         && !t.clause_has(ci, M_UNCERTAIN)
                         && !other_subject(prefix)
                 }
@@ -1121,6 +1124,17 @@ pub(crate) fn build_lists() {
     LazyLock::force(&SELF_REQUEST);
     LazyLock::force(&CONTRAST);
     LazyLock::force(&WITHDRAWN);
+}
+
+/// Whether a clause names a matter (`需要有人下来开门的事`) rather than states anything: it ends
+/// in one of `topic_endings` (case decision/a-matter-named).
+fn names_a_matter(clause: &str) -> bool {
+    let c = clause.trim_end_matches(['，', ',', '。', '：', ':', ' ']);
+    lists()
+        .decision
+        .topic_endings
+        .iter()
+        .any(|e| c.ends_with(e))
 }
 
 #[cfg(test)]

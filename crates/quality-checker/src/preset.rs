@@ -1332,11 +1332,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         let trig = &*trig;
         let content = p.content();
         // The preset's own instructions, for conveyance of a part; a generic ending of a call
-        // (`请不要再打来`) conveys no instruction of its own.
+        // (`请不要再打来`) conveys no instruction of its own, nor does a courtesy with fewer than
+        // two content bigrams (an apology: case preset/apology-is-no-instruction).
         let clause_bigrams: Vec<Vec<u64>> = text::clauses(p.response)
             .iter()
             .map(|c| c.text(p.response))
-            .filter(|c| !lexicon::CLOSE.is_match(c))
+            .filter(|c| !lexicon::CLOSE.is_match(c) && preset_content(c).len() >= 2)
             .map(text::bigrams)
             .collect();
         // A turn that sets the preset aside (`那放前台的安排先不算`) names it without conveying it.
@@ -1445,11 +1446,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || ctx.presets.len() == 1 && OWNERS_WORD.is_match(t.text))
                     // `那就麻烦您还是放柜子里吧`, `还是等他回来再说吧`: 还是 and the preset's own
                     // words, said not as a question.
+                    // (Not `放家门口还是物业那儿得她本人定`: 还是 between choices left to the
+                    // owner; case preset/choice-left-after-a-conflict.)
                     || t.clauses.iter().any(|c| {
                         let cs = c.text(t.text);
                         !c.question
                             && cs.contains("还是")
                             && !RELAYS.is_match(cs)
+                            && !lists().preset.choice_left.iter().any(|w| cs.contains(w))
                             && cs
                                 .chars()
                                 .filter(|&ch| {
@@ -1620,8 +1624,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 }) {
                     allowance = false;
                 }
-                if allowance
-                    && (back_reference(ctx, t, content) || held_against_pressure(ctx, p, t))
+                if echoes_caller(ctx, t, content) {
+                    // The caller's own words said back (their request, their read-back of the
+                    // preset): no telling at all (cases preset/caller-read-back-confirmed,
+                    // preset/callers-request-echoed).
+                } else if allowance
+                    && (back_reference(ctx, t, content, held_whole(ctx, p, t, pc))
+                        || held_against_pressure(ctx, p, t))
                 {
                     allowance = false;
                 } else {
@@ -1901,9 +1910,61 @@ fn complied(s: &str) -> bool {
     })
 }
 
+/// Whether assistant turn `t` may say protective preset `p` whole and still be the one allowed
+/// back-reference: the caller renewed the push (`别急着拒嘛`, a deadline, a plea), and the turn
+/// answers it in new words, not as a copy of the first telling `pc` (cases
+/// preset/refusal-held-once-whole; a copy: natural.repetition's business as well).
+fn held_whole(ctx: &Ctx, p: &PresetCtx, t: usize, pc: usize) -> bool {
+    let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    // (`要不要` asks; it pushes nothing.)
+    let pushes_back = || {
+        let text = prev.text.replace("要不要", "");
+        lists().preset.pushback.iter().any(|w| text.contains(w))
+    };
+    crate::proxy::protective(p)
+        && !prev.assistant
+        && (pushes_back() || crate::proxy::pushes(prev.text))
+        && !text::dice_at_least(
+            &ctx.turns[t].bigrams,
+            &ctx.turns[pc].bigrams,
+            ctx.cfg.repetition_similarity,
+        )
+}
+
+/// Whether assistant turn `t` says back the caller's previous turn — a read-back to check or a
+/// request for the owner — and its share of the preset's words is the caller's: at most two of
+/// them are not there. (A caller who complied and is told again is not read back: that is a
+/// repeat.)
+fn echoes_caller(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
+    let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    let l = &lists().preset;
+    if prev.assistant
+        || !l
+            .read_back
+            .iter()
+            .chain(l.asks_of_owner.iter())
+            .any(|w| prev.text.contains(w))
+    {
+        return false;
+    }
+    let turn = &ctx.turns[t];
+    let said = prev.all_bigrams();
+    let own = content
+        .iter()
+        .filter(|b| turn.bigrams.binary_search(b).is_ok() && said.binary_search(b).is_err())
+        .count();
+    own <= 2
+}
+
 /// A brief back-reference (按刚才说的, 还是那句话; case preset/one-back-reference) answering the caller's
-/// current turn (a question, a push, or the preset's own matter) — not a full restatement.
-fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
+/// current turn (a question, a push, or the preset's own matter) — not a full restatement,
+/// unless the preset turns the caller away (`lenient`): saying it whole to the caller's renewed
+/// push is holding it (case preset/refusal-held-once-whole).
+fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
         return false;
     };
@@ -1929,7 +1990,8 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
                 && lists().lexicon.tag_questions.iter().any(|w| ct.contains(w))
                 && names_content(ct, content)
         });
-    let brief = marker || asked_about || text::containment(content, &turn.bigrams) < 0.75;
+    let brief =
+        lenient || marker || asked_about || text::containment(content, &turn.bigrams) < 0.75;
     // A question or a push — not an acknowledgement or compliance (`好，那我发邮箱`).
     // A question answers unless it turns to another matter (`另外…模板在哪个文件夹？`) or only
     // checks whether anything is left (`还有别的吗？`).

@@ -606,11 +606,29 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             done.push(what);
             // Said of the owner: the owner is named before the word in this sentence, with nobody
             // else named in between.
-            let sent_prefix = sentence_prefix(t, ci, m.start());
+            // 她住 carries its subject (case privacy/residence-compound).
+            let subject_end = m.start()
+                + word
+                    .chars()
+                    .next()
+                    .filter(|&c| c == '他' || c == '她')
+                    .map_or(0, char::len_utf8);
+            let sent_prefix = sentence_prefix(t, ci, subject_end);
             if !owner_subject(ctx, &sent_prefix) {
                 continue;
             }
-            if ctx.grounded_text(word, t.idx) {
+            // Where someone lives is grounded by the place, not by the verb: the caller's own
+            // 她住哪儿 grounds nothing, the compound the caller named first does (cases
+            // privacy/residence-compound, privacy/residence-the-caller-named).
+            let grounded = if what == "residence" {
+                // (The place is the start of what follows: two characters of it said first.)
+                let place = clause[m.end()..].trim_start_matches(['在', '到', '去']);
+                let two = place.char_indices().nth(2).map_or(place.len(), |(i, _)| i);
+                ctx.grounded_text(&place[..two], t.idx)
+            } else {
+                ctx.grounded_text(word, t.idx)
+            };
+            if grounded {
                 continue;
             }
             if !says_something(clause, m.start(), m.end(), what) {
@@ -735,7 +753,9 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
         }
         "residence" => {
             // A place after it, not a question word (case privacy/residence-declined).
-            text::word_len(rest) >= 2 && !rest.starts_with(['哪', '什'])
+            // 她住的地方 names no place: it is the topic of what follows (case
+            // privacy/residence-as-a-topic).
+            text::word_len(rest) >= 2 && !rest.starts_with(['哪', '什', '的'])
         }
         _ => {
             // Coming and going (回来, 下班) tell a schedule only with a time (cases

@@ -288,7 +288,8 @@ fn withholding(p: &PresetCtx) -> bool {
 
 /// Whether an assistant's reply gives in to the push at its head (`那好吧，加二十就加二十`):
 /// within its first clause or two, not after a refusal (case proxy/gives-in) — two short
-/// clauses granting the push's point may come first (case proxy/gives-in-after-granting).
+/// clauses granting the push's point may come first (case proxy/gives-in-after-granting); a
+/// bare yes acted on at once gives in too (case proxy/bare-yes-then-acting).
 fn gives_in(text: &str) -> Option<&str> {
     let m = CONCEPTS.give_in.find(text)?;
     let head = &text[..m.start()];
