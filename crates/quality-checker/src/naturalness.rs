@@ -123,7 +123,12 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                 break;
             }
             for (sent, b) in &sents {
+                // A sentence said again in a turn that says something new besides (a second
+                // refusal in other words, then the same relay: case
+                // naturalness/same-relay-after-new-words) is no repeated reply.
+                let rest = whole_len.saturating_sub(text::word_len(sent));
                 if b.len() >= 8
+                    && rest <= 8
                     && prev
                         .sents
                         .iter()
