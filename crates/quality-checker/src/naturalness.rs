@@ -112,6 +112,18 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
             }
             k = j;
         }
+        // A sentence said again in a turn that says something new besides (a second refusal in
+        // other words, then the same relay: case naturalness/same-relay-after-new-words) is no
+        // repeated reply: which sentences can be one, read once per turn (not per earlier turn,
+        // and not for the first).
+        let repeatable: Vec<bool> = if seen.is_empty() {
+            Vec::new()
+        } else {
+            sents
+                .iter()
+                .map(|(sent, _)| whole_len.saturating_sub(text::word_len(sent)) <= 8)
+                .collect()
+        };
         let mut hit: Option<&str> = None;
         'prev: for prev in &seen {
             if whole_len >= 6
@@ -122,13 +134,9 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                 hit = Some(t.text);
                 break;
             }
-            for (sent, b) in &sents {
-                // A sentence said again in a turn that says something new besides (a second
-                // refusal in other words, then the same relay: case
-                // naturalness/same-relay-after-new-words) is no repeated reply.
-                let rest = whole_len.saturating_sub(text::word_len(sent));
+            for ((sent, b), &repeatable) in sents.iter().zip(&repeatable) {
                 if b.len() >= 8
-                    && rest <= 8
+                    && repeatable
                     && prev
                         .sents
                         .iter()
