@@ -998,12 +998,12 @@ fn another_fits_better(ctx: &Ctx, t: &TurnCtx, p: &PresetCtx) -> bool {
             .any(|o| o.id != p.id && text::containment(o.core_bigrams(), &t.bigrams) >= mine + 0.25)
 }
 
-fn conveys(
+fn conveys<'c>(
     ctx: &Ctx,
     t: &TurnCtx,
     p: &PresetCtx,
     content: &[u64],
-    clause_bigrams: &[Vec<u64>],
+    clause_bigrams: &dyn Fn() -> &'c [Vec<u64>],
 ) -> bool {
     // A turn that shares no character pair with the response conveys nothing of it: the core's,
     // the content's and the instructions' bigrams below are all the response's, so every score
@@ -1045,7 +1045,7 @@ fn conveys(
         return true;
     }
     // One whole instruction of the preset (`放门口就行` of `放门口就行，不用等人签收`).
-    if clause_bigrams
+    if clause_bigrams()
         .iter()
         .any(|cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
     {
@@ -1334,12 +1334,18 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // The preset's own instructions, for conveyance of a part; a generic ending of a call
         // (`请不要再打来`) conveys no instruction of its own, nor does a courtesy with fewer than
         // two content bigrams (an apology: case preset/apology-is-no-instruction).
-        let clause_bigrams: Vec<Vec<u64>> = text::clauses(p.response)
-            .iter()
-            .map(|c| c.text(p.response))
-            .filter(|c| !lexicon::CLOSE.is_match(c) && preset_content(c).len() >= 2)
-            .map(text::bigrams)
-            .collect();
+        // (Read on first use: most turns share too little with the preset to need them.)
+        let clause_bigrams_once: OnceCell<Vec<Vec<u64>>> = OnceCell::new();
+        let clause_bigrams = || -> &[Vec<u64>] {
+            clause_bigrams_once.get_or_init(|| {
+                text::clauses(p.response)
+                    .iter()
+                    .map(|c| c.text(p.response))
+                    .filter(|c| !lexicon::CLOSE.is_match(c) && preset_content(c).len() >= 2)
+                    .map(text::bigrams)
+                    .collect()
+            })
+        };
         // A turn that sets the preset aside (`那放前台的安排先不算`) names it without conveying it.
         let suspended: Vec<usize> = ctx
             .turns
@@ -1528,8 +1534,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || after_taking(t)
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
-                        || clause_bigrams.len() > 1
-                            && clause_bigrams.iter().any(|cb| {
+                        || clause_bigrams().len() > 1
+                            && clause_bigrams().iter().any(|cb| {
                                 cb.len() >= 4
                                     && cb
                                         .iter()
