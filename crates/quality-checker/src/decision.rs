@@ -274,6 +274,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         && !deferred
                         && !crate::preset::SUSPENDS_ANY.is_match(clause)
                         && !ctx.echoes_caller(t.idx, clause)
+                        && !refusal_preset_said(ctx, t)
                         && refuse(ctx, prefix, word)
                 }
                 Cat::Commit => {
@@ -1124,6 +1125,23 @@ pub(crate) fn build_lists() {
     LazyLock::force(&SELF_REQUEST);
     LazyLock::force(&CONTRAST);
     LazyLock::force(&WITHDRAWN);
+}
+
+/// Whether turn `t` says (half of its words or more) a preset that is itself a refusal
+/// (`没有贷款需求，也不办理任何借贷`): the owner refused, and the assistant's `不用了` before it is
+/// the owner's word, not a decision of its own (case decision/refusal-preset-said).
+fn refusal_preset_said(ctx: &Ctx, t: &TurnCtx) -> bool {
+    ctx.presets.iter().any(|p| {
+        let content = p.content();
+        !content.is_empty()
+            && lists()
+                .decision
+                .anchors
+                .refuse
+                .iter()
+                .any(|w| p.response.contains(w))
+            && text::containment(content, &t.bigrams) >= 0.5
+    })
 }
 
 /// Whether a clause names a matter (`需要有人下来开门的事`) rather than states anything: it ends

@@ -363,6 +363,7 @@ word_files! {
         ack_clauses: Words,
         restating: Words,
         read_back: Words,
+        callers_words: Words,
         choice_left: Words,
         asks_of_owner: Words,
         yes: Words,

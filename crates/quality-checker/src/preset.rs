@@ -1939,25 +1939,26 @@ fn held_whole(ctx: &Ctx, p: &PresetCtx, t: usize, pc: usize) -> bool {
         )
 }
 
-/// Whether assistant turn `t` says back the caller's previous turn — a read-back to check or a
-/// request for the owner — and its share of the preset's words is the caller's: at most two of
-/// them are not there. (A caller who complied and is told again is not read back: that is a
-/// repeat.)
+/// Whether assistant turn `t` says back the caller's previous turn — a read-back to check, a
+/// request for the owner, or words the turn says are the caller's (`您说…`) — and its share of
+/// the preset's words is the caller's: at most two of them are not there. (A caller who
+/// complied and is told again is not read back: that is a repeat.)
 fn echoes_caller(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
         return false;
     };
     let l = &lists().preset;
+    let turn = &ctx.turns[t];
     if prev.assistant
         || !l
             .read_back
             .iter()
             .chain(l.asks_of_owner.iter())
             .any(|w| prev.text.contains(w))
+            && !l.callers_words.iter().any(|w| turn.text.contains(w))
     {
         return false;
     }
-    let turn = &ctx.turns[t];
     let said = prev.all_bigrams();
     let own = content
         .iter()
