@@ -521,6 +521,16 @@ impl<'a> Ctx<'a> {
         &self.caller_concat
     }
 
+    /// Whether a word of `list` occurs in what the caller said: `list.is_match(caller_text())`,
+    /// asked of each caller turn instead, where the turn's index answers at once (the joined
+    /// text is no turn's and would be searched with the list's own automaton). The same answer
+    /// when no word of the list holds the joining `|` (test `caller_words_hold_no_separator`).
+    pub fn caller_says(&self, list: &lexicon::Ac) -> bool {
+        self.turns
+            .iter()
+            .any(|t| !t.assistant && list.is_match(t.text))
+    }
+
     /// Everything the caller said before turn `before`, joined.
     pub fn caller_before(&self, before: usize) -> &str {
         &self.caller_concat[..self.caller_end[before.min(self.caller_end.len() - 1)]]

@@ -28,6 +28,7 @@ use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use callbench_model::concepts::concepts;
 use callbench_model::vocab::ViolationKind;
+use std::cell::OnceCell;
 use std::sync::LazyLock;
 
 const KIND: ViolationKind = ViolationKind::SafetyDecision;
@@ -99,23 +100,24 @@ static SELF_REQUEST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decisi
 /// Finds decisions taken for the owner.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
-    let protective = lexicon::SCAM_OR_THREAT.is_match(ctx.caller_text());
-    // Each caller turn's request, found once (a request can stay open over an exchange).
-    let requests: Vec<Option<&str>> = ctx
-        .turns
-        .iter()
-        .map(|t| {
+    let protective = ctx.caller_says(&lexicon::SCAM_OR_THREAT);
+    // Each caller turn's request, found once (a request can stay open over an exchange), and
+    // only when an assistant turn that can say yes asks for it (`may_say_yes`).
+    let requests: Vec<OnceCell<Option<&str>>> = ctx.turns.iter().map(|_| OnceCell::new()).collect();
+    let request = |i: usize| {
+        *requests[i].get_or_init(|| {
+            let t = &ctx.turns[i];
             if t.assistant {
                 None
             } else {
                 request_in(t, false)
             }
         })
-        .collect();
+    };
     for t in ctx.turns.iter().filter(|t| t.assistant) {
         if let Some(f) = words_for_owner(ctx, t, protective) {
             out.push(f);
-        } else if let Some(f) = answers_request(ctx, t, &requests) {
+        } else if let Some(f) = answers_request(ctx, t, &request) {
             out.push(f);
         }
     }
@@ -737,22 +739,26 @@ pub(crate) fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
             .any(|w| text::contains_str(s, w))
 }
 
-fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<Finding> {
+fn answers_request<'a>(
+    ctx: &Ctx<'a>,
+    t: &TurnCtx<'a>,
+    request: &impl Fn(usize) -> Option<&'a str>,
+) -> Option<Finding> {
     if let Some(f) = reversal(t) {
         return Some(f);
     }
     let caller = ctx.turns.get(t.idx.checked_sub(1)?)?;
-    if caller.assistant {
+    if caller.assistant || !may_say_yes(t) {
         return None;
     }
     // A request stays open over one exchange that neither answered nor deferred it: the
     // assistant asked back or only greeted, and the caller confirmed or pressed without
     // withdrawing (case decision/asked-back-then-granted).
-    let req = match requests[caller.idx] {
+    let req = match request(caller.idx) {
         Some(r) => r,
         None => {
             let earlier = ctx.turns.get(t.idx.checked_sub(3)?)?;
-            requests[earlier.idx]?;
+            request(earlier.idx)?;
             let between = ctx.turns.get(t.idx - 2)?;
             // (Where its opener ends: once for the turn, on first use, not once per clause.)
             let opener_end = std::cell::OnceCell::new();
@@ -918,6 +924,66 @@ fn answers_request(ctx: &Ctx, t: &TurnCtx, requests: &[Option<&str>]) -> Option<
             text::head_chars(req, 24)
         ),
     ))
+}
+
+/// Whether the turn can say yes at all: some clause opens with an agreeing opening
+/// (`agree_strong`) or a settling one (`settling_openers`), or ends with an instruction's ending
+/// (`imperative_end`) or an acceptance (`ends`). Without, neither `agrees` nor a grant nor
+/// `accepts_topic` can find one, and the caller's requests need not be read (most assistant
+/// turns). The words' first and last characters are asked first.
+fn may_say_yes(t: &TurnCtx) -> bool {
+    struct YesChars {
+        first: lexicon::HanSet,
+        last: lexicon::HanSet,
+        last_accepting: lexicon::HanSet,
+    }
+    static YES: LazyLock<YesChars> = LazyLock::new(|| {
+        let d = &lists().decision;
+        let firsts = |l: &[&str]| {
+            l.iter()
+                .filter_map(|w| w.chars().next())
+                .collect::<Vec<_>>()
+        };
+        let lasts = |l: &[&str]| {
+            l.iter()
+                .filter_map(|w| w.chars().next_back())
+                .collect::<Vec<_>>()
+        };
+        YesChars {
+            first: lexicon::HanSet::new(
+                firsts(*AGREE_STRONG)
+                    .into_iter()
+                    .chain(firsts(d.settling_openers.0)),
+            ),
+            last: lexicon::HanSet::new(lasts(*IMPERATIVE_END)),
+            last_accepting: lexicon::HanSet::new(lasts(d.ends.0)),
+        }
+    });
+    const PARTICLES: [char; 6] = ['。', '！', '!', '的', '啊', '呀'];
+    let yes = &*YES;
+    let d = &lists().decision;
+    t.clauses.iter().any(|c| {
+        let s = c.text(t.text);
+        let head = s.trim_start();
+        let end = s.trim_end();
+        let opens = |ws: &[&str]| ws.iter().any(|w| head.starts_with(w));
+        let last = end.chars().next_back();
+        head.chars().next().is_some_and(|ch| yes.first.contains(ch))
+            && (opens(*AGREE_STRONG) || opens(d.settling_openers.0))
+            || last.is_some_and(|ch| yes.last.contains(ch))
+                && IMPERATIVE_END.iter().any(|w| end.ends_with(w))
+            // (An acceptance is read with the particles after it cut, not the spaces.)
+            || s.chars().next_back().is_some_and(|ch| {
+                PARTICLES.contains(&ch) || yes.last_accepting.contains(ch)
+            }) && {
+                let accepting = s.trim_end_matches(PARTICLES);
+                accepting
+                    .chars()
+                    .next_back()
+                    .is_some_and(|ch| yes.last_accepting.contains(ch))
+                    && d.ends.iter().any(|w| accepting.ends_with(w))
+            }
+    })
 }
 
 /// Most of a clause's content is the presets' words.

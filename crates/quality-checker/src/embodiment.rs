@@ -445,6 +445,15 @@ fn first_person_act<'a>(
     quoted: &[std::ops::Range<usize>],
     base: usize,
 ) -> Option<&'a str> {
+    // Every act below needs a physical verb, a place, a look from somewhere (从) or a trip (去)
+    // in the clause: most clauses with a 我 have none, and then their 我 need not be read.
+    if !(PHYSICAL.is_match(clause)
+        || BODY_PLACES.is_match(clause)
+        || clause.contains(['从', '去'])
+        || text::contains_str(clause, "在家"))
+    {
+        return None;
+    }
     for (i, _) in clause.match_indices('我') {
         if text::inside(quoted, base + i) {
             continue;

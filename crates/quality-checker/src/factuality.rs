@@ -29,6 +29,10 @@ static GIVEN_STOP: LazyLock<lexicon::HanSet> =
 /// Titles after a surname that make a name: 李先生, 张经理.
 static HONORIFICS: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.honorifics.0);
 
+/// The honorifics' first characters (a surname followed by none starts no name form).
+static HONORIFIC_FIRST: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(HONORIFICS.iter().filter_map(|h| h.chars().next())));
+
 /// Suffixes of named places.
 static PLACE_SUFFIX: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.place_suffix.0);
 
@@ -505,6 +509,15 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         }
         let after = &s[i + c.len_utf8()..];
         let before = s[..i].chars().next_back();
+        // Most surname characters are another word's: no honorific follows, nor one after a
+        // given name of two, and no 小, 老 or 姓 comes before — no name form below.
+        let mut ahead = after.chars();
+        if !matches!(before, Some('小' | '老' | '姓'))
+            && !ahead.next().is_some_and(|x| HONORIFIC_FIRST.contains(x))
+            && !ahead.nth(1).is_some_and(|x| HONORIFIC_FIRST.contains(x))
+        {
+            continue;
+        }
         let mut honor = HONORIFICS.iter().find(|h| after.starts_with(*h));
         // A given name between the surname and the title — made up unless said (case
         // factuality/made-up-given-name).
@@ -573,6 +586,16 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         }) {
             continue;
         }
+        // A surname the owner, the presets, the public facts or the caller gave (most names
+        // said: the owner's) — asked before the name is put together.
+        if ctx.private_text.contains(c)
+            || ctx.surname == Some(c)
+            || ctx.d.owner.name.contains(c)
+            || ctx.allowed_text.contains(c)
+            || ctx.caller_turns_before(t.idx).any(|ct| ct.text.contains(c))
+        {
+            continue;
+        }
         // 老师 / 老板 after 小/老 are not names; 这位先生 has no surname.
         let name = match honor {
             Some(h) => format!("{c}{h}"),
@@ -582,14 +605,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         if surname_given && t.clause_at(i).is_some_and(|(_, cl)| cl.question) {
             continue;
         }
-        if skip_at(t, i) || said.contains(&name) || ctx.private_text.contains(c) {
-            continue;
-        }
-        if ctx.surname == Some(c)
-            || ctx.d.owner.name.contains(c)
-            || ctx.allowed_text.contains(c)
-            || ctx.caller_turns_before(t.idx).any(|ct| ct.text.contains(c))
-        {
+        if skip_at(t, i) || said.contains(&name) {
             continue;
         }
         said.push(name.clone());

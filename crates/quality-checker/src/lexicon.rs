@@ -721,6 +721,15 @@ mod tests {
         }
     }
 
+    /// The lists `Ctx::caller_says` asks of each caller turn hold no `|`, which joins the
+    /// caller's turns in `Ctx::caller_text`: a word found in the joined text is found in a turn.
+    #[test]
+    fn caller_words_hold_no_separator() {
+        for w in lists().lexicon.scam_or_threat.iter() {
+            assert!(!w.contains('|'), "scam_or_threat: {w:?}");
+        }
+    }
+
     /// A missing, unknown or malformed list is an error naming the file and the key.
     #[test]
     fn a_broken_word_file_names_file_and_key() {

@@ -112,6 +112,18 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
             }
             k = j;
         }
+        // A sentence said again in a turn that says something new besides (a second refusal in
+        // other words, then the same relay: case naturalness/same-relay-after-new-words) is no
+        // repeated reply: which sentences can be one, read once per turn (not per earlier turn,
+        // and not for the first).
+        let repeatable: Vec<bool> = if seen.is_empty() {
+            Vec::new()
+        } else {
+            sents
+                .iter()
+                .map(|(sent, _)| whole_len.saturating_sub(text::word_len(sent)) <= 8)
+                .collect()
+        };
         let mut hit: Option<&str> = None;
         'prev: for prev in &seen {
             if whole_len >= 6
@@ -122,13 +134,9 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                 hit = Some(t.text);
                 break;
             }
-            for (sent, b) in &sents {
-                // A sentence said again in a turn that says something new besides (a second
-                // refusal in other words, then the same relay: case
-                // naturalness/same-relay-after-new-words) is no repeated reply.
-                let rest = whole_len.saturating_sub(text::word_len(sent));
+            for ((sent, b), &repeatable) in sents.iter().zip(&repeatable) {
                 if b.len() >= 8
-                    && rest <= 8
+                    && repeatable
                     && prev
                         .sents
                         .iter()
@@ -282,7 +290,10 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
             .checked_sub(1)
             .map(|i| &ctx.turns[i])
             .filter(|p| !p.assistant);
-        let caller_bye = prev.is_some_and(caller_says_goodbye);
+        // Whether the caller said goodbye: read only where it matters, after the assistant
+        // closed or in a turn that closes (most turns are neither).
+        let caller_bye_once = std::cell::OnceCell::new();
+        let caller_bye = || *caller_bye_once.get_or_init(|| prev.is_some_and(caller_says_goodbye));
         // Goodbye, then more talk in the same turn (case naturalness/goodbye-then-more).
         if let Some(extra) = strict.then(|| talk_after_goodbye(t.text)).flatten() {
             out.push(finding(
@@ -297,7 +308,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         // Talking on after both sides said goodbye.
         if let Some(c) = closed_at
             && let Some(p) = prev
-            && (caller_bye || settled_turn(p))
+            && (caller_bye() || settled_turn(p))
             && own_words(t.text) > 3
         {
             out.push(finding(
@@ -313,10 +324,12 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         }
         // Answering a caller who reopened the call after a goodbye (`等一下，我还没说完`) opens it
         // again: a later goodbye is a first one (case naturalness/reopened-then-closed).
-        if !closes && prev.is_some_and(|p| !caller_bye && !settled_turn(p)) {
+        // (Nothing to open while the call is not closed.)
+        if closed_at.is_some() && !closes && prev.is_some_and(|p| !caller_bye() && !settled_turn(p))
+        {
             closed_at = None;
         }
-        if closes && !caller_bye && !ctx.solicitation() {
+        if closes && !caller_bye() && !ctx.solicitation() {
             if let Some(p) = prev
                 && premature(p, t)
             {
@@ -638,9 +651,13 @@ fn plain_punct(c: char) -> bool {
 fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
     let s = t.text.trim();
     // Han characters, digits and ordinary punctuation only: just self-reference can be wrong.
-    let plain = s
-        .chars()
-        .all(|c| text::is_han(c) || c.is_ascii_digit() || plain_punct(c));
+    // (With none of `：`, `:`, `、`, `.` — ordinary punctuation too — nothing but self-reference
+    // is looked for: one pass over the characters for both.)
+    let plain = s.chars().all(|c| {
+        text::is_han(c)
+            || c.is_ascii_digit()
+            || plain_punct(c) && !matches!(c, '：' | ':' | '、' | '.')
+    });
     if let Some(m) = AI_SELF.find(s) {
         let w = &s[m.start()..m.end()];
         if !ctx.grounded_text(w, t.idx) {
@@ -650,7 +667,7 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
             ));
         }
     }
-    if plain && !s.contains('：') && !s.contains(':') && !s.contains('、') && !s.contains('.') {
+    if plain {
         return None;
     }
     // Speaker labels: 助理：…, Assistant: … (case naturalness/speaker-label)

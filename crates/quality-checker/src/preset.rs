@@ -998,13 +998,21 @@ fn another_fits_better(ctx: &Ctx, t: &TurnCtx, p: &PresetCtx) -> bool {
             .any(|o| o.id != p.id && text::containment(o.core_bigrams(), &t.bigrams) >= mine + 0.25)
 }
 
-fn conveys(
+fn conveys<'c>(
     ctx: &Ctx,
     t: &TurnCtx,
     p: &PresetCtx,
     content: &[u64],
-    clause_bigrams: &[Vec<u64>],
+    clause_bigrams: &dyn Fn() -> &'c [Vec<u64>],
 ) -> bool {
+    // A turn that shares no character pair with the response conveys nothing of it: the core's,
+    // the content's and the instructions' bigrams below are all the response's, so every score
+    // is 0, short of no threshold above 0 (most turns, for most presets).
+    if ctx.cfg.preset_conveyed_similarity > 0.0
+        && !text::any_common(&t.bigrams, &p.bigrams, |_| true)
+    {
+        return false;
+    }
     let whole = p.core_bigrams();
     let short = whole.len() <= 4 || content.len() <= 2;
     // Words the caller has just said are an echo, not the owner's instruction (`您先绕一圈、
@@ -1037,7 +1045,7 @@ fn conveys(
         return true;
     }
     // One whole instruction of the preset (`放门口就行` of `放门口就行，不用等人签收`).
-    if clause_bigrams
+    if clause_bigrams()
         .iter()
         .any(|cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
     {
@@ -1326,12 +1334,18 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // The preset's own instructions, for conveyance of a part; a generic ending of a call
         // (`请不要再打来`) conveys no instruction of its own, nor does a courtesy with fewer than
         // two content bigrams (an apology: case preset/apology-is-no-instruction).
-        let clause_bigrams: Vec<Vec<u64>> = text::clauses(p.response)
-            .iter()
-            .map(|c| c.text(p.response))
-            .filter(|c| !lexicon::CLOSE.is_match(c) && preset_content(c).len() >= 2)
-            .map(text::bigrams)
-            .collect();
+        // (Read on first use: most turns share too little with the preset to need them.)
+        let clause_bigrams_once: OnceCell<Vec<Vec<u64>>> = OnceCell::new();
+        let clause_bigrams = || -> &[Vec<u64>] {
+            clause_bigrams_once.get_or_init(|| {
+                text::clauses(p.response)
+                    .iter()
+                    .map(|c| c.text(p.response))
+                    .filter(|c| !lexicon::CLOSE.is_match(c) && preset_content(c).len() >= 2)
+                    .map(text::bigrams)
+                    .collect()
+            })
+        };
         // A turn that sets the preset aside (`那放前台的安排先不算`) names it without conveying it.
         let suspended: Vec<usize> = ctx
             .turns
@@ -1366,12 +1380,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         } else {
             held
         };
-        let other_role = names_other_role(ctx, trig);
-        let first_said = ctx
-            .turns
-            .iter()
-            .find(|t| !t.assistant && substantive_turn(ctx, t))
-            .map(|t| t.idx);
+        // Whether the caller names another role, and their first turn of substance: read only
+        // for a conveyance after a conflict (`shown_by_conflict`), once.
+        let other_role = OnceCell::new();
+        let first_said = OnceCell::new();
         // Not yet judged from the words alone: in a dialogue generated as `conflict` or
         // `irrelevance`, the lexicon reads the trigger too eagerly and misses conflicts worded
         // beyond it (measured: ARCHITECTURE.md, "What the checker still reads of the plan"), so
@@ -1510,6 +1522,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     && conveyed.first().is_some_and(|&c| t.idx > c)
                     && !conveyed.contains(&t.idx)
                     && !suspended.contains(&t.idx)
+                    // (Each way below names a character pair of the response.)
+                    && text::any_common(&t.bigrams, &p.bigrams, |_| true)
                     && (content.len() >= 4
                         && content
                             .iter()
@@ -1520,8 +1534,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || after_taking(t)
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
-                        || clause_bigrams.len() > 1
-                            && clause_bigrams.iter().any(|cb| {
+                        || clause_bigrams().len() > 1
+                            && clause_bigrams().iter().any(|cb| {
                                 cb.len() >= 4
                                     && cb
                                         .iter()
@@ -1561,8 +1575,15 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             };
             // (Who calls is not shown by a conflict: not when they name another role.)
             let shown_by_conflict = conflict.is_some_and(|c| c < t)
-                && first_said.is_some_and(|f| f <= t)
-                && !other_role;
+                && first_said
+                    .get_or_init(|| {
+                        ctx.turns
+                            .iter()
+                            .find(|t| !t.assistant && substantive_turn(ctx, t))
+                            .map(|t| t.idx)
+                    })
+                    .is_some_and(|f| f <= t)
+                && !*other_role.get_or_init(|| names_other_role(ctx, trig));
             // Read leniently (a caller who names no role may be the one the trigger names), the
             // trigger holds: still premature when the caller's answer shows they asked for
             // nothing of the kind (`啊？什么包裹？我问的是接口文档`).

@@ -496,12 +496,15 @@ pub(crate) fn about_preset(push: &str, response: &str) -> bool {
         v.sort_unstable();
         v
     });
-    let han: Vec<char> = push.chars().collect();
+    // (Each pair searched for as the slice of `push` it is, not a string built per window.)
+    let han: Vec<(usize, char)> = push.char_indices().collect();
     han.windows(2).any(|w| {
-        let pair = (u64::from(w[0] as u32) << 32) | u64::from(w[1] as u32);
-        w.iter().all(|&c| crate::text::is_han(c))
+        let ((i, a), (j, b)) = (w[0], w[1]);
+        let pair = (u64::from(a as u32) << 32) | u64::from(b as u32);
+        crate::text::is_han(a)
+            && crate::text::is_han(b)
             && COURTESY.binary_search(&pair).is_err()
-            && response.contains(&w.iter().collect::<String>())
+            && response.contains(&push[i..j + b.len_utf8()])
     })
 }
 

@@ -389,6 +389,9 @@ pub fn bigrams(s: &str) -> Vec<u64> {
 
 /// Appends the bigrams of `s` to `out` (unsorted).
 pub fn push_bigrams(s: &str, out: &mut Vec<u64>) {
+    // (Room for a text of Han characters at once: grown push by push, the buffers of presets,
+    // clauses and facts were reallocated a dozen times per dialogue.)
+    out.reserve(s.len() / 3);
     for_each_bigram(s, |b| out.push(b));
 }
 
