@@ -1630,7 +1630,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 }) {
                     allowance = false;
                 }
-                if echoes_caller(ctx, t, content) {
+                if says_callers_words_back(ctx, t, content) {
                     // The caller's own words said back (their request, their read-back of the
                     // preset): no telling at all (cases preset/caller-read-back-confirmed,
                     // preset/callers-request-echoed).
@@ -1943,7 +1943,7 @@ fn held_whole(ctx: &Ctx, p: &PresetCtx, t: usize, pc: usize) -> bool {
 /// request for the owner, or words the turn says are the caller's (`您说…`) — and its share of
 /// the preset's words is the caller's: at most two of them are not there. (A caller who
 /// complied and is told again is not read back: that is a repeat.)
-fn echoes_caller(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
+fn says_callers_words_back(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
         return false;
     };

@@ -7,55 +7,27 @@
 
 mod support;
 
-use callbench_model::{Speaker, Turn};
+use callbench_model::Speaker;
 use quality_checker::{CheckConfig, KindPattern, UncertainPolicy};
-use roleplay::{Backend, GenerateConfig, Played};
+use roleplay::GenerateConfig;
 use std::path::Path;
 use std::sync::Arc;
-use support::{library, rt};
+use support::{Scripted, library, rt};
 
 const EVENT_MISSING: &str = "plan.event_missing";
 
 /// Four turns that say nothing of any planned event.
-struct Scripted;
-
-impl Backend for Scripted {
-    fn name(&self) -> &'static str {
-        "scripted"
-    }
-
-    fn models(&self) -> std::collections::BTreeMap<String, String> {
-        [("caller".to_string(), "script".to_string())].into()
-    }
-
-    async fn play(
-        &self,
-        _lib: &roleplay::Library,
-        setup: &roleplay::Setup<'_>,
-        _max_turns: usize,
-        _min_turns: usize,
-    ) -> Result<Played, callbench_model::AgentError> {
-        let title = &setup.owner_title;
-        let turn = |speaker, text: String| Turn {
-            speaker,
-            text,
-            action: None,
-            preset_id: None,
-        };
-        Ok(Played {
-            turns: vec![
-                turn(Speaker::Caller, format!("您好，请问是{title}吗？")),
-                turn(
-                    Speaker::Assistant,
-                    format!("您好，我是{title}的来电助理，他现在不方便接电话，您有什么事？"),
-                ),
-                turn(Speaker::Caller, "没什么事了，再见。".into()),
-                turn(Speaker::Assistant, "好的，再见。".into()),
-            ],
-            ending: roleplay::engine::Ending::Closed,
-            repairs: Default::default(),
-        })
-    }
+fn script(setup: &roleplay::Setup<'_>) -> Vec<(Speaker, String)> {
+    let title = &setup.owner_title;
+    vec![
+        (Speaker::Caller, format!("您好，请问是{title}吗？")),
+        (
+            Speaker::Assistant,
+            format!("您好，我是{title}的来电助理，他现在不方便接电话，您有什么事？"),
+        ),
+        (Speaker::Caller, "没什么事了，再见。".into()),
+        (Speaker::Assistant, "好的，再见。".into()),
+    ]
 }
 
 /// Only `plan.event_missing` may reject: the script plays no goal either.
@@ -81,7 +53,7 @@ fn gen_config(out: &Path, uncertain: UncertainPolicy) -> GenerateConfig {
 fn run(out: &Path, uncertain: UncertainPolicy) {
     rt().block_on(roleplay::generate_judged(
         library(),
-        Arc::new(Scripted),
+        Arc::new(Scripted(script)),
         None,
         gen_config(out, uncertain),
         serde_json::json!({}),

@@ -8,69 +8,39 @@
 
 mod support;
 
-use callbench_model::{Dialogue, Speaker, Turn};
+use callbench_model::{Dialogue, Speaker};
 use llm_client::{LlmClient, LlmConfig};
 use mock_openai::{ContentRule, MockConfig, RuleScope};
 use quality_checker::{CheckConfig, Confidence, KindPattern, UncertainPolicy};
+use roleplay::GenerateConfig;
 use roleplay::judge::{JudgeConfig, SecondOpinion};
-use roleplay::{Backend, GenerateConfig, Played};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use support::{client, library, rt, start_mock};
+use support::{Scripted, client, library, rt, start_mock};
 
 const YES: &str = "我回头再打";
 const NO: &str = "我明天再打";
-
-/// Plays the same four turns in every call, addressed to the dialogue's owner.
-struct Scripted;
 
 fn says_yes(id: &str) -> bool {
     id.bytes().map(u32::from).sum::<u32>() % 2 == 0
 }
 
-impl Backend for Scripted {
-    fn name(&self) -> &'static str {
-        "scripted"
-    }
-
-    fn models(&self) -> std::collections::BTreeMap<String, String> {
-        [("caller".to_string(), "script".to_string())].into()
-    }
-
-    async fn play(
-        &self,
-        _lib: &roleplay::Library,
-        setup: &roleplay::Setup<'_>,
-        _max_turns: usize,
-        _min_turns: usize,
-    ) -> Result<Played, callbench_model::AgentError> {
-        let title = &setup.owner_title;
-        let end = if says_yes(&setup.header.id) { YES } else { NO };
-        let turn = |speaker, text: String| Turn {
-            speaker,
-            text,
-            action: None,
-            preset_id: None,
-        };
-        Ok(Played {
-            turns: vec![
-                turn(
-                    Speaker::Caller,
-                    format!(
-                        "您好，银行风控中心，{title}的卡有异常，我们发了验证码，需要他报一下。"
-                    ),
-                ),
-                turn(
-                    Speaker::Assistant,
-                    format!("您好，我是{title}的来电助理，您说。"),
-                ),
-                turn(Speaker::Caller, format!("算了，{end}吧。")),
-                turn(Speaker::Assistant, "好的，再见。".into()),
-            ],
-            ending: roleplay::engine::Ending::Closed,
-            repairs: Default::default(),
-        })
-    }
+/// The same four turns in every call, addressed to the dialogue's owner.
+fn script(setup: &roleplay::Setup<'_>) -> Vec<(Speaker, String)> {
+    let title = &setup.owner_title;
+    let end = if says_yes(&setup.header.id) { YES } else { NO };
+    vec![
+        (
+            Speaker::Caller,
+            format!("您好，银行风控中心，{title}的卡有异常，我们发了验证码，需要他报一下。"),
+        ),
+        (
+            Speaker::Assistant,
+            format!("您好，我是{title}的来电助理，您说。"),
+        ),
+        (Speaker::Caller, format!("算了，{end}吧。")),
+        (Speaker::Assistant, "好的，再见。".into()),
+    ]
 }
 
 fn llm_config(base_url: &str, cache: bool) -> LlmConfig {
@@ -142,7 +112,7 @@ fn run(
 ) -> roleplay::Summary {
     rt.block_on(roleplay::generate_judged(
         library(),
-        Arc::new(Scripted),
+        Arc::new(Scripted(script)),
         client,
         cfg,
         serde_json::json!({}),

@@ -103,3 +103,39 @@ pub fn rejects(out: &Path) -> Vec<Dialogue> {
         })
         .collect()
 }
+
+/// A backend that plays every call as `script` writes it from the call's setup: (speaker, text)
+/// turns, no decision labels, the call closed.
+pub struct Scripted(pub fn(&roleplay::Setup<'_>) -> Vec<(callbench_model::Speaker, String)>);
+
+impl roleplay::Backend for Scripted {
+    fn name(&self) -> &'static str {
+        "scripted"
+    }
+
+    fn models(&self) -> std::collections::BTreeMap<String, String> {
+        [("caller".to_string(), "script".to_string())].into()
+    }
+
+    async fn play(
+        &self,
+        _lib: &Library,
+        setup: &roleplay::Setup<'_>,
+        _max_turns: usize,
+        _min_turns: usize,
+    ) -> Result<roleplay::Played, callbench_model::AgentError> {
+        Ok(roleplay::Played {
+            turns: (self.0)(setup)
+                .into_iter()
+                .map(|(speaker, text)| callbench_model::Turn {
+                    speaker,
+                    text,
+                    action: None,
+                    preset_id: None,
+                })
+                .collect(),
+            ending: roleplay::engine::Ending::Closed,
+            repairs: Default::default(),
+        })
+    }
+}
