@@ -428,7 +428,14 @@ fn self_intro<'a>(
 }
 
 /// The first caller turn by which the trigger holds; `Err(())` when the trigger cannot be read.
+/// Read leniently (the role prior) only with one preset: with several, a caller of substance
+/// would hold them all.
 fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()> {
+    held_reading(ctx, trig, lenient && ctx.presets.len() == 1)
+}
+
+/// [`held_at`], with the role prior (`role_prior`) or without.
+fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usize>, ()> {
     let reg = ctx.concepts;
     if trig.groups.is_empty() && trig.topic.is_empty() {
         return Err(());
@@ -443,7 +450,6 @@ fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()
         g.iter()
             .any(|&ci| reg.sort(ci) == Sort::Event && !reg.has(ci, ConceptTrait::Scheduling))
     });
-    let role_prior = lenient && ctx.presets.len() == 1;
     // The topic: the first caller turn that says it; a topic never said at all is taken as
     // shown by the first substantive turn under the prior (`陌生人深夜来电骚扰`: the caller
     // never says "骚扰").
@@ -1602,6 +1608,18 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             p.id, p.trigger
                         ),
                     );
+                    // With several presets there is no role prior, so a caller whose role or
+                    // topic is in words no concept has (`悦齿口腔` for 诊所, `我是小罗` for 同事)
+                    // reads as not yet: certain only when even the prior has the trigger not
+                    // holding (a bare "喂", an event still ahead, another role named) or the
+                    // caller's answer shows they asked for nothing of the kind (case
+                    // preset/unknown-role-among-presets; certain: preset/bare-hello-among-presets).
+                    if ctx.presets.len() > 1
+                        && !confused_after(ctx, t)
+                        && !before(&held_reading(ctx, trig, true))
+                    {
+                        ctx.uncertain(&f);
+                    }
                     out.push(f);
                 }
             } else if let Some(c) = conflict
