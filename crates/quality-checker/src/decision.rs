@@ -1130,17 +1130,24 @@ pub(crate) fn build_lists() {
 /// Whether turn `t` says (half of its words or more) a preset that is itself a refusal
 /// (`没有贷款需求，也不办理任何借贷`): the owner refused, and the assistant's `不用了` before it is
 /// the owner's word, not a decision of its own (case decision/refusal-preset-said).
+/// So is a refusal after the assistant said such a preset in an earlier turn (`还是那句话，不需要`
+/// once "推销一律不要" was told): holding the owner's refusal (case
+/// decision/refusal-preset-held).
 fn refusal_preset_said(ctx: &Ctx, t: &TurnCtx) -> bool {
     ctx.presets.iter().any(|p| {
         let content = p.content();
         !content.is_empty()
-            && lists()
+            && (lists()
                 .decision
                 .anchors
                 .refuse
                 .iter()
                 .any(|w| p.response.contains(w))
-            && text::containment(content, &t.bigrams) >= 0.5
+                // (A protective preset turns the caller away: `推销一律不要`.)
+                || crate::proxy::protective(p))
+            && ctx.turns[..=t.idx]
+                .iter()
+                .any(|u| u.assistant && text::containment(content, &u.bigrams) >= 0.5)
     })
 }
 
