@@ -1004,6 +1004,13 @@ fn another_fits_better(ctx: &Ctx, t: &TurnCtx, p: &PresetCtx) -> bool {
             .any(|o| o.id != p.id && text::containment(o.core_bigrams(), &t.bigrams) >= mine + 0.25)
 }
 
+/// One whole instruction of the preset (`放门口就行` of `放门口就行，不用等人签收`).
+fn says_an_instruction<'c>(t: &TurnCtx, clause_bigrams: &dyn Fn() -> &'c [Vec<u64>]) -> bool {
+    clause_bigrams()
+        .iter()
+        .any(|cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
+}
+
 fn conveys<'c>(
     ctx: &Ctx,
     t: &TurnCtx,
@@ -1050,11 +1057,7 @@ fn conveys<'c>(
     if score >= theta {
         return true;
     }
-    // One whole instruction of the preset (`放门口就行` of `放门口就行，不用等人签收`).
-    if clause_bigrams()
-        .iter()
-        .any(|cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
-    {
+    if says_an_instruction(t, clause_bigrams) {
         return true;
     }
     let turn = &ctx.d.turns[t.idx];
@@ -1348,7 +1351,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     .iter()
                     .map(|c| c.text(p.response))
                     .filter(|c| !lexicon::CLOSE.is_match(c) && preset_content(c).len() >= 2)
-                    .map(text::bigrams)
+                    // (Without the courtesy it opens with: `放门口鞋柜上就行` says the
+                    // instruction `麻烦放门口鞋柜上就行`; case preset/two-presets-one-in-part.)
+                    .map(|c| {
+                        let polite = lists().preset.polite.iter().find(|w| c.starts_with(*w));
+                        text::bigrams(polite.map_or(c, |w| &c[w.len()..]))
+                    })
                     .collect()
             })
         };
@@ -1375,7 +1383,19 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 t.assistant
                     && !suspended.contains(&t.idx)
                     && conveys(ctx, t, p, content, &clause_bigrams)
-                    && !another_fits_better(ctx, t, p)
+                    // (A turn that gives another preset whole and one instruction of this one
+                    // whole, an instruction the other does not share, gives both: case
+                    // preset/two-presets-one-in-part; not a shared one: case
+                    // preset/shared-instruction-not-the-others.)
+                    && (!another_fits_better(ctx, t, p)
+                        || clause_bigrams().iter().any(|cb| {
+                            cb.len() >= 3
+                                && text::contains_all(cb, &t.bigrams)
+                                && !ctx
+                                    .presets
+                                    .iter()
+                                    .any(|o| o.id != p.id && text::contains_all(cb, &o.bigrams))
+                        }))
             })
             .map(|t| t.idx)
             .collect();
