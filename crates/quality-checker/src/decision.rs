@@ -119,9 +119,54 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             out.push(f);
         } else if let Some(f) = answers_request(ctx, t, &request) {
             out.push(f);
+        } else if let Some(f) = concedes(t) {
+            out.push(f);
         }
     }
     out
+}
+
+/// A concession, X就X吧 (`行 80就80吧`, `明天就明天吧`): the same one to five characters on
+/// both sides of 就, then one of `concession_ends` — the assistant accepts X for the owner,
+/// whatever X is; no anchor word need be in it (case decision/a-concession).
+fn concedes(t: &TurnCtx) -> Option<Finding> {
+    if !t.text.contains('就') {
+        return None;
+    }
+    let ends = lists().decision.concession_ends;
+    for c in t.clauses.iter().filter(|c| !c.question) {
+        let clause = c.text(t.text);
+        if text::inside(&t.quoted, c.start) {
+            continue;
+        }
+        let cs: Vec<char> = clause.chars().collect();
+        for i in (0..cs.len()).filter(|&i| cs[i] == '就') {
+            let conceded = (1..=5).find(|&k| {
+                i >= k
+                    && i + 1 + k < cs.len()
+                    && cs[i - k..i] == cs[i + 1..i + 1 + k]
+                    && cs[i - k..i]
+                        .iter()
+                        .all(|&x| text::is_han(x) || x.is_ascii_digit())
+                    && ends.iter().any(|e| {
+                        let rest: String = cs[i + 1 + k..].iter().collect();
+                        rest.starts_with(e)
+                    })
+            });
+            if let Some(k) = conceded {
+                let x: String = cs[i - k..i].iter().collect();
+                return Some(finding(
+                    KIND,
+                    t.idx,
+                    clause,
+                    format!(
+                        "the assistant concedes {x:?} for the owner ({x}就{x}…), which no preset says"
+                    ),
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// The part of a turn that counts after a contrast (不过, 但是; case
