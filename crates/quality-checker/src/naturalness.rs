@@ -41,23 +41,15 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         let any_close = !close_at.is_empty();
         let any_intro = !intro_at.is_empty();
         let any_covered = t.covered.iter().any(|&c| c);
-        // Each clause's bigrams (unsorted, in one buffer) and word length, walked once: the
-        // whole turn, its own words and its sentences are made of them.
-        let mut clause_bigrams: Vec<u64> = Vec::with_capacity(t.text.len() / 3 + 1);
-        let mut clause_at: Vec<(usize, usize, usize)> = Vec::with_capacity(t.clauses.len());
-        for c in &t.clauses {
-            let from = clause_bigrams.len();
-            let clause = c.text(t.text);
-            text::push_bigrams(clause, &mut clause_bigrams);
-            clause_at.push((from, clause_bigrams.len(), text::word_len(clause)));
-        }
-        let of = |ci: usize| &clause_bigrams[clause_at[ci].0..clause_at[ci].1];
+        // Each clause's bigrams (unsorted) and word length, read off the turn's scan: the whole
+        // turn, its own words and its sentences are made of them.
+        let of = |ci: usize| t.pairs.of(ci);
         let (mut whole_len, mut own_len) = (0, 0);
         // (Sized for the turn up front: grown bigram by bigram they were reallocated often.)
-        let cap = |on: bool| Vec::with_capacity(if on { clause_bigrams.len() } else { 0 });
+        let cap = |on: bool| Vec::with_capacity(if on { t.pairs.all().len() } else { 0 });
         let (mut whole_v, mut own_v) = (cap(any_close), cap(any_close || any_intro || any_covered));
         for (ci, c) in t.clauses.iter().enumerate() {
-            let n = clause_at[ci].2;
+            let n = t.pairs.words(ci);
             if any_close && n <= 8 && holds(&close_at, c) {
                 continue;
             }
@@ -84,17 +76,20 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         } else {
             whole.clone()
         };
-        // Sentences long enough to compare on their own (8+ bigrams), less preset words.
+        // Sentences long enough to compare on their own (8+ bigrams), less preset words, with
+        // their word characters (the clauses', every one: between them are only marks).
         let mut sents: Vec<(&str, Vec<u64>)> = Vec::new();
+        let mut sent_len: Vec<usize> = Vec::new();
         let mut k = 0;
         while k < t.clauses.len() {
             let n = t.clauses[k].sentence;
             let mut j = k;
-            let mut chars = 0;
+            let (mut chars, mut all) = (0, 0);
             while j < t.clauses.len() && t.clauses[j].sentence == n {
                 if !t.covered[j] {
-                    chars += clause_at[j].2;
+                    chars += t.pairs.words(j);
                 }
+                all += t.pairs.words(j);
                 j += 1;
             }
             // Fewer than 9 characters cannot make 8 bigrams.
@@ -108,6 +103,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                 if b.len() >= 8 {
                     let range = t.clauses[k].start..t.clauses[j - 1].end;
                     sents.push((&t.text[range], text::finish(b)));
+                    sent_len.push(all);
                 }
             }
             k = j;
@@ -119,9 +115,9 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         let repeatable: Vec<bool> = if seen.is_empty() {
             Vec::new()
         } else {
-            sents
+            sent_len
                 .iter()
-                .map(|(sent, _)| whole_len.saturating_sub(text::word_len(sent)) <= 8)
+                .map(|&n| whole_len.saturating_sub(n) <= 8)
                 .collect()
         };
         let mut hit: Option<&str> = None;

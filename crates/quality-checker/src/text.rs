@@ -72,7 +72,70 @@ impl Clause {
 
 /// Splits `s` into clauses (empty ones dropped). A `.` between two digits is a decimal point.
 pub fn clauses(s: &str) -> Vec<Clause> {
+    split::<false>(s).clauses
+}
+
+/// A text read once for what the detectors ask of every assistant turn (issue 14, seventh
+/// round): its clauses and, clause after clause, their character pairs and word characters.
+///
+/// Why: the clause split, the bigram walk of the turn, the walks of each clause (whether it is
+/// the owner's preset words; repetition's whole turn, own words and sentences) and the word
+/// counts each read every character of the turn on their own. No bigram spans a clause mark
+/// (no mark is a word character), so the turn's bigrams, in order, are its clauses' bigrams one
+/// clause after the other: one walk gives them all, and a clause's are a slice.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// The clauses, as [`clauses`] gives them.
+    pub clauses: Vec<Clause>,
+    /// Their character pairs and word characters.
+    pub pairs: Pairs,
+}
+
+/// The character pairs of a text (as [`for_each_bigram`] calls them: in order, duplicates
+/// kept, ASCII lower-cased), clause by clause; see [`Scan`].
+#[derive(Debug, Default)]
+pub struct Pairs {
+    /// Every pair of the text, clause after clause.
+    seq: Vec<u64>,
+    /// Per clause: where its pairs start and end in `seq`, and its word characters
+    /// ([`word_len`]).
+    spans: Vec<(u32, u32, u32)>,
+}
+
+impl Pairs {
+    /// Every pair of the text, in order (sort and dedup them for [`bigrams`]).
+    pub fn all(&self) -> &[u64] {
+        &self.seq
+    }
+
+    /// The pairs of clause `ci`, in order: what [`push_bigrams`] pushes for its text.
+    pub fn of(&self, ci: usize) -> &[u64] {
+        let (a, b, _) = self.spans[ci];
+        &self.seq[a as usize..b as usize]
+    }
+
+    /// The word characters of clause `ci` ([`word_len`] of its text).
+    pub fn words(&self, ci: usize) -> usize {
+        self.spans[ci].2 as usize
+    }
+}
+
+/// Splits `s` into clauses and the clauses' pairs, in one walk (see [`Scan`]).
+pub fn scan(s: &str) -> Scan {
+    split::<true>(s)
+}
+
+/// The one clause split: [`clauses`] without the pairs (`PAIRS` false: Han characters are
+/// skipped undecoded), [`scan`] with them.
+#[inline(always)]
+fn split<const PAIRS: bool>(s: &str) -> Scan {
     let mut out = Vec::with_capacity(8);
+    let mut pairs = Pairs::default();
+    if PAIRS {
+        pairs.seq.reserve(s.len() / 3);
+        pairs.spans.reserve(8);
+    }
+    let mut walk = PairWalk::default();
     let mut start = 0;
     let mut sentence: u16 = 0;
     let bytes = s.as_bytes();
@@ -88,13 +151,25 @@ pub fn clauses(s: &str) -> Vec<Clause> {
                 None => break,
             }
         } else {
-            i += if b >= 0xF0 {
+            let len = if b >= 0xF0 {
                 4
             } else if b >= 0xE0 {
                 3
             } else {
                 2
             };
+            if PAIRS {
+                // (Valid UTF-8: both continuation bytes are there.)
+                let cp = if len == 3 {
+                    (u32::from(b & 0x0F) << 12)
+                        | (u32::from(bytes[i + 1] & 0x3F) << 6)
+                        | u32::from(bytes[i + 2] & 0x3F)
+                } else {
+                    0
+                };
+                walk.step(word_code(cp), &mut pairs.seq);
+            }
+            i += len;
             continue;
         };
         let decimal = c == '.'
@@ -111,11 +186,30 @@ pub fn clauses(s: &str) -> Vec<Clause> {
                     sentence,
                     question,
                 });
+                if PAIRS {
+                    walk.close(&mut pairs);
+                }
             }
             if is_sentence_break(c) || c == '.' {
                 sentence = sentence.saturating_add(1);
             }
             start = i + len;
+            if PAIRS {
+                // (A clause mark is no word character: the next clause's pairs start here.)
+                walk.step(0, &mut pairs.seq);
+                walk.open(&pairs);
+            }
+        } else if PAIRS {
+            let code = if b < 0x80 {
+                if b.is_ascii_alphanumeric() {
+                    u32::from(b.to_ascii_lowercase())
+                } else {
+                    0
+                }
+            } else {
+                word_code(c as u32)
+            };
+            walk.step(code, &mut pairs.seq);
         }
         i += len;
     }
@@ -127,8 +221,61 @@ pub fn clauses(s: &str) -> Vec<Clause> {
             sentence,
             question: ends_as_question(text),
         });
+        if PAIRS {
+            walk.close(&mut pairs);
+        }
     }
-    out
+    Scan {
+        clauses: out,
+        pairs,
+    }
+}
+
+/// Where [`split`] is in the pairs: the current clause's first pair, its word characters so
+/// far, the word code before.
+#[derive(Default)]
+struct PairWalk {
+    from: u32,
+    words: u32,
+    prev: u32,
+}
+
+impl PairWalk {
+    /// One character, as its word code (0: no word character).
+    #[inline(always)]
+    fn step(&mut self, code: u32, seq: &mut Vec<u64>) {
+        if code != 0 {
+            self.words += 1;
+            if self.prev != 0 {
+                seq.push((u64::from(self.prev) << 32) | u64::from(code));
+            }
+        }
+        self.prev = code;
+    }
+
+    /// The clause ends: its span.
+    #[inline(always)]
+    fn close(&self, pairs: &mut Pairs) {
+        let to = u32::try_from(pairs.seq.len()).expect("texts under 4 GB");
+        pairs.spans.push((self.from, to, self.words));
+    }
+
+    /// A clause starts.
+    #[inline(always)]
+    fn open(&mut self, pairs: &Pairs) {
+        self.from = u32::try_from(pairs.seq.len()).expect("texts under 4 GB");
+        self.words = 0;
+    }
+}
+
+/// A code point above ASCII as the bigram walks read it: itself when it is Han, else 0.
+#[inline(always)]
+fn word_code(cp: u32) -> u32 {
+    if (0x4e00..=0x9fff).contains(&cp) || (0x3400..=0x4dbf).contains(&cp) {
+        cp
+    } else {
+        0
+    }
 }
 
 fn ends_as_question(text: &str) -> bool {
@@ -434,11 +581,7 @@ fn for_each_word_code(s: &str, mut f: impl FnMut(u32)) {
                 | (u32::from(b[i + 1] & 0x3F) << 6)
                 | u32::from(b[i + 2] & 0x3F);
             i += 3;
-            if (0x4e00..=0x9fff).contains(&cp) || (0x3400..=0x4dbf).contains(&cp) {
-                cp
-            } else {
-                0
-            }
+            word_code(cp)
         } else {
             i += 4;
             0
@@ -1212,6 +1355,33 @@ mod tests {
                 s.chars().filter(|&c| is_word_char(c)).count(),
                 "{s}"
             );
+        }
+    }
+
+    /// One walk gives what the clause split, the turn's bigram walk and each clause's give.
+    #[test]
+    fn the_scan_reads_what_the_separate_walks_read() {
+        for s in [
+            "",
+            "，。",
+            "您好，外卖到了，我在楼下。您看行吗？好的",
+            "AbC12 xY, 3.5元. ok",
+            "㐀㐁䶿䷀一丁鿿ꀀ，㐀a",
+            "é中文ü文字😀中国𠀀字Ab～～好",
+            "「你好」“Hi”『OK』《书》～—…",
+            "ｆｕｌｌ　ｗｉｄｔｈ１２，三点半\n再见 ",
+        ] {
+            let sc = scan(s);
+            assert_eq!(sc.clauses, clauses(s), "{s}");
+            let mut v = Vec::new();
+            push_bigrams(s, &mut v);
+            assert_eq!(sc.pairs.all(), &v[..], "{s}");
+            for (ci, c) in sc.clauses.iter().enumerate() {
+                let mut w = Vec::new();
+                push_bigrams(c.text(s), &mut w);
+                assert_eq!(sc.pairs.of(ci), &w[..], "{s}: clause {ci}");
+                assert_eq!(sc.pairs.words(ci), word_len(c.text(s)), "{s}: clause {ci}");
+            }
         }
     }
 
