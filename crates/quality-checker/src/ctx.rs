@@ -25,6 +25,9 @@ pub struct TurnCtx<'a> {
     /// the clauses, see [`text::Scan`]); the clauses' bigrams and word counts are read off
     /// them instead of walking each clause again.
     pub pairs: text::Pairs,
+    /// How many of its characters can be a digit (assistant turns only, see
+    /// [`text::Scan::digitish`]).
+    pub digitish: usize,
     /// Per clause: the clause is (nearly) the owner's own preset words.
     pub covered: Vec<bool>,
     /// Its bigrams (assistant turns only; use [`crate::text::bigrams`] on a caller's text).
@@ -317,12 +320,16 @@ impl<'a> Ctx<'a> {
                 let assistant = t.speaker == Speaker::Assistant;
                 // An assistant turn's clauses and pairs in one walk; a caller's clauses alone
                 // (its bigrams are read on demand, for a third of the turns).
-                let text::Scan { clauses, pairs } = if assistant {
+                let text::Scan {
+                    clauses,
+                    pairs,
+                    digitish,
+                } = if assistant {
                     text::scan(&t.text)
                 } else {
                     text::Scan {
                         clauses: text::clauses(&t.text),
-                        pairs: text::Pairs::default(),
+                        ..Default::default()
                     }
                 };
                 let bigrams = if assistant {
@@ -376,6 +383,7 @@ impl<'a> Ctx<'a> {
                     proxy: Default::default(),
                     clauses,
                     pairs,
+                    digitish,
                 }
             })
             .collect();

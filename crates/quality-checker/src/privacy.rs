@@ -33,8 +33,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     for t in ctx.turns.iter().filter(|t| t.assistant) {
         // 4+ digits in a row need 4+ digit characters at all.
-        let digitish = t.text.chars().filter(|&c| text::is_digitish(c)).count();
-        let runs = if digitish >= 4 {
+        let runs = if t.digitish >= 4 {
             text::digit_runs(t.text, 4)
         } else {
             Vec::new()

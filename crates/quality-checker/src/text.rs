@@ -89,6 +89,9 @@ pub struct Scan {
     pub clauses: Vec<Clause>,
     /// Their character pairs and word characters.
     pub pairs: Pairs,
+    /// How many of its characters can be a digit ([`is_digitish`]): privacy looks for 4+
+    /// digits in a row only where there are 4 at all (it counted them in a walk of its own).
+    pub digitish: usize,
 }
 
 /// The character pairs of a text (as [`for_each_bigram`] calls them: in order, duplicates
@@ -136,6 +139,9 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
         pairs.spans.reserve(8);
     }
     let mut walk = PairWalk::default();
+    let mut digitish = 0;
+    // (A bit per character of the Han block that is a digit's name.)
+    let cn_digits: &[u64] = if PAIRS { &CN_DIGIT_BITS } else { &[] };
     let mut start = 0;
     let mut sentence: u16 = 0;
     let bytes = s.as_bytes();
@@ -167,6 +173,12 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
                 } else {
                     0
                 };
+                // (No character of two or four bytes, nor one of three outside the Han block
+                // that does not start with E2, E3 or EF, is a digit in any notation.)
+                if (0x4E00..0xA000).contains(&cp) {
+                    let k = (cp - 0x4E00) as usize;
+                    digitish += (cn_digits[k / 64] >> (k % 64) & 1) as usize;
+                }
                 walk.step(word_code(cp), &mut pairs.seq);
             }
             i += len;
@@ -200,6 +212,7 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
                 walk.open(&pairs);
             }
         } else if PAIRS {
+            digitish += usize::from(is_digitish(c));
             let code = if b < 0x80 {
                 if b.is_ascii_alphanumeric() {
                     u32::from(b.to_ascii_lowercase())
@@ -228,6 +241,7 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
     Scan {
         clauses: out,
         pairs,
+        digitish,
     }
 }
 
@@ -511,6 +525,7 @@ static QUOTE_OPENS: LazyLock<crate::lexicon::Ac> =
 /// Builds this module's word lists (see `lexicon::build_lists`).
 pub(crate) fn build_lists() {
     LazyLock::force(&QUOTE_OPENS);
+    LazyLock::force(&CN_DIGIT_BITS);
 }
 
 /// Whether byte offset `pos` lies inside one of `ranges`.
@@ -825,6 +840,18 @@ fn cn_mult(c: char) -> Option<u32> {
         _ => return None,
     })
 }
+
+/// The names of digits ([`cn_digit`]) as a bitmap over U+4E00..U+A000.
+static CN_DIGIT_BITS: LazyLock<Vec<u64>> = LazyLock::new(|| {
+    let mut bits = vec![0u64; (0xA000 - 0x4E00) / 64 + 1];
+    for u in 0x4E00u32..0xA000 {
+        if char::from_u32(u).and_then(cn_digit).is_some() {
+            let k = (u - 0x4E00) as usize;
+            bits[k / 64] |= 1 << (k % 64);
+        }
+    }
+    bits
+});
 
 /// Chinese numeral characters as a bitmap over U+4E00..U+A000.
 static NUMERAL_BITS: std::sync::LazyLock<Vec<u64>> = std::sync::LazyLock::new(|| {
@@ -1370,6 +1397,7 @@ mod tests {
             "é中文ü文字😀中国𠀀字Ab～～好",
             "「你好」“Hi”『OK』《书》～—…",
             "ｆｕｌｌ　ｗｉｄｔｈ１２，三点半\n再见 ",
+            "幺三八〇，两个壹贰叁肆伍陆柒捌玖零俩 7 号十百千",
         ] {
             let sc = scan(s);
             assert_eq!(sc.clauses, clauses(s), "{s}");
@@ -1382,6 +1410,11 @@ mod tests {
                 assert_eq!(sc.pairs.of(ci), &w[..], "{s}: clause {ci}");
                 assert_eq!(sc.pairs.words(ci), word_len(c.text(s)), "{s}: clause {ci}");
             }
+            assert_eq!(
+                sc.digitish,
+                s.chars().filter(|&c| is_digitish(c)).count(),
+                "{s}"
+            );
         }
     }
 
