@@ -324,6 +324,7 @@ impl<'a> Ctx<'a> {
                     clauses,
                     pairs,
                     digitish,
+                    numerals,
                 } = if assistant {
                     text::scan(&t.text)
                 } else {
@@ -365,7 +366,7 @@ impl<'a> Ctx<'a> {
                     covered,
                     bigrams,
                     nums: if assistant {
-                        text::numbers(&t.text)
+                        text::scanned_numbers(&t.text, numerals)
                     } else {
                         Vec::new()
                     },

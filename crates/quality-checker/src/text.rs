@@ -92,6 +92,9 @@ pub struct Scan {
     /// How many of its characters can be a digit ([`is_digitish`]): privacy looks for 4+
     /// digits in a row only where there are 4 at all (it counted them in a walk of its own).
     pub digitish: usize,
+    /// How many of its characters are numerals (digits, `十`, `百` …): [`scanned_numbers`]
+    /// reads no numbers where there are none (in four assistant turns of five).
+    pub numerals: usize,
 }
 
 /// The character pairs of a text (as [`for_each_bigram`] calls them: in order, duplicates
@@ -139,9 +142,13 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
         pairs.spans.reserve(8);
     }
     let mut walk = PairWalk::default();
-    let mut digitish = 0;
-    // (A bit per character of the Han block that is a digit's name.)
-    let cn_digits: &[u64] = if PAIRS { &CN_DIGIT_BITS } else { &[] };
+    let (mut digitish, mut numerals) = (0, 0);
+    // (A bit per character of the Han block that is a numeral, and that is a digit's name.)
+    let (cn_numerals, cn_digits): (&[u64], &[u64]) = if PAIRS {
+        (&NUMERAL_BITS, &CN_DIGIT_BITS)
+    } else {
+        (&[], &[])
+    };
     let mut start = 0;
     let mut sentence: u16 = 0;
     let bytes = s.as_bytes();
@@ -177,7 +184,11 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
                 // that does not start with E2, E3 or EF, is a digit in any notation.)
                 if (0x4E00..0xA000).contains(&cp) {
                     let k = (cp - 0x4E00) as usize;
-                    digitish += (cn_digits[k / 64] >> (k % 64) & 1) as usize;
+                    // (A digit's name is a numeral.)
+                    if cn_numerals[k / 64] >> (k % 64) & 1 == 1 {
+                        numerals += 1;
+                        digitish += (cn_digits[k / 64] >> (k % 64) & 1) as usize;
+                    }
                 }
                 walk.step(word_code(cp), &mut pairs.seq);
             }
@@ -213,6 +224,7 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
             }
         } else if PAIRS {
             digitish += usize::from(is_digitish(c));
+            numerals += usize::from(is_numeral(c));
             let code = if b < 0x80 {
                 if b.is_ascii_alphanumeric() {
                     u32::from(b.to_ascii_lowercase())
@@ -242,6 +254,7 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
         clauses: out,
         pairs,
         digitish,
+        numerals,
     }
 }
 
@@ -526,6 +539,7 @@ static QUOTE_OPENS: LazyLock<crate::lexicon::Ac> =
 pub(crate) fn build_lists() {
     LazyLock::force(&QUOTE_OPENS);
     LazyLock::force(&CN_DIGIT_BITS);
+    LazyLock::force(&NUMERAL_BITS);
 }
 
 /// Whether byte offset `pos` lies inside one of `ranges`.
@@ -976,6 +990,15 @@ static UNIT_START: LazyLock<crate::lexicon::HanSet> = LazyLock::new(|| {
     )
 });
 
+/// [`numbers`] of a text [`scan`] found `numerals` numerals in: none without one (every number
+/// starts with one) or a `半` (`半小时`), without reading the text again.
+pub fn scanned_numbers(s: &str, numerals: usize) -> Vec<Num> {
+    if numerals == 0 && !s.contains('半') {
+        return Vec::new();
+    }
+    numbers(s)
+}
+
 /// Finds the numbers in `s`.
 pub fn numbers(s: &str) -> Vec<Num> {
     let mut out = Vec::new();
@@ -1398,6 +1421,7 @@ mod tests {
             "「你好」“Hi”『OK』《书》～—…",
             "ｆｕｌｌ　ｗｉｄｔｈ１２，三点半\n再见 ",
             "幺三八〇，两个壹贰叁肆伍陆柒捌玖零俩 7 号十百千",
+            "等半小时，半个钟头",
         ] {
             let sc = scan(s);
             assert_eq!(sc.clauses, clauses(s), "{s}");
@@ -1415,6 +1439,12 @@ mod tests {
                 s.chars().filter(|&c| is_digitish(c)).count(),
                 "{s}"
             );
+            assert_eq!(
+                sc.numerals,
+                s.chars().filter(|&c| is_numeral(c)).count(),
+                "{s}"
+            );
+            assert_eq!(scanned_numbers(s, sc.numerals), numbers(s), "{s}");
         }
     }
 
