@@ -28,6 +28,9 @@ pub struct TurnCtx<'a> {
     /// How many of its characters can be a digit (assistant turns only, see
     /// [`text::Scan::digitish`]).
     pub digitish: usize,
+    /// How many of its characters are not plain (assistant turns only, see
+    /// [`text::Scan::unplain`]).
+    pub unplain: usize,
     /// Per clause: the clause is (nearly) the owner's own preset words.
     pub covered: Vec<bool>,
     /// Its bigrams (assistant turns only; use [`crate::text::bigrams`] on a caller's text).
@@ -325,6 +328,7 @@ impl<'a> Ctx<'a> {
                     pairs,
                     digitish,
                     numerals,
+                    unplain,
                 } = if assistant {
                     text::scan(&t.text)
                 } else {
@@ -385,6 +389,7 @@ impl<'a> Ctx<'a> {
                     clauses,
                     pairs,
                     digitish,
+                    unplain,
                 }
             })
             .collect();

@@ -612,48 +612,12 @@ pub fn meta(ctx: &Ctx) -> Vec<Finding> {
     out
 }
 
-/// Punctuation of ordinary spoken Chinese text.
-fn plain_punct(c: char) -> bool {
-    matches!(
-        c,
-        '，' | '。'
-            | '！'
-            | '？'
-            | '、'
-            | '；'
-            | '：'
-            | '“'
-            | '”'
-            | '‘'
-            | '’'
-            | '…'
-            | '—'
-            | '～'
-            | ' '
-            | ','
-            | '.'
-            | '!'
-            | '?'
-            | ';'
-            | ':'
-            | '\''
-            | '"'
-            | '-'
-            | '%'
-            | '·'
-    )
-}
-
 fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
     let s = t.text.trim();
     // Han characters, digits and ordinary punctuation only: just self-reference can be wrong.
-    // (With none of `：`, `:`, `、`, `.` — ordinary punctuation too — nothing but self-reference
-    // is looked for: one pass over the characters for both.)
-    let plain = s.chars().all(|c| {
-        text::is_han(c)
-            || c.is_ascii_digit()
-            || plain_punct(c) && !matches!(c, '：' | ':' | '、' | '.')
-    });
+    // (Counted in the turn's scan; a turn with a character that is not, at an end too, is read
+    // again without the spaces and line breaks at its ends.)
+    let plain = t.unplain == 0 || s.chars().all(text::is_plain);
     if let Some(m) = AI_SELF.find(s) {
         let w = &s[m.start()..m.end()];
         if !ctx.grounded_text(w, t.idx) {

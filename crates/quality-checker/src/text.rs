@@ -95,6 +95,9 @@ pub struct Scan {
     /// How many of its characters are numerals (digits, `十`, `百` …): [`scanned_numbers`]
     /// reads no numbers where there are none (in four assistant turns of five).
     pub numerals: usize,
+    /// How many of its characters are not [`is_plain`] (the meta check reads a turn of plain
+    /// characters for self-reference alone).
+    pub unplain: usize,
 }
 
 /// The character pairs of a text (as [`for_each_bigram`] calls them: in order, duplicates
@@ -142,7 +145,7 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
         pairs.spans.reserve(8);
     }
     let mut walk = PairWalk::default();
-    let (mut digitish, mut numerals) = (0, 0);
+    let (mut digitish, mut numerals, mut unplain) = (0, 0, 0);
     // (A bit per character of the Han block that is a numeral, and that is a digit's name.)
     let (cn_numerals, cn_digits): (&[u64], &[u64]) = if PAIRS {
         (&NUMERAL_BITS, &CN_DIGIT_BITS)
@@ -190,7 +193,11 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
                         digitish += (cn_digits[k / 64] >> (k % 64) & 1) as usize;
                     }
                 }
-                walk.step(word_code(cp), &mut pairs.seq);
+                let code = word_code(cp);
+                // (Of these characters only Han ones and `·` are plain.)
+                unplain +=
+                    usize::from(code == 0 && !(len == 2 && bytes[i + 1] == 0xB7 && b == 0xC2));
+                walk.step(code, &mut pairs.seq);
             }
             i += len;
             continue;
@@ -218,13 +225,16 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
             }
             start = i + len;
             if PAIRS {
-                // (A clause mark is no word character: the next clause's pairs start here.)
+                // (A clause mark is no word character, nor a numeral: the next clause's pairs
+                // start here.)
+                unplain += usize::from(!is_plain(c));
                 walk.step(0, &mut pairs.seq);
                 walk.open(&pairs);
             }
         } else if PAIRS {
             digitish += usize::from(is_digitish(c));
             numerals += usize::from(is_numeral(c));
+            unplain += usize::from(!is_plain(c));
             let code = if b < 0x80 {
                 if b.is_ascii_alphanumeric() {
                     u32::from(b.to_ascii_lowercase())
@@ -255,6 +265,7 @@ fn split<const PAIRS: bool>(s: &str) -> Scan {
         pairs,
         digitish,
         numerals,
+        unplain,
     }
 }
 
@@ -293,6 +304,37 @@ impl PairWalk {
         self.from = u32::try_from(pairs.seq.len()).expect("texts under 4 GB");
         self.words = 0;
     }
+}
+
+/// A character of ordinary spoken Chinese text: Han, a digit or ordinary punctuation — not `：`,
+/// `:`, `、` or `.`, which lists and labels use too (`naturalness`'s meta check).
+pub fn is_plain(c: char) -> bool {
+    is_han(c)
+        || c.is_ascii_digit()
+        || matches!(
+            c,
+            '，' | '。'
+                | '！'
+                | '？'
+                | '；'
+                | '“'
+                | '”'
+                | '‘'
+                | '’'
+                | '…'
+                | '—'
+                | '～'
+                | ' '
+                | ','
+                | '!'
+                | '?'
+                | ';'
+                | '\''
+                | '"'
+                | '-'
+                | '%'
+                | '·'
+        )
 }
 
 /// A code point above ASCII as the bigram walks read it: itself when it is Han, else 0.
@@ -1422,6 +1464,7 @@ mod tests {
             "ｆｕｌｌ　ｗｉｄｔｈ１２，三点半\n再见 ",
             "幺三八〇，两个壹贰叁肆伍陆柒捌玖零俩 7 号十百千",
             "等半小时，半个钟头",
+            "·好的：是、不.是 ‘x’%-\"'\t　¥\n- 好～~—",
         ] {
             let sc = scan(s);
             assert_eq!(sc.clauses, clauses(s), "{s}");
@@ -1445,6 +1488,11 @@ mod tests {
                 "{s}"
             );
             assert_eq!(scanned_numbers(s, sc.numerals), numbers(s), "{s}");
+            assert_eq!(
+                sc.unplain,
+                s.chars().filter(|&c| !is_plain(c)).count(),
+                "{s}"
+            );
         }
     }
 
