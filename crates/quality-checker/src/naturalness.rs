@@ -817,13 +817,19 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             if !asked {
                 // (The opener's "王先生吗？" only checks who answers: case
                 // naturalness/thanks-after-the-opener-refused.)
-                let said = match t.text.find(['？', '?']) {
+                // (Searched for one character after the other: a search for either decodes
+                // every character.)
+                let q = match (t.text.find('？'), t.text.find('?')) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                let said = match q {
                     Some(q) if t.idx == 0 && t.text[..q].chars().count() <= 12 => {
                         t.text[q..].trim_start_matches(['？', '?'])
                     }
                     _ => t.text,
                 };
-                asked = said.contains(['？', '?', '吗']);
+                asked = said.contains('？') || said.contains('?') || said.contains('吗');
             }
             continue;
         }
