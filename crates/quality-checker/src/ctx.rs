@@ -463,8 +463,22 @@ impl<'a> Ctx<'a> {
     /// The owner's private facts, cut into fragments.
     pub fn private(&self) -> &[PrivateFact<'a>] {
         self.private.get_or_init(|| {
-            // (The allowed text's bigrams once, not once per fact.)
+            // The allowed text's bigrams, once, not once per fact, and only for a fact with
+            // bigrams: the presets' responses' (`preset_bigrams`, sorted already) and the
+            // triggers' and public facts' (no bigram spans the `|` between them).
             let allowed = OnceCell::new();
+            let allowed = || -> &Vec<u64> {
+                allowed.get_or_init(|| {
+                    let mut v = Vec::new();
+                    for p in &self.presets {
+                        text::push_bigrams(p.trigger, &mut v);
+                    }
+                    for x in self.d.owner.public.values() {
+                        text::push_bigrams(x, &mut v);
+                    }
+                    text::finish(v)
+                })
+            };
             self.d
                 .owner
                 .private
@@ -478,9 +492,12 @@ impl<'a> Ctx<'a> {
                         f.fragments.retain(|fr| !self.allowed_text.contains(fr));
                         f.spoken
                             .retain(|fr| !self.allowed_text.contains(fr.as_str()));
-                        let ab: &Vec<u64> =
-                            allowed.get_or_init(|| text::bigrams(&self.allowed_text));
-                        f.bigrams.retain(|b| ab.binary_search(b).is_err());
+                        if !f.bigrams.is_empty() {
+                            let (pb, others) = (&self.preset_bigrams, allowed());
+                            f.bigrams.retain(|b| {
+                                pb.binary_search(b).is_err() && others.binary_search(b).is_err()
+                            });
+                        }
                     }
                     f
                 })
