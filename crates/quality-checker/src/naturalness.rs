@@ -28,7 +28,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         whole_len: usize,
         own: Cow<'a, [u64]>,
         own_len: usize,
-        sents: Vec<(&'a str, Vec<u64>)>,
+        sents: Vec<(&'a str, Cow<'a, [u64]>)>,
     }
     let mut seen: Vec<Seen> = Vec::new();
     for t in ctx.turns.iter().filter(|t| t.assistant) {
@@ -78,7 +78,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         };
         // Sentences long enough to compare on their own (8+ bigrams), less preset words, with
         // their word characters (the clauses', every one: between them are only marks).
-        let mut sents: Vec<(&str, Vec<u64>)> = Vec::new();
+        let mut sents: Vec<(&str, Cow<[u64]>)> = Vec::new();
         let mut sent_len: Vec<usize> = Vec::new();
         let mut k = 0;
         while k < t.clauses.len() {
@@ -94,15 +94,21 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
             }
             // Fewer than 9 characters cannot make 8 bigrams.
             if chars >= 9 {
-                let mut b = Vec::with_capacity(chars);
-                for q in k..j {
-                    if !t.covered[q] {
-                        b.extend_from_slice(of(q));
-                    }
-                }
-                if b.len() >= 8 {
+                let uncovered = || (k..j).filter(|&q| !t.covered[q]);
+                if uncovered().map(|q| of(q).len()).sum::<usize>() >= 8 {
                     let range = t.clauses[k].start..t.clauses[j - 1].end;
-                    sents.push((&t.text[range], text::finish(b)));
+                    // A sentence that is the whole turn, no preset words in it: the turn's own
+                    // bigrams (most turns are one sentence).
+                    let b: Cow<[u64]> = if k == 0 && j == t.clauses.len() && !any_covered {
+                        Cow::Borrowed(&t.bigrams)
+                    } else {
+                        let mut b = Vec::with_capacity(chars);
+                        for q in uncovered() {
+                            b.extend_from_slice(of(q));
+                        }
+                        Cow::Owned(text::finish(b))
+                    };
+                    sents.push((&t.text[range], b));
                     sent_len.push(all);
                 }
             }
