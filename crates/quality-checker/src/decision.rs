@@ -119,9 +119,54 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             out.push(f);
         } else if let Some(f) = answers_request(ctx, t, &request) {
             out.push(f);
+        } else if let Some(f) = concedes(t) {
+            out.push(f);
         }
     }
     out
+}
+
+/// A concession, X就X吧 (`行 80就80吧`, `明天就明天吧`): the same one to five characters on
+/// both sides of 就, then one of `concession_ends` — the assistant accepts X for the owner,
+/// whatever X is; no anchor word need be in it (case decision/a-concession).
+fn concedes(t: &TurnCtx) -> Option<Finding> {
+    if !t.text.contains('就') {
+        return None;
+    }
+    let ends = lists().decision.concession_ends;
+    for c in t.clauses.iter().filter(|c| !c.question) {
+        let clause = c.text(t.text);
+        if text::inside(&t.quoted, c.start) {
+            continue;
+        }
+        let cs: Vec<char> = clause.chars().collect();
+        for i in (0..cs.len()).filter(|&i| cs[i] == '就') {
+            let conceded = (1..=5).find(|&k| {
+                i >= k
+                    && i + 1 + k < cs.len()
+                    && cs[i - k..i] == cs[i + 1..i + 1 + k]
+                    && cs[i - k..i]
+                        .iter()
+                        .all(|&x| text::is_han(x) || x.is_ascii_digit())
+                    && ends.iter().any(|e| {
+                        let rest: String = cs[i + 1 + k..].iter().collect();
+                        rest.starts_with(e)
+                    })
+            });
+            if let Some(k) = conceded {
+                let x: String = cs[i - k..i].iter().collect();
+                return Some(finding(
+                    KIND,
+                    t.idx,
+                    clause,
+                    format!(
+                        "the assistant concedes {x:?} for the owner ({x}就{x}…), which no preset says"
+                    ),
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// The part of a turn that counts after a contrast (不过, 但是; case
@@ -1130,17 +1175,24 @@ pub(crate) fn build_lists() {
 /// Whether turn `t` says (half of its words or more) a preset that is itself a refusal
 /// (`没有贷款需求，也不办理任何借贷`): the owner refused, and the assistant's `不用了` before it is
 /// the owner's word, not a decision of its own (case decision/refusal-preset-said).
+/// So is a refusal after the assistant said such a preset in an earlier turn (`还是那句话，不需要`
+/// once "推销一律不要" was told): holding the owner's refusal (case
+/// decision/refusal-preset-held).
 fn refusal_preset_said(ctx: &Ctx, t: &TurnCtx) -> bool {
     ctx.presets.iter().any(|p| {
         let content = p.content();
         !content.is_empty()
-            && lists()
+            && (lists()
                 .decision
                 .anchors
                 .refuse
                 .iter()
                 .any(|w| p.response.contains(w))
-            && text::containment(content, &t.bigrams) >= 0.5
+                // (A protective preset turns the caller away: `推销一律不要`.)
+                || crate::proxy::protective(p))
+            && ctx.turns[..=t.idx]
+                .iter()
+                .any(|u| u.assistant && text::containment(content, &u.bigrams) >= 0.5)
     })
 }
 

@@ -202,6 +202,7 @@ word_files! {
         embedding: Words,
         potential_negation: Words,
         topic_endings: Words,
+        concession_ends: Words,
         owners_words_cited: Words,
         settled_phrases: Words,
         settle_courtesy: Words,

@@ -428,7 +428,14 @@ fn self_intro<'a>(
 }
 
 /// The first caller turn by which the trigger holds; `Err(())` when the trigger cannot be read.
+/// Read leniently (the role prior) only with one preset: with several, a caller of substance
+/// would hold them all.
 fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()> {
+    held_reading(ctx, trig, lenient && ctx.presets.len() == 1)
+}
+
+/// [`held_at`], with the role prior (`role_prior`) or without.
+fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usize>, ()> {
     let reg = ctx.concepts;
     if trig.groups.is_empty() && trig.topic.is_empty() {
         return Err(());
@@ -443,7 +450,6 @@ fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()
         g.iter()
             .any(|&ci| reg.sort(ci) == Sort::Event && !reg.has(ci, ConceptTrait::Scheduling))
     });
-    let role_prior = lenient && ctx.presets.len() == 1;
     // The topic: the first caller turn that says it; a topic never said at all is taken as
     // shown by the first substantive turn under the prior (`陌生人深夜来电骚扰`: the caller
     // never says "骚扰").
@@ -998,6 +1004,13 @@ fn another_fits_better(ctx: &Ctx, t: &TurnCtx, p: &PresetCtx) -> bool {
             .any(|o| o.id != p.id && text::containment(o.core_bigrams(), &t.bigrams) >= mine + 0.25)
 }
 
+/// One whole instruction of the preset (`放门口就行` of `放门口就行，不用等人签收`).
+fn says_an_instruction<'c>(t: &TurnCtx, clause_bigrams: &dyn Fn() -> &'c [Vec<u64>]) -> bool {
+    clause_bigrams()
+        .iter()
+        .any(|cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
+}
+
 fn conveys<'c>(
     ctx: &Ctx,
     t: &TurnCtx,
@@ -1044,11 +1057,7 @@ fn conveys<'c>(
     if score >= theta {
         return true;
     }
-    // One whole instruction of the preset (`放门口就行` of `放门口就行，不用等人签收`).
-    if clause_bigrams()
-        .iter()
-        .any(|cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
-    {
+    if says_an_instruction(t, clause_bigrams) {
         return true;
     }
     let turn = &ctx.d.turns[t.idx];
@@ -1347,7 +1356,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     .iter()
                     .map(|c| c.text(p.response))
                     .filter(|c| !lexicon::CLOSE.is_match(c) && preset_content(c).len() >= 2)
-                    .map(text::bigrams)
+                    // (Without the courtesy it opens with: `放门口鞋柜上就行` says the
+                    // instruction `麻烦放门口鞋柜上就行`; case preset/two-presets-one-in-part.)
+                    .map(|c| {
+                        let polite = lists().preset.polite.iter().find(|w| c.starts_with(*w));
+                        text::bigrams(polite.map_or(c, |w| &c[w.len()..]))
+                    })
                     .collect()
             })
         };
@@ -1374,7 +1388,19 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 t.assistant
                     && !suspended.contains(&t.idx)
                     && conveys(ctx, t, p, content, &clause_bigrams)
-                    && !another_fits_better(ctx, t, p)
+                    // (A turn that gives another preset whole and one instruction of this one
+                    // whole, an instruction the other does not share, gives both: case
+                    // preset/two-presets-one-in-part; not a shared one: case
+                    // preset/shared-instruction-not-the-others.)
+                    && (!another_fits_better(ctx, t, p)
+                        || clause_bigrams().iter().any(|cb| {
+                            cb.len() >= 3
+                                && text::contains_all(cb, &t.bigrams)
+                                && !ctx
+                                    .presets
+                                    .iter()
+                                    .any(|o| o.id != p.id && text::contains_all(cb, &o.bigrams))
+                        }))
             })
             .map(|t| t.idx)
             .collect();
@@ -1607,6 +1633,18 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             p.id, p.trigger
                         ),
                     );
+                    // With several presets there is no role prior, so a caller whose role or
+                    // topic is in words no concept has (`悦齿口腔` for 诊所, `我是小罗` for 同事)
+                    // reads as not yet: certain only when even the prior has the trigger not
+                    // holding (a bare "喂", an event still ahead, another role named) or the
+                    // caller's answer shows they asked for nothing of the kind (case
+                    // preset/unknown-role-among-presets; certain: preset/bare-hello-among-presets).
+                    if ctx.presets.len() > 1
+                        && !confused_after(ctx, t)
+                        && !before(&held_reading(ctx, trig, true))
+                    {
+                        ctx.uncertain(&f);
+                    }
                     out.push(f);
                 }
             } else if let Some(c) = conflict

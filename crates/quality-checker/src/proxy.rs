@@ -239,7 +239,8 @@ fn new_fact(t: &TurnCtx, protective: bool) -> bool {
 /// the demand the preset refuses, a plea (case proxy/hardship-is-a-plea); against any other
 /// preset it is a fact (`进不去` for "放门口就行", case proxy/hardship-against-a-plain-preset).
 /// (The cancelling a no-cancel preset refuses, argued for, is such a plea: case
-/// proxy/cancelling-argued-for.)
+/// proxy/cancelling-argued-for; so is the driver's breakdown, the very case "师傅要是来不了…"
+/// answers: cases proxy/breakdown-is-a-plea, proxy/breakdown-plea-given-in-to.)
 pub(crate) fn reports_new_fact(text: &str, protective: bool) -> bool {
     let c = &*CONCEPTS;
     c.new_fact.find_iter(text).any(|m| {
