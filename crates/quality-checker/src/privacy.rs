@@ -74,15 +74,23 @@ fn guess_questions<'t>(caller: &'t TurnCtx) -> Vec<&'t str> {
 /// its self-introduction, or a word that says it is right (`是这个没错`) not denied.
 /// (Where the confirming word starts and its length in bytes; 0, 0 for a yes.)
 fn confirms(ctx: &Ctx, t: &TurnCtx) -> Option<(usize, usize)> {
-    let confirm = lists().privacy.confirm.iter().find_map(|&w| {
-        t.text
-            .match_indices(w)
-            .find(|&(i, _)| {
-                let before: String = t.text[..i].chars().rev().take(2).collect();
-                !before.contains(['不', '没', '别']) && !ctx.covered_at(t.idx, i)
-            })
-            .map(|(i, w)| (i, w.len()))
-    });
+    // (Most turns hold no confirming word: one question of the turn's index says so, where a
+    // search of the turn per word set up a searcher eight times.)
+    let any = CONFIRM.is_match(t.text);
+    let confirm = lists()
+        .privacy
+        .confirm
+        .iter()
+        .filter(|_| any)
+        .find_map(|&w| {
+            t.text
+                .match_indices(w)
+                .find(|&(i, _)| {
+                    let before: String = t.text[..i].chars().rev().take(2).collect();
+                    !before.contains(['不', '没', '别']) && !ctx.covered_at(t.idx, i)
+                })
+                .map(|(i, w)| (i, w.len()))
+        });
     let opens_yes = t.clauses.iter().any(|c| {
         let h = c.text(t.text).trim();
         lists().privacy.yes.contains(&h) && c.end > intro_end(t)
@@ -213,6 +221,9 @@ fn intro_end(t: &TurnCtx) -> usize {
         .or_else(|| t.text.rfind("接电话"))
         .map_or(0, |i| i + "助理".len())
 }
+
+/// The words that say the caller's guess is right, as one list (see [`confirms`]).
+static CONFIRM: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.confirm));
 
 /// Words that place digits within a number (`最后两位`, `尾号`, `第三位`).
 static POSITIONS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.positions));
@@ -853,6 +864,7 @@ fn affirmed(t: &TurnCtx, pos: usize) -> bool {
 /// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
 /// once they are all known).
 pub(crate) fn build_lists() {
+    LazyLock::force(&CONFIRM);
     LazyLock::force(&POSITIONS);
     LazyLock::force(&CLAIM_WORDS);
     LazyLock::force(&TIME_WORDS);
