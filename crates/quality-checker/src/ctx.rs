@@ -21,6 +21,16 @@ pub struct TurnCtx<'a> {
     pub assistant: bool,
     /// Its clauses.
     pub clauses: Vec<Clause>,
+    /// Its character pairs, clause by clause (assistant turns only: read in the same walk as
+    /// the clauses, see [`text::Scan`]); the clauses' bigrams and word counts are read off
+    /// them instead of walking each clause again.
+    pub pairs: text::Pairs,
+    /// How many of its characters can be a digit (assistant turns only, see
+    /// [`text::Scan::digitish`]).
+    pub digitish: usize,
+    /// How many of its characters are not plain (assistant turns only, see
+    /// [`text::Scan::unplain`]).
+    pub unplain: usize,
     /// Per clause: the clause is (nearly) the owner's own preset words.
     pub covered: Vec<bool>,
     /// Its bigrams (assistant turns only; use [`crate::text::bigrams`] on a caller's text).
@@ -310,10 +320,25 @@ impl<'a> Ctx<'a> {
             .iter()
             .enumerate()
             .map(|(idx, t)| {
-                let clauses = text::clauses(&t.text);
                 let assistant = t.speaker == Speaker::Assistant;
+                // An assistant turn's clauses and pairs in one walk; a caller's clauses alone
+                // (its bigrams are read on demand, for a third of the turns).
+                let text::Scan {
+                    clauses,
+                    pairs,
+                    digitish,
+                    numerals,
+                    unplain,
+                } = if assistant {
+                    text::scan(&t.text)
+                } else {
+                    text::Scan {
+                        clauses: text::clauses(&t.text),
+                        ..Default::default()
+                    }
+                };
                 let bigrams = if assistant {
-                    text::bigrams(&t.text)
+                    text::finish(pairs.all().to_vec())
                 } else {
                     Vec::new()
                 };
@@ -330,7 +355,10 @@ impl<'a> Ctx<'a> {
                 {
                     clauses
                         .iter()
-                        .map(|c| covered_by(&preset_filter, c.text(&t.text), cfg))
+                        .enumerate()
+                        .map(|(ci, c)| {
+                            covered_by(&preset_filter, c.text(&t.text), Some(pairs.of(ci)), cfg)
+                        })
                         .collect()
                 } else {
                     vec![false; clauses.len()]
@@ -342,7 +370,7 @@ impl<'a> Ctx<'a> {
                     covered,
                     bigrams,
                     nums: if assistant {
-                        text::numbers(&t.text)
+                        text::scanned_numbers(&t.text, numerals)
                     } else {
                         Vec::new()
                     },
@@ -359,6 +387,9 @@ impl<'a> Ctx<'a> {
                     preset_facts: OnceCell::new(),
                     proxy: Default::default(),
                     clauses,
+                    pairs,
+                    digitish,
+                    unplain,
                 }
             })
             .collect();
@@ -432,8 +463,22 @@ impl<'a> Ctx<'a> {
     /// The owner's private facts, cut into fragments.
     pub fn private(&self) -> &[PrivateFact<'a>] {
         self.private.get_or_init(|| {
-            // (The allowed text's bigrams once, not once per fact.)
+            // The allowed text's bigrams, once, not once per fact, and only for a fact with
+            // bigrams: the presets' responses' (`preset_bigrams`, sorted already) and the
+            // triggers' and public facts' (no bigram spans the `|` between them).
             let allowed = OnceCell::new();
+            let allowed = || -> &Vec<u64> {
+                allowed.get_or_init(|| {
+                    let mut v = Vec::new();
+                    for p in &self.presets {
+                        text::push_bigrams(p.trigger, &mut v);
+                    }
+                    for x in self.d.owner.public.values() {
+                        text::push_bigrams(x, &mut v);
+                    }
+                    text::finish(v)
+                })
+            };
             self.d
                 .owner
                 .private
@@ -447,9 +492,12 @@ impl<'a> Ctx<'a> {
                         f.fragments.retain(|fr| !self.allowed_text.contains(fr));
                         f.spoken
                             .retain(|fr| !self.allowed_text.contains(fr.as_str()));
-                        let ab: &Vec<u64> =
-                            allowed.get_or_init(|| text::bigrams(&self.allowed_text));
-                        f.bigrams.retain(|b| ab.binary_search(b).is_err());
+                        if !f.bigrams.is_empty() {
+                            let (pb, others) = (&self.preset_bigrams, allowed());
+                            f.bigrams.retain(|b| {
+                                pb.binary_search(b).is_err() && others.binary_search(b).is_err()
+                            });
+                        }
                     }
                     f
                 })
@@ -682,13 +730,25 @@ impl<'a> Ctx<'a> {
 static SURNAME_SUFFIXES: LazyLock<&[&str]> = LazyLock::new(|| lists().ctx.surname_suffixes.0);
 
 /// Whether a clause is (nearly) the owner's preset words, so the assistant may say it
-/// (`preset_bigrams`: the bigrams of every preset response, see [`Ctx::preset_bigrams`]).
-pub fn covered_by(preset_bigrams: &text::BigramFilter, clause: &str, cfg: &CheckConfig) -> bool {
+/// (`preset_bigrams`: the bigrams of every preset response, see [`Ctx::preset_bigrams`];
+/// `pairs`: the clause's pairs when the turn's [`text::Scan`] has them).
+pub fn covered_by(
+    preset_bigrams: &text::BigramFilter,
+    clause: &str,
+    pairs: Option<&[u64]>,
+    cfg: &CheckConfig,
+) -> bool {
     let (mut n, mut hit) = (0usize, 0usize);
-    text::for_each_bigram(strip_attribution(clause), |b| {
+    let mut count = |b| {
         n += 1;
         hit += usize::from(preset_bigrams.contains(b));
-    });
+    };
+    let said = strip_attribution(clause);
+    match pairs {
+        // No attribution cut: the clause's pairs, read off the turn's scan.
+        Some(pairs) if said.len() == clause.len() => pairs.iter().for_each(|&b| count(b)),
+        _ => text::for_each_bigram(said, count),
+    }
     if n == 0 {
         return false;
     }

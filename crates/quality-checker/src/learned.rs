@@ -346,8 +346,18 @@ impl Models {
     ) {
         let Some(i) = self.table.get(k) else { return };
         let Some(count) = scratch.hit(i) else { return };
-        let (t1, t0) = (sublinear_tf(count), sublinear_tf(count - 1));
         let slot = &self.table.slots[i];
+        if count == 1 {
+            // The n-gram's first occurrence in the block, most of them: `(1·idf − 0·idf)·w` and
+            // `(1·idf)² − (0·idf)²` below are `idf·w` and `idf²` to the bit.
+            for m in 0..MAX_MODELS {
+                let idf = f64::from(slot.idf[m]);
+                dot[m] += idf * f64::from(slot.w[m]);
+                sq[m] += idf * idf;
+            }
+            return;
+        }
+        let (t1, t0) = (sublinear_tf(count), sublinear_tf(count - 1));
         for m in 0..MAX_MODELS {
             let idf = f64::from(slot.idf[m]);
             let (v1, v0) = (t1 * idf, t0 * idf);

@@ -28,7 +28,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         whole_len: usize,
         own: Cow<'a, [u64]>,
         own_len: usize,
-        sents: Vec<(&'a str, Vec<u64>)>,
+        sents: Vec<(&'a str, Cow<'a, [u64]>)>,
     }
     let mut seen: Vec<Seen> = Vec::new();
     for t in ctx.turns.iter().filter(|t| t.assistant) {
@@ -41,23 +41,15 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         let any_close = !close_at.is_empty();
         let any_intro = !intro_at.is_empty();
         let any_covered = t.covered.iter().any(|&c| c);
-        // Each clause's bigrams (unsorted, in one buffer) and word length, walked once: the
-        // whole turn, its own words and its sentences are made of them.
-        let mut clause_bigrams: Vec<u64> = Vec::with_capacity(t.text.len() / 3 + 1);
-        let mut clause_at: Vec<(usize, usize, usize)> = Vec::with_capacity(t.clauses.len());
-        for c in &t.clauses {
-            let from = clause_bigrams.len();
-            let clause = c.text(t.text);
-            text::push_bigrams(clause, &mut clause_bigrams);
-            clause_at.push((from, clause_bigrams.len(), text::word_len(clause)));
-        }
-        let of = |ci: usize| &clause_bigrams[clause_at[ci].0..clause_at[ci].1];
+        // Each clause's bigrams (unsorted) and word length, read off the turn's scan: the whole
+        // turn, its own words and its sentences are made of them.
+        let of = |ci: usize| t.pairs.of(ci);
         let (mut whole_len, mut own_len) = (0, 0);
         // (Sized for the turn up front: grown bigram by bigram they were reallocated often.)
-        let cap = |on: bool| Vec::with_capacity(if on { clause_bigrams.len() } else { 0 });
+        let cap = |on: bool| Vec::with_capacity(if on { t.pairs.all().len() } else { 0 });
         let (mut whole_v, mut own_v) = (cap(any_close), cap(any_close || any_intro || any_covered));
         for (ci, c) in t.clauses.iter().enumerate() {
-            let n = clause_at[ci].2;
+            let n = t.pairs.words(ci);
             if any_close && n <= 8 && holds(&close_at, c) {
                 continue;
             }
@@ -84,30 +76,40 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         } else {
             whole.clone()
         };
-        // Sentences long enough to compare on their own (8+ bigrams), less preset words.
-        let mut sents: Vec<(&str, Vec<u64>)> = Vec::new();
+        // Sentences long enough to compare on their own (8+ bigrams), less preset words, with
+        // their word characters (the clauses', every one: between them are only marks).
+        let mut sents: Vec<(&str, Cow<[u64]>)> = Vec::new();
+        let mut sent_len: Vec<usize> = Vec::new();
         let mut k = 0;
         while k < t.clauses.len() {
             let n = t.clauses[k].sentence;
             let mut j = k;
-            let mut chars = 0;
+            let (mut chars, mut all) = (0, 0);
             while j < t.clauses.len() && t.clauses[j].sentence == n {
                 if !t.covered[j] {
-                    chars += clause_at[j].2;
+                    chars += t.pairs.words(j);
                 }
+                all += t.pairs.words(j);
                 j += 1;
             }
             // Fewer than 9 characters cannot make 8 bigrams.
             if chars >= 9 {
-                let mut b = Vec::with_capacity(chars);
-                for q in k..j {
-                    if !t.covered[q] {
-                        b.extend_from_slice(of(q));
-                    }
-                }
-                if b.len() >= 8 {
+                let uncovered = || (k..j).filter(|&q| !t.covered[q]);
+                if uncovered().map(|q| of(q).len()).sum::<usize>() >= 8 {
                     let range = t.clauses[k].start..t.clauses[j - 1].end;
-                    sents.push((&t.text[range], text::finish(b)));
+                    // A sentence that is the whole turn, no preset words in it: the turn's own
+                    // bigrams (most turns are one sentence).
+                    let b: Cow<[u64]> = if k == 0 && j == t.clauses.len() && !any_covered {
+                        Cow::Borrowed(&t.bigrams)
+                    } else {
+                        let mut b = Vec::with_capacity(chars);
+                        for q in uncovered() {
+                            b.extend_from_slice(of(q));
+                        }
+                        Cow::Owned(text::finish(b))
+                    };
+                    sents.push((&t.text[range], b));
+                    sent_len.push(all);
                 }
             }
             k = j;
@@ -119,9 +121,9 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         let repeatable: Vec<bool> = if seen.is_empty() {
             Vec::new()
         } else {
-            sents
+            sent_len
                 .iter()
-                .map(|(sent, _)| whole_len.saturating_sub(text::word_len(sent)) <= 8)
+                .map(|&n| whole_len.saturating_sub(n) <= 8)
                 .collect()
         };
         let mut hit: Option<&str> = None;
@@ -616,48 +618,12 @@ pub fn meta(ctx: &Ctx) -> Vec<Finding> {
     out
 }
 
-/// Punctuation of ordinary spoken Chinese text.
-fn plain_punct(c: char) -> bool {
-    matches!(
-        c,
-        '，' | '。'
-            | '！'
-            | '？'
-            | '、'
-            | '；'
-            | '：'
-            | '“'
-            | '”'
-            | '‘'
-            | '’'
-            | '…'
-            | '—'
-            | '～'
-            | ' '
-            | ','
-            | '.'
-            | '!'
-            | '?'
-            | ';'
-            | ':'
-            | '\''
-            | '"'
-            | '-'
-            | '%'
-            | '·'
-    )
-}
-
 fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
     let s = t.text.trim();
     // Han characters, digits and ordinary punctuation only: just self-reference can be wrong.
-    // (With none of `：`, `:`, `、`, `.` — ordinary punctuation too — nothing but self-reference
-    // is looked for: one pass over the characters for both.)
-    let plain = s.chars().all(|c| {
-        text::is_han(c)
-            || c.is_ascii_digit()
-            || plain_punct(c) && !matches!(c, '：' | ':' | '、' | '.')
-    });
+    // (Counted in the turn's scan; a turn with a character that is not, at an end too, is read
+    // again without the spaces and line breaks at its ends.)
+    let plain = t.unplain == 0 || s.chars().all(text::is_plain);
     if let Some(m) = AI_SELF.find(s) {
         let w = &s[m.start()..m.end()];
         if !ctx.grounded_text(w, t.idx) {
@@ -857,13 +823,19 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             if !asked {
                 // (The opener's "王先生吗？" only checks who answers: case
                 // naturalness/thanks-after-the-opener-refused.)
-                let said = match t.text.find(['？', '?']) {
+                // (Searched for one character after the other: a search for either decodes
+                // every character.)
+                let q = match (t.text.find('？'), t.text.find('?')) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                let said = match q {
                     Some(q) if t.idx == 0 && t.text[..q].chars().count() <= 12 => {
                         t.text[q..].trim_start_matches(['？', '?'])
                     }
                     _ => t.text,
                 };
-                asked = said.contains(['？', '?', '吗']);
+                asked = said.contains('？') || said.contains('?') || said.contains('吗');
             }
             continue;
         }

@@ -1114,7 +1114,12 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
         }
         // Nothing that could conflict in this turn at all?
         let (cue_aut, cue_masks) = &*CUES;
-        if !t.text.contains(['不', '没', '无']) && !cue_aut.is_match(t.text) {
+        // (One character after the other: a search for any of them decodes every character.)
+        if !(t.text.contains('不')
+            || t.text.contains('没')
+            || t.text.contains('无')
+            || cue_aut.is_match(t.text))
+        {
             continue;
         }
         if anticipates

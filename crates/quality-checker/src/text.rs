@@ -72,7 +72,86 @@ impl Clause {
 
 /// Splits `s` into clauses (empty ones dropped). A `.` between two digits is a decimal point.
 pub fn clauses(s: &str) -> Vec<Clause> {
+    split::<false>(s).clauses
+}
+
+/// A text read once for what the detectors ask of every assistant turn (issue 14, seventh
+/// round): its clauses and, clause after clause, their character pairs and word characters.
+///
+/// Why: the clause split, the bigram walk of the turn, the walks of each clause (whether it is
+/// the owner's preset words; repetition's whole turn, own words and sentences) and the word
+/// counts each read every character of the turn on their own. No bigram spans a clause mark
+/// (no mark is a word character), so the turn's bigrams, in order, are its clauses' bigrams one
+/// clause after the other: one walk gives them all, and a clause's are a slice.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// The clauses, as [`clauses`] gives them.
+    pub clauses: Vec<Clause>,
+    /// Their character pairs and word characters.
+    pub pairs: Pairs,
+    /// How many of its characters can be a digit ([`is_digitish`]): privacy looks for 4+
+    /// digits in a row only where there are 4 at all (it counted them in a walk of its own).
+    pub digitish: usize,
+    /// How many of its characters are numerals (digits, `十`, `百` …): [`scanned_numbers`]
+    /// reads no numbers where there are none (in four assistant turns of five).
+    pub numerals: usize,
+    /// How many of its characters are not [`is_plain`] (the meta check reads a turn of plain
+    /// characters for self-reference alone).
+    pub unplain: usize,
+}
+
+/// The character pairs of a text (as [`for_each_bigram`] calls them: in order, duplicates
+/// kept, ASCII lower-cased), clause by clause; see [`Scan`].
+#[derive(Debug, Default)]
+pub struct Pairs {
+    /// Every pair of the text, clause after clause.
+    seq: Vec<u64>,
+    /// Per clause: where its pairs start and end in `seq`, and its word characters
+    /// ([`word_len`]).
+    spans: Vec<(u32, u32, u32)>,
+}
+
+impl Pairs {
+    /// Every pair of the text, in order (sort and dedup them for [`bigrams`]).
+    pub fn all(&self) -> &[u64] {
+        &self.seq
+    }
+
+    /// The pairs of clause `ci`, in order: what [`push_bigrams`] pushes for its text.
+    pub fn of(&self, ci: usize) -> &[u64] {
+        let (a, b, _) = self.spans[ci];
+        &self.seq[a as usize..b as usize]
+    }
+
+    /// The word characters of clause `ci` ([`word_len`] of its text).
+    pub fn words(&self, ci: usize) -> usize {
+        self.spans[ci].2 as usize
+    }
+}
+
+/// Splits `s` into clauses and the clauses' pairs, in one walk (see [`Scan`]).
+pub fn scan(s: &str) -> Scan {
+    split::<true>(s)
+}
+
+/// The one clause split: [`clauses`] without the pairs (`PAIRS` false: Han characters are
+/// skipped undecoded), [`scan`] with them.
+#[inline(always)]
+fn split<const PAIRS: bool>(s: &str) -> Scan {
     let mut out = Vec::with_capacity(8);
+    let mut pairs = Pairs::default();
+    if PAIRS {
+        pairs.seq.reserve(s.len() / 3);
+        pairs.spans.reserve(8);
+    }
+    let mut walk = PairWalk::default();
+    let (mut digitish, mut numerals, mut unplain) = (0, 0, 0);
+    // (A bit per character of the Han block that is a numeral, and that is a digit's name.)
+    let (cn_numerals, cn_digits): (&[u64], &[u64]) = if PAIRS {
+        (&NUMERAL_BITS, &CN_DIGIT_BITS)
+    } else {
+        (&[], &[])
+    };
     let mut start = 0;
     let mut sentence: u16 = 0;
     let bytes = s.as_bytes();
@@ -88,13 +167,39 @@ pub fn clauses(s: &str) -> Vec<Clause> {
                 None => break,
             }
         } else {
-            i += if b >= 0xF0 {
+            let len = if b >= 0xF0 {
                 4
             } else if b >= 0xE0 {
                 3
             } else {
                 2
             };
+            if PAIRS {
+                // (Valid UTF-8: both continuation bytes are there.)
+                let cp = if len == 3 {
+                    (u32::from(b & 0x0F) << 12)
+                        | (u32::from(bytes[i + 1] & 0x3F) << 6)
+                        | u32::from(bytes[i + 2] & 0x3F)
+                } else {
+                    0
+                };
+                // (No character of two or four bytes, nor one of three outside the Han block
+                // that does not start with E2, E3 or EF, is a digit in any notation.)
+                if (0x4E00..0xA000).contains(&cp) {
+                    let k = (cp - 0x4E00) as usize;
+                    // (A digit's name is a numeral.)
+                    if cn_numerals[k / 64] >> (k % 64) & 1 == 1 {
+                        numerals += 1;
+                        digitish += (cn_digits[k / 64] >> (k % 64) & 1) as usize;
+                    }
+                }
+                let code = word_code(cp);
+                // (Of these characters only Han ones and `·` are plain.)
+                unplain +=
+                    usize::from(code == 0 && !(len == 2 && bytes[i + 1] == 0xB7 && b == 0xC2));
+                walk.step(code, &mut pairs.seq);
+            }
+            i += len;
             continue;
         };
         let decimal = c == '.'
@@ -111,11 +216,35 @@ pub fn clauses(s: &str) -> Vec<Clause> {
                     sentence,
                     question,
                 });
+                if PAIRS {
+                    walk.close(&mut pairs);
+                }
             }
             if is_sentence_break(c) || c == '.' {
                 sentence = sentence.saturating_add(1);
             }
             start = i + len;
+            if PAIRS {
+                // (A clause mark is no word character, nor a numeral: the next clause's pairs
+                // start here.)
+                unplain += usize::from(!is_plain(c));
+                walk.step(0, &mut pairs.seq);
+                walk.open(&pairs);
+            }
+        } else if PAIRS {
+            digitish += usize::from(is_digitish(c));
+            numerals += usize::from(is_numeral(c));
+            unplain += usize::from(!is_plain(c));
+            let code = if b < 0x80 {
+                if b.is_ascii_alphanumeric() {
+                    u32::from(b.to_ascii_lowercase())
+                } else {
+                    0
+                }
+            } else {
+                word_code(c as u32)
+            };
+            walk.step(code, &mut pairs.seq);
         }
         i += len;
     }
@@ -127,8 +256,95 @@ pub fn clauses(s: &str) -> Vec<Clause> {
             sentence,
             question: ends_as_question(text),
         });
+        if PAIRS {
+            walk.close(&mut pairs);
+        }
     }
-    out
+    Scan {
+        clauses: out,
+        pairs,
+        digitish,
+        numerals,
+        unplain,
+    }
+}
+
+/// Where [`split`] is in the pairs: the current clause's first pair, its word characters so
+/// far, the word code before.
+#[derive(Default)]
+struct PairWalk {
+    from: u32,
+    words: u32,
+    prev: u32,
+}
+
+impl PairWalk {
+    /// One character, as its word code (0: no word character).
+    #[inline(always)]
+    fn step(&mut self, code: u32, seq: &mut Vec<u64>) {
+        if code != 0 {
+            self.words += 1;
+            if self.prev != 0 {
+                seq.push((u64::from(self.prev) << 32) | u64::from(code));
+            }
+        }
+        self.prev = code;
+    }
+
+    /// The clause ends: its span.
+    #[inline(always)]
+    fn close(&self, pairs: &mut Pairs) {
+        let to = u32::try_from(pairs.seq.len()).expect("texts under 4 GB");
+        pairs.spans.push((self.from, to, self.words));
+    }
+
+    /// A clause starts.
+    #[inline(always)]
+    fn open(&mut self, pairs: &Pairs) {
+        self.from = u32::try_from(pairs.seq.len()).expect("texts under 4 GB");
+        self.words = 0;
+    }
+}
+
+/// A character of ordinary spoken Chinese text: Han, a digit or ordinary punctuation — not `：`,
+/// `:`, `、` or `.`, which lists and labels use too (`naturalness`'s meta check).
+pub fn is_plain(c: char) -> bool {
+    is_han(c)
+        || c.is_ascii_digit()
+        || matches!(
+            c,
+            '，' | '。'
+                | '！'
+                | '？'
+                | '；'
+                | '“'
+                | '”'
+                | '‘'
+                | '’'
+                | '…'
+                | '—'
+                | '～'
+                | ' '
+                | ','
+                | '!'
+                | '?'
+                | ';'
+                | '\''
+                | '"'
+                | '-'
+                | '%'
+                | '·'
+        )
+}
+
+/// A code point above ASCII as the bigram walks read it: itself when it is Han, else 0.
+#[inline(always)]
+fn word_code(cp: u32) -> u32 {
+    if (0x4e00..=0x9fff).contains(&cp) || (0x3400..=0x4dbf).contains(&cp) {
+        cp
+    } else {
+        0
+    }
 }
 
 fn ends_as_question(text: &str) -> bool {
@@ -364,6 +580,8 @@ static QUOTE_OPENS: LazyLock<crate::lexicon::Ac> =
 /// Builds this module's word lists (see `lexicon::build_lists`).
 pub(crate) fn build_lists() {
     LazyLock::force(&QUOTE_OPENS);
+    LazyLock::force(&CN_DIGIT_BITS);
+    LazyLock::force(&NUMERAL_BITS);
 }
 
 /// Whether byte offset `pos` lies inside one of `ranges`.
@@ -434,11 +652,7 @@ fn for_each_word_code(s: &str, mut f: impl FnMut(u32)) {
                 | (u32::from(b[i + 1] & 0x3F) << 6)
                 | u32::from(b[i + 2] & 0x3F);
             i += 3;
-            if (0x4e00..=0x9fff).contains(&cp) || (0x3400..=0x4dbf).contains(&cp) {
-                cp
-            } else {
-                0
-            }
+            word_code(cp)
         } else {
             i += 4;
             0
@@ -683,6 +897,18 @@ fn cn_mult(c: char) -> Option<u32> {
     })
 }
 
+/// The names of digits ([`cn_digit`]) as a bitmap over U+4E00..U+A000.
+static CN_DIGIT_BITS: LazyLock<Vec<u64>> = LazyLock::new(|| {
+    let mut bits = vec![0u64; (0xA000 - 0x4E00) / 64 + 1];
+    for u in 0x4E00u32..0xA000 {
+        if char::from_u32(u).and_then(cn_digit).is_some() {
+            let k = (u - 0x4E00) as usize;
+            bits[k / 64] |= 1 << (k % 64);
+        }
+    }
+    bits
+});
+
 /// Chinese numeral characters as a bitmap over U+4E00..U+A000.
 static NUMERAL_BITS: std::sync::LazyLock<Vec<u64>> = std::sync::LazyLock::new(|| {
     let mut bits = vec![0u64; (0xA000 - 0x4E00) / 64 + 1];
@@ -805,6 +1031,15 @@ static UNIT_START: LazyLock<crate::lexicon::HanSet> = LazyLock::new(|| {
             .chain(lists().text.unit_start_more.iter().copied()),
     )
 });
+
+/// [`numbers`] of a text [`scan`] found `numerals` numerals in: none without one (every number
+/// starts with one) or a `半` (`半小时`), without reading the text again.
+pub fn scanned_numbers(s: &str, numerals: usize) -> Vec<Num> {
+    if numerals == 0 && !s.contains('半') {
+        return Vec::new();
+    }
+    numbers(s)
+}
 
 /// Finds the numbers in `s`.
 pub fn numbers(s: &str) -> Vec<Num> {
@@ -1210,6 +1445,52 @@ mod tests {
             assert_eq!(
                 word_len(s),
                 s.chars().filter(|&c| is_word_char(c)).count(),
+                "{s}"
+            );
+        }
+    }
+
+    /// One walk gives what the clause split, the turn's bigram walk and each clause's give.
+    #[test]
+    fn the_scan_reads_what_the_separate_walks_read() {
+        for s in [
+            "",
+            "，。",
+            "您好，外卖到了，我在楼下。您看行吗？好的",
+            "AbC12 xY, 3.5元. ok",
+            "㐀㐁䶿䷀一丁鿿ꀀ，㐀a",
+            "é中文ü文字😀中国𠀀字Ab～～好",
+            "「你好」“Hi”『OK』《书》～—…",
+            "ｆｕｌｌ　ｗｉｄｔｈ１２，三点半\n再见 ",
+            "幺三八〇，两个壹贰叁肆伍陆柒捌玖零俩 7 号十百千",
+            "等半小时，半个钟头",
+            "·好的：是、不.是 ‘x’%-\"'\t　¥\n- 好～~—",
+        ] {
+            let sc = scan(s);
+            assert_eq!(sc.clauses, clauses(s), "{s}");
+            let mut v = Vec::new();
+            push_bigrams(s, &mut v);
+            assert_eq!(sc.pairs.all(), &v[..], "{s}");
+            for (ci, c) in sc.clauses.iter().enumerate() {
+                let mut w = Vec::new();
+                push_bigrams(c.text(s), &mut w);
+                assert_eq!(sc.pairs.of(ci), &w[..], "{s}: clause {ci}");
+                assert_eq!(sc.pairs.words(ci), word_len(c.text(s)), "{s}: clause {ci}");
+            }
+            assert_eq!(
+                sc.digitish,
+                s.chars().filter(|&c| is_digitish(c)).count(),
+                "{s}"
+            );
+            assert_eq!(
+                sc.numerals,
+                s.chars().filter(|&c| is_numeral(c)).count(),
+                "{s}"
+            );
+            assert_eq!(scanned_numbers(s, sc.numerals), numbers(s), "{s}");
+            assert_eq!(
+                sc.unplain,
+                s.chars().filter(|&c| !is_plain(c)).count(),
                 "{s}"
             );
         }

@@ -651,8 +651,10 @@ impl CharTrie {
                     });
                 }
             }
-            // Longest first at one start.
-            hits[mark..].reverse();
+            // Longest first at one start (most starts have one word or none).
+            if hits.len() > mark + 1 {
+                hits[mark..].reverse();
+            }
         }
     }
 }
