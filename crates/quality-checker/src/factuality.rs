@@ -59,9 +59,49 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             landmarks(ctx, t, &mut said_words, &mut out);
         }
         whereabouts(ctx, t, &mut out);
+        owner_knows(ctx, t, &mut out);
         colors(ctx, t, &mut said_words, &mut out);
     }
     out
+}
+
+/// What the owner knows, remembers or said of the matter (`owner_knows`): made up unless a preset
+/// says it; not in a question, not after 会/让/跟/要 (a relay to come: `我会让她知道这事`), not
+/// denied by the caller's words before it (cases factuality/owner-knows-made-up, factuality/owner-will-know).
+static OWNER_KNOWS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.owner_knows));
+
+fn owner_knows(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
+    if !t.text.contains(['知', '说', '提', '念', '惦', '数']) {
+        return;
+    }
+    for m in OWNER_KNOWS.find_iter(t.text) {
+        let Some((ci, c)) = t.clause_at(m.start()) else {
+            continue;
+        };
+        let clause = c.text(t.text);
+        let before = &t.text[c.start..m.start()];
+        let word = &t.text[m.start()..m.end()];
+        if c.question
+            || t.covered[ci]
+            || ["会", "让", "跟", "要", "叫", "告诉"].iter().any(|w| before.contains(w))
+            // (Grounded by a preset that says it: "就说知道了，不用再另行通知".)
+            || {
+                let wb = text::bigrams(word);
+                ctx.presets
+                    .iter()
+                    .any(|p| wb.iter().any(|b| p.bigrams.binary_search(b).is_ok()))
+            }
+        {
+            continue;
+        }
+        out.push(finding(
+            KIND,
+            t.idx,
+            clause,
+            format!("the assistant states what the owner knows or said (\"{word}\") with nothing to ground it"),
+        ));
+        return;
+    }
 }
 
 /// Colours (case factuality/made-up-colour): a description of a person or thing made up unless the
@@ -758,4 +798,5 @@ pub(crate) fn build_lists() {
     LazyLock::force(&DIRECTIONS);
     LazyLock::force(&LANDMARKS);
     LazyLock::force(&PLACE_SUFFIXES);
+    LazyLock::force(&OWNER_KNOWS);
 }

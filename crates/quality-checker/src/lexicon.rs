@@ -268,6 +268,7 @@ word_files! {
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
         colour_names: Words,
+        owner_knows: Words,
         spatial: Words,
         tag_questions: Words,
         pointing_back: Words,

@@ -202,7 +202,9 @@ fn guess_confirmed<'a>(
     let Some(fact) = ctx.private().iter().find(|f| {
         questions.iter().zip(&runs).any(|(q, runs)| {
             f.fragments.iter().any(|fr| {
-                fr.chars().any(|c| c.is_ascii_digit())
+                // (A number, or an amount in words: `两万` of "月薪两万三", case
+                // privacy/amount-guess-confirmed.)
+                (fr.chars().any(|c| c.is_ascii_digit()) || fr.ends_with(['万', '千']))
                     && q.contains(fr)
                     && !said_before(&text::digit_string(fr))
             }) || f.spoken.iter().any(|sp| q.contains(sp.as_str()))

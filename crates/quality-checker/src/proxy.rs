@@ -156,7 +156,7 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
         // reported, it asks nothing (case proxy/transfer-reported).
         // A transfer asked through the assistant, as a need, or a fee to a payment code (the
         // bids and accounts of `transfer_asked`, cases proxy/transfer-bids,
-        // proxy/transfer-need-taken-down).
+        // proxy/transfer-need-taken-down, proxy/fee-to-personal-account).
         // (`transfer_asked` is None where no account word occurs: asked of the index first.)
         .chain(
             c.account
