@@ -567,9 +567,11 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                 let n = 2;
                 let g = text::head_chars(after, n);
                 // (After 谢谢 the second character starts the name: case
-                // factuality/thanks-with-a-kin-title.)
+                // factuality/thanks-with-a-kin-title; nor is 谢谢 itself a surname and a given
+                // name: `谢谢高师傅` thanks 高师傅, case factuality/thanks-a-named-master.)
                 if g.chars().count() == n
                     && before != Some(c)
+                    && !g.starts_with(c)
                     && g.chars()
                         .all(|x| text::is_han(x) && !GIVEN_STOP.contains(x))
                     && g.chars().last().is_some_and(|x| !SURNAME_SET.contains(x))
