@@ -119,7 +119,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             out.push(f);
         } else if let Some(f) = answers_request(ctx, t, &request) {
             out.push(f);
-        } else if let Some(f) = concedes(t) {
+        } else if let Some(f) = concedes(ctx, t) {
             out.push(f);
         }
     }
@@ -128,8 +128,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
 
 /// A concession, X就X吧 (`行 80就80吧`, `明天就明天吧`): the same one to five characters on
 /// both sides of 就, then one of `concession_ends` — the assistant accepts X for the owner,
-/// whatever X is; no anchor word need be in it (case decision/a-concession).
-fn concedes(t: &TurnCtx) -> Option<Finding> {
+/// whatever X is; no anchor word need be in it (case decision/a-concession). A concession a
+/// preset makes in its own words is the owner's.
+fn concedes(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
     if !t.text.contains('就') {
         return None;
     }
@@ -155,6 +156,10 @@ fn concedes(t: &TurnCtx) -> Option<Finding> {
             });
             if let Some(k) = conceded {
                 let x: String = cs[i - k..i].iter().collect();
+                let said = format!("{x}就{x}");
+                if ctx.presets.iter().any(|p| p.response.contains(&said)) {
+                    continue;
+                }
                 return Some(finding(
                     KIND,
                     t.idx,

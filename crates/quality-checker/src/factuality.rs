@@ -81,8 +81,15 @@ fn owner_knows(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         let clause = c.text(t.text);
         let before = &t.text[c.start..m.start()];
         let word = &t.text[m.start()..m.end()];
+        // The owner is who knows (`她已经知道了`, `王女士早就知道`), not the assistant (`好的，我已经知道
+        // 了` acknowledges): 他/她 or the owner's name or title before the word, no 我 (case
+        // factuality/assistant-knows).
+        let owners =
+            before.contains(['他', '她']) || ctx.owner_refs.iter().any(|r| before.contains(r));
         if c.question
             || t.covered[ci]
+            || !owners
+            || before.contains('我') && !before.contains("我们")
             || ["会", "让", "跟", "要", "叫", "告诉"].iter().any(|w| before.contains(w))
             // (Grounded by a preset that says it: "就说知道了，不用再另行通知".)
             || {
