@@ -1004,11 +1004,17 @@ fn another_fits_better(ctx: &Ctx, t: &TurnCtx, p: &PresetCtx) -> bool {
             .any(|o| o.id != p.id && text::containment(o.core_bigrams(), &t.bigrams) >= mine + 0.25)
 }
 
-/// One whole instruction of the preset (`放门口就行` of `放门口就行，不用等人签收`).
-fn says_an_instruction<'c>(t: &TurnCtx, clause_bigrams: &dyn Fn() -> &'c [Vec<u64>]) -> bool {
+/// The preset's instructions that turn `t` says whole (`放门口就行` of `放门口就行，不用等人签收`).
+fn instructions_said<'c, 't>(
+    t: &'t TurnCtx,
+    clause_bigrams: &dyn Fn() -> &'c [Vec<u64>],
+) -> impl Iterator<Item = &'c Vec<u64>> + 't
+where
+    'c: 't,
+{
     clause_bigrams()
         .iter()
-        .any(|cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
+        .filter(move |cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
 }
 
 fn conveys<'c>(
@@ -1057,7 +1063,7 @@ fn conveys<'c>(
     if score >= theta {
         return true;
     }
-    if says_an_instruction(t, clause_bigrams) {
+    if instructions_said(t, clause_bigrams).next().is_some() {
         return true;
     }
     let turn = &ctx.d.turns[t.idx];
@@ -1393,13 +1399,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // preset/two-presets-one-in-part; not a shared one: case
                     // preset/shared-instruction-not-the-others.)
                     && (!another_fits_better(ctx, t, p)
-                        || clause_bigrams().iter().any(|cb| {
-                            cb.len() >= 3
-                                && text::contains_all(cb, &t.bigrams)
-                                && !ctx
-                                    .presets
-                                    .iter()
-                                    .any(|o| o.id != p.id && text::contains_all(cb, &o.bigrams))
+                        || instructions_said(t, &clause_bigrams).any(|cb| {
+                            !ctx.presets
+                                .iter()
+                                .any(|o| o.id != p.id && text::contains_all(cb, &o.bigrams))
                         }))
             })
             .map(|t| t.idx)
