@@ -96,7 +96,7 @@ fn owner_knows(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                 let wb = text::bigrams(word);
                 ctx.presets
                     .iter()
-                    .any(|p| wb.iter().any(|b| p.bigrams.binary_search(b).is_ok()))
+                    .any(|p| wb.iter().any(|b| p.bigrams().binary_search(b).is_ok()))
             }
         {
             continue;

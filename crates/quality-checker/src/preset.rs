@@ -1028,7 +1028,7 @@ fn conveys<'c>(
     // the content's and the instructions' bigrams below are all the response's, so every score
     // is 0, short of no threshold above 0 (most turns, for most presets).
     if ctx.cfg.preset_conveyed_similarity > 0.0
-        && !text::any_common(&t.bigrams, &p.bigrams, |_| true)
+        && !text::any_common(&t.bigrams, p.bigrams(), |_| true)
     {
         return false;
     }
@@ -1242,7 +1242,7 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
                 let touches = b
                     .iter()
                     .filter(|x| !lexicon::is_function_bigram(**x))
-                    .any(|x| p.bigrams.binary_search(x).is_ok());
+                    .any(|x| p.bigrams().binary_search(x).is_ok());
                 if touches {
                     return Some(t.idx);
                 }
@@ -1308,7 +1308,7 @@ static BLOCKED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.bloc
 /// An inability right before one of the preset's own content characters (没法单退 against a
 /// preset's 退掉; case preset/inability-against-its-words) — not an echo of the preset, not 能不能.
 fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
-    if text::containment(&text::bigrams(clause), &p.bigrams) >= 0.5 {
+    if text::containment(&text::bigrams(clause), p.bigrams()) >= 0.5 {
         return false;
     }
     static NOT_CONTENT: LazyLock<lexicon::HanSet> =
@@ -1354,10 +1354,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // The preset's own instructions, for conveyance of a part; a generic ending of a call
         // (`请不要再打来`) conveys no instruction of its own, nor does a courtesy with fewer than
         // two content bigrams (an apology: case preset/apology-is-no-instruction).
-        // (Read on first use: most turns share too little with the preset to need them.)
-        let clause_bigrams_once: OnceCell<Vec<Vec<u64>>> = OnceCell::new();
+        // (Read on first use: most turns share too little with the preset to need them; once
+        // per preset, see `PresetInfo`.)
         let clause_bigrams = || -> &[Vec<u64>] {
-            clause_bigrams_once.get_or_init(|| {
+            p.info.instructions.get_or_init(|| {
                 text::clauses(p.response)
                     .iter()
                     .map(|c| c.text(p.response))
@@ -1402,7 +1402,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || instructions_said(t, &clause_bigrams).any(|cb| {
                             !ctx.presets
                                 .iter()
-                                .any(|o| o.id != p.id && text::contains_all(cb, &o.bigrams))
+                                .any(|o| o.id != p.id && text::contains_all(cb, o.bigrams()))
                         }))
             })
             .map(|t| t.idx)
@@ -1557,7 +1557,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     && !conveyed.contains(&t.idx)
                     && !suspended.contains(&t.idx)
                     // (Each way below names a character pair of the response.)
-                    && text::any_common(&t.bigrams, &p.bigrams, |_| true)
+                    && text::any_common(&t.bigrams, p.bigrams(), |_| true)
                     && (content.len() >= 4
                         && content
                             .iter()
@@ -1847,10 +1847,10 @@ fn corroborated_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger, suspended: &[usize]
         .flatten()
         .any(|&ci| ctx.concepts.has(ci, ConceptTrait::Protective));
     // (The trigger's words name the occasion — `快递` of "快递员说…" — not the trouble.)
-    let trigger_bigrams = text::bigrams(p.trigger);
+    let trigger_bigrams = p.trigger_bigrams();
     let own = |b: &u64| {
         lexicon::is_function_bigram(*b)
-            || p.bigrams.binary_search(b).is_ok()
+            || p.bigrams().binary_search(b).is_ok()
             || trigger_bigrams.binary_search(b).is_ok()
             || ctx
                 .owner_refs
@@ -2124,7 +2124,7 @@ fn objection_at(
     if content.is_empty() || conveyed.is_empty() {
         return None;
     }
-    let trig_b = text::bigrams(p.trigger);
+    let trig_b = p.trigger_bigrams();
     let protective = trig
         .groups
         .iter()
@@ -2136,12 +2136,17 @@ fn objection_at(
     static POLITE: LazyLock<Vec<u64>> =
         LazyLock::new(|| text::bigrams(&lists().preset.polite.join(" ")));
     let polite = &*POLITE;
-    let own: Vec<u64> = text::bigrams(preset_core(p.response))
-        .into_iter()
-        .filter(|b| {
-            contentful(*b) && trig_b.binary_search(b).is_err() && polite.binary_search(b).is_err()
-        })
-        .collect();
+    // (Once per preset, see `PresetInfo`.)
+    let own: &[u64] = p.info.objection_words.get_or_init(|| {
+        text::bigrams(preset_core(p.response))
+            .into_iter()
+            .filter(|b| {
+                contentful(*b)
+                    && trig_b.binary_search(b).is_err()
+                    && polite.binary_search(b).is_err()
+            })
+            .collect()
+    });
     if own.is_empty() {
         return None;
     }
@@ -2257,7 +2262,7 @@ fn objection_at(
                 .filter(|b| {
                     contentful(*b)
                         && !lexicon::is_function_bigram(*b)
-                        && p.bigrams.binary_search(b).is_err()
+                        && p.bigrams().binary_search(b).is_err()
                         && trig_b.binary_search(b).is_err()
                 })
                 .collect();
@@ -2336,7 +2341,7 @@ fn agrees(t: &TurnCtx) -> bool {
 fn occasion(clause: &str, p: &PresetCtx) -> bool {
     let mut found = false;
     text::for_each_bigram(clause, |b| {
-        if !found && contentful(b) && p.bigrams.binary_search(&b).is_ok() {
+        if !found && contentful(b) && p.bigrams().binary_search(&b).is_ok() {
             let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
             let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
             let mut w = String::new();

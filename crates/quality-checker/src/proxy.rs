@@ -211,7 +211,7 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
 /// Whether a preset is written to turn a kind of caller away (a seller, a scammer, a collector, a
 /// rider who asks for more: case proxy/a-rider-asks-for-more).
 pub fn protective(p: &PresetCtx) -> bool {
-    *p.protective.get_or_init(|| {
+    *p.info.protective.get_or_init(|| {
         let c = &*CONCEPTS;
         c.protective.is_match(p.trigger) || c.protective.is_match(p.response)
     })
@@ -339,7 +339,7 @@ pub(crate) fn pushes(text: &str) -> bool {
 
 /// Whether assistant turn `t` states preset `p` (most of its words are there).
 fn states(t: &TurnCtx, p: &PresetCtx) -> bool {
-    t.assistant && crate::text::containment(&p.bigrams, &t.bigrams) >= 0.5
+    t.assistant && crate::text::containment(p.bigrams(), &t.bigrams) >= 0.5
 }
 
 /// Whether assistant turn `t` gives preset `p` as the owner's instruction in its own words
@@ -349,7 +349,7 @@ fn states(t: &TurnCtx, p: &PresetCtx) -> bool {
 /// proxy/withheld-then-deferred); or the preset held to in brief (`还是按合同来`).
 fn refers(t: &TurnCtx, p: &PresetCtx) -> bool {
     let shared = |bigrams: &[u64]| {
-        p.bigrams
+        p.bigrams()
             .iter()
             .filter(|b| bigrams.binary_search(b).is_ok())
             .count()
