@@ -183,6 +183,11 @@ pub(crate) struct PresetInfo {
     pub(crate) instructions: OnceCell<Vec<Vec<u64>>>,
     /// The response's own content bigrams an objection names (`crate::preset`'s `objection_at`).
     pub(crate) objection_words: OnceCell<Vec<u64>>,
+    /// Which word lists about presets its words hold (`crate::preset::PresetWords`).
+    pub(crate) words: OnceCell<crate::preset::PresetWords>,
+    /// Its trigger read with a concept registry, per registry id (`crate::preset`'s
+    /// `trigger_of`).
+    pub(crate) triggers: RefCell<Vec<(u64, Rc<crate::preset::Trigger>)>>,
 }
 
 /// The [`PresetInfo`] of a trigger and a response: from the thread's cache when a dialogue
@@ -218,6 +223,8 @@ pub(crate) fn preset_info(trigger: &str, response: &str) -> Rc<PresetInfo> {
             protective: OnceCell::new(),
             instructions: OnceCell::new(),
             objection_words: OnceCell::new(),
+            words: OnceCell::new(),
+            triggers: RefCell::new(Vec::new()),
         });
         c.entry(key).or_default().push(Rc::clone(&p));
         p

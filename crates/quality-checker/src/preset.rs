@@ -173,7 +173,7 @@ static PRESET_FUNC: LazyLock<lexicon::HanSet> =
 /// over beyond the concepts (`年度体检时间`, `入户检查燃气`, `收房租`), of which the caller must
 /// say at least one.
 #[derive(Debug, Default)]
-struct Trigger {
+pub(crate) struct Trigger {
     /// The relatives it names (`妈` of "妈妈打电话问…").
     kin: Vec<&'static str>,
     groups: Vec<Vec<usize>>,
@@ -191,26 +191,17 @@ static TRIGGER_FRAME: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().prese
 /// `说今天送到`): the event need not have happened.
 static TRIGGER_NOT_YET: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.trigger_not_yet.0);
 
-/// [`parse_trigger`], once per registry and trigger on a thread: a corpus's presets repeat
-/// their triggers, and parsing one searched it with three word lists.
-fn trigger_of(reg: &Registry, s: &str) -> std::rc::Rc<Trigger> {
-    type Cache = std::collections::HashMap<(u64, String), std::rc::Rc<Trigger>>;
-    thread_local! {
-        static CACHE: RefCell<Cache> = RefCell::new(Cache::new());
+/// [`parse_trigger`] of the preset's trigger, once per preset and registry on a thread (kept in
+/// its `PresetInfo`): a corpus's presets repeat their triggers, and parsing one searched it with
+/// three word lists.
+fn trigger_of(reg: &Registry, p: &PresetCtx) -> std::rc::Rc<Trigger> {
+    let mut read = p.info.triggers.borrow_mut();
+    if let Some((_, t)) = read.iter().find(|(id, _)| *id == reg.id) {
+        return t.clone();
     }
-    CACHE.with_borrow_mut(|c| {
-        let key = (reg.id, s.to_string());
-        if let Some(t) = c.get(&key) {
-            return t.clone();
-        }
-        // (Bounded: triggers are few, but a long-running process may see any number.)
-        if c.len() >= 4096 {
-            c.clear();
-        }
-        let t = std::rc::Rc::new(parse_trigger(reg, s));
-        c.insert(key, t.clone());
-        t
-    })
+    let t = std::rc::Rc::new(parse_trigger(reg, p.trigger));
+    read.push((reg.id, t.clone()));
+    t
 }
 
 fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
@@ -961,6 +952,33 @@ pub(crate) fn preset_core(response: &str) -> &str {
     r
 }
 
+/// Which of the word lists about a preset its own words hold: read once per preset (see
+/// `PresetInfo`), not per check.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PresetWords {
+    /// The trigger is about trouble (`TRIGGER_TROUBLE`).
+    trigger_trouble: bool,
+    /// The response (its core) is about where goods are left (`LEAVE_GOODS`).
+    leaves_goods: bool,
+    /// The response makes the caller wait (`WAITS`).
+    waits: bool,
+    /// The response puts the matter off (`DEFERS`).
+    defers: bool,
+}
+
+/// The preset's [`PresetWords`].
+fn preset_words(p: &PresetCtx) -> PresetWords {
+    *p.info.words.get_or_init(|| {
+        let core = preset_core(p.response);
+        PresetWords {
+            trigger_trouble: TRIGGER_TROUBLE.is_match(p.trigger),
+            leaves_goods: LEAVE_GOODS.is_match(core),
+            waits: WAITS.is_match(core),
+            defers: DEFERS.is_match(core),
+        }
+    })
+}
+
 /// The content bigrams of a preset response.
 pub(crate) fn preset_content(response: &str) -> Vec<u64> {
     let response = preset_core(response);
@@ -1109,9 +1127,10 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
     let refuses_demand = protective_preset || crate::proxy::protective(p);
     // A trigger about trouble (`说进不了小区`, `说堵车会迟到`): the trouble it anticipates is
     // the preset's own situation, not a conflict with it.
-    let anticipates = TRIGGER_TROUBLE.is_match(p.trigger) && trig.topic_chars.len() >= 2; // (case preset/repair-reported)
-    let leaves_goods = LEAVE_GOODS.is_match(preset_core(p.response));
-    let waits = WAITS.is_match(preset_core(p.response)) || DEFERS.is_match(preset_core(p.response));
+    let words = preset_words(p);
+    let anticipates = words.trigger_trouble && trig.topic_chars.len() >= 2; // (case preset/repair-reported)
+    let leaves_goods = words.leaves_goods;
+    let waits = words.waits || words.defers;
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         // Pressure (a penalty, a deadline, a threat) reports no new fact: it is what a preset is
         // held against, not a situation that makes it wrong (`我自己取消会被罚款`).
@@ -1295,7 +1314,7 @@ fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
     // near the place.
     names(&c)
         || !occasion
-            && !TRIGGER_TROUBLE.is_match(p.trigger)
+            && !preset_words(p).trigger_trouble
             && ci
                 .checked_sub(1)
                 .map(|k| t.clauses[k])
@@ -1348,7 +1367,7 @@ fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in &ctx.presets {
-        let trig = trigger_of(ctx.concepts, p.trigger);
+        let trig = trigger_of(ctx.concepts, p);
         let trig = &*trig;
         let content = p.content();
         // The preset's own instructions, for conveyance of a part; a generic ending of a call
@@ -1786,7 +1805,7 @@ fn plainly_said(ctx: &Ctx, trig: &Trigger, h: usize) -> bool {
 /// The first caller turn that states a need the preset's later time cannot meet (`今天五点前
 /// 就要` against "周一回来再看").
 fn deadline_at(ctx: &Ctx, p: &PresetCtx) -> Option<usize> {
-    if !DEFERS.is_match(preset_core(p.response)) {
+    if !preset_words(p).defers {
         return None;
     }
     ctx.turns.iter().filter(|t| !t.assistant).find_map(|t| {
@@ -1848,14 +1867,18 @@ fn corroborated_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger, suspended: &[usize]
         .any(|&ci| ctx.concepts.has(ci, ConceptTrait::Protective));
     // (The trigger's words name the occasion — `快递` of "快递员说…" — not the trouble.)
     let trigger_bigrams = p.trigger_bigrams();
+    // (The owner's names' bigrams, once: they were read again for every bigram of the turn.)
+    let ref_bigrams = text::finish(
+        ctx.owner_refs
+            .iter()
+            .flat_map(|r| text::bigrams(r))
+            .collect(),
+    );
     let own = |b: &u64| {
         lexicon::is_function_bigram(*b)
             || p.bigrams().binary_search(b).is_ok()
             || trigger_bigrams.binary_search(b).is_ok()
-            || ctx
-                .owner_refs
-                .iter()
-                .any(|r| text::bigrams(r).binary_search(b).is_ok())
+            || ref_bigrams.binary_search(b).is_ok()
     };
     let named: Vec<u64> = ctx.turns[s]
         .bigrams
@@ -2130,7 +2153,7 @@ fn objection_at(
         .iter()
         .flatten()
         .any(|&ci| ctx.concepts.has(ci, ConceptTrait::Protective));
-    let anticipates = TRIGGER_TROUBLE.is_match(p.trigger);
+    let anticipates = preset_words(p).trigger_trouble;
     // (Not its courtesies: `麻烦就麻烦在…` objects to nothing the preset asks, and a later
     // `麻烦您了，再见` holds to nothing.)
     static POLITE: LazyLock<Vec<u64>> =
