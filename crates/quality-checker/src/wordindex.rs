@@ -601,55 +601,48 @@ impl CharTrie {
     /// Appends to `hits` every occurrence of every word in `text`, by start and, at one start,
     /// longest first. `chars` is scratch space.
     fn all_matches(&self, text: &str, chars: &mut Vec<(u32, u32)>, hits: &mut Vec<Hit>) {
-        // (character id, byte offset) per character, and the end. (Decoded by hand: `text` is
-        // UTF-8, so a lead byte says how many continuation bytes follow.)
+        // (character id, byte offset) per character, and the end: written into room for one
+        // per byte, then cut (a push per character reloaded the vector and tested its capacity).
         chars.clear();
-        chars.reserve(text.len() + 1);
-        let b = text.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            let x = u32::from(b[i]);
-            let (c, w) = if x < 0x80 {
-                (x, 1)
-            } else if x < 0xE0 {
-                ((x & 0x1F) << 6 | u32::from(b[i + 1] & 0x3F), 2)
-            } else if x < 0xF0 {
-                (
-                    (x & 0x0F) << 12 | u32::from(b[i + 1] & 0x3F) << 6 | u32::from(b[i + 2] & 0x3F),
-                    3,
-                )
-            } else {
-                (
-                    (x & 0x07) << 18
-                        | u32::from(b[i + 1] & 0x3F) << 12
-                        | u32::from(b[i + 2] & 0x3F) << 6
-                        | u32::from(b[i + 3] & 0x3F),
-                    4,
-                )
-            };
-            chars.push((self.id(c), i as u32));
-            i += w;
+        chars.resize(text.len() + 1, (0, 0));
+        let mut n = 0;
+        for (i, c) in text.char_indices() {
+            chars[n] = (self.id(c as u32), i as u32);
+            n += 1;
         }
-        chars.push((0, text.len() as u32));
-        let n = chars.len() - 1;
-        for s in 0..n {
-            let start = chars[s].1;
+        chars[n] = (0, text.len() as u32);
+        chars.truncate(n + 1);
+        let chars = &chars[..];
+        let root = self.cells[0].base;
+        for (s, &(first, start)) in chars[..n].iter().enumerate() {
+            // The root's child by the first character (none for most characters in no word,
+            // id 0: the root's own cell, no one's child).
+            let at = root + first;
+            let mut cell = self.cells[at as usize];
+            if cell.check != 0 {
+                continue;
+            }
             let mark = hits.len();
-            let (mut node, mut base) = (0u32, self.cells[0].base);
-            for j in s..n {
-                let at = base + chars[j].0;
-                let cell = self.cells[at as usize];
-                if cell.check != node {
-                    break;
-                }
-                (node, base) = (at, cell.base);
+            let mut node = at;
+            // Down the trie, one character after the other: `j` is the character after the
+            // node's. (The end's id 0 is no node's child: the walk stops there.)
+            let mut j = s + 1;
+            loop {
+                let (next_id, end) = chars[j];
                 if cell.word != NO_WORD {
                     hits.push(Hit {
                         start,
-                        end: chars[j + 1].1,
+                        end,
                         id: cell.word,
                     });
                 }
+                let at = cell.base + next_id;
+                let next = self.cells[at as usize];
+                if next.check != node {
+                    break;
+                }
+                (node, cell) = (at, next);
+                j += 1;
             }
             // Longest first at one start (most starts have one word or none).
             if hits.len() > mark + 1 {
@@ -848,6 +841,9 @@ mod tests {
             Ac::new(&["我们", "我", "们去", "我们去了"]),
             Ac::new(&["吗", "了", "去", "去"]),
             Ac::new(&["不存在的词"]),
+            // (A word in two lists, 了, and one in three, 我们.)
+            Ac::new(&["我们", "了"]),
+            Ac::new(&["我们", "不能去"]),
         ];
         let texts = ["我们不能去了吗？我们去了，去了。", "不能不能去能去了吗了"];
         let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
