@@ -151,6 +151,14 @@ impl PresetCtx<'_> {
             .unwrap_or(&self.info.bigrams)
     }
 
+    /// The digits of the response and of the trigger, one after the other
+    /// ([`text::digit_string`]).
+    pub fn digits(&self) -> &str {
+        self.info
+            .digits
+            .get_or_init(|| text::digit_string(self.response) + &text::digit_string(self.trigger))
+    }
+
     /// Bigrams of the trigger.
     pub fn trigger_bigrams(&self) -> &[u64] {
         self.info
@@ -177,6 +185,8 @@ pub(crate) struct PresetInfo {
     core_bigrams: OnceCell<Option<Vec<u64>>>,
     /// See [`PresetCtx::trigger_bigrams`].
     trigger_bigrams: OnceCell<Vec<u64>>,
+    /// See [`PresetCtx::digits`].
+    digits: OnceCell<String>,
     /// Whether the preset turns a kind of caller away (`crate::proxy::protective`).
     pub(crate) protective: OnceCell<bool>,
     /// The bigrams of the response's own instructions (`crate::preset`'s conveyance of a part).
@@ -220,6 +230,7 @@ pub(crate) fn preset_info(trigger: &str, response: &str) -> Rc<PresetInfo> {
             content: OnceCell::new(),
             core_bigrams: OnceCell::new(),
             trigger_bigrams: OnceCell::new(),
+            digits: OnceCell::new(),
             protective: OnceCell::new(),
             instructions: OnceCell::new(),
             objection_words: OnceCell::new(),
@@ -479,7 +490,15 @@ impl<'a> Ctx<'a> {
             private_text.push_str(v);
             private_text.push('|');
         }
-        let allowed_digits = text::digit_string(&allowed_text);
+        // (`digit_string` keeps each character's digit and drops the rest: the joined text's
+        // digits are its parts' digits one after the other, the presets' read once per preset.)
+        let mut allowed_digits = String::new();
+        for p in &presets {
+            allowed_digits.push_str(p.digits());
+        }
+        for v in d.owner.public.values() {
+            allowed_digits.push_str(&text::digit_string(v));
+        }
         let mut caller_concat = String::with_capacity(
             turns
                 .iter()
