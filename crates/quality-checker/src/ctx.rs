@@ -293,8 +293,8 @@ pub struct Ctx<'a> {
     pub preset_bigrams: Vec<u64>,
     /// All preset responses and triggers and the owner's public facts, joined.
     pub allowed_text: String,
-    /// Numbers of `allowed_text`.
-    pub allowed_nums: Vec<f64>,
+    /// Numbers of `allowed_text` (computed on first use, see [`Ctx::grounded_value`]).
+    allowed_nums: OnceCell<Vec<f64>>,
     /// Ways to name the owner: title, name, surname + 先生/女士, 机主.
     pub owner_refs: Vec<&'a str>,
     /// The owner's surname, if known.
@@ -311,8 +311,8 @@ pub struct Ctx<'a> {
     private_bigrams: OnceCell<Vec<u64>>,
     /// Numbers of `private_text` (computed on first use).
     private_nums: OnceCell<Vec<f64>>,
-    /// Digits of `allowed_text`.
-    pub allowed_digits: String,
+    /// Digits of `allowed_text` (computed on first use, see [`Ctx::grounded_digits`]).
+    allowed_digits: OnceCell<String>,
     /// Everything the caller said, turn after turn.
     caller_concat: String,
     /// Digits the caller said, turn after turn, and per turn index where they end before it
@@ -374,10 +374,6 @@ impl<'a> Ctx<'a> {
             allowed_text.push_str(v);
             allowed_text.push('|');
         }
-        let allowed_nums = text::numbers(&allowed_text)
-            .iter()
-            .flat_map(|n| n.values().to_vec())
-            .collect();
 
         let title = d.owner.public.get("title").map(String::as_str);
         let surname = title
@@ -490,15 +486,6 @@ impl<'a> Ctx<'a> {
             private_text.push_str(v);
             private_text.push('|');
         }
-        // (`digit_string` keeps each character's digit and drops the rest: the joined text's
-        // digits are its parts' digits one after the other, the presets' read once per preset.)
-        let mut allowed_digits = String::new();
-        for p in &presets {
-            allowed_digits.push_str(p.digits());
-        }
-        for v in d.owner.public.values() {
-            allowed_digits.push_str(&text::digit_string(v));
-        }
         let mut caller_concat = String::with_capacity(
             turns
                 .iter()
@@ -523,7 +510,7 @@ impl<'a> Ctx<'a> {
             private_bigrams: OnceCell::new(),
             caller_end,
             private_text,
-            allowed_digits,
+            allowed_digits: OnceCell::new(),
             d,
             cfg,
             concepts,
@@ -531,7 +518,7 @@ impl<'a> Ctx<'a> {
             presets,
             preset_bigrams,
             allowed_text,
-            allowed_nums,
+            allowed_nums: OnceCell::new(),
             owner_refs,
             ref_last,
             surname,
@@ -721,7 +708,13 @@ impl<'a> Ctx<'a> {
         let same = |x: f64| {
             (x - v).abs() < 1e-6 || clock && (x - v).abs() - 12.0 < 1e-6 && (x - v).abs() > 11.999
         };
-        self.allowed_nums.iter().any(|&x| same(x))
+        let allowed = self.allowed_nums.get_or_init(|| {
+            text::numbers(&self.allowed_text)
+                .iter()
+                .flat_map(|n| n.values().to_vec())
+                .collect()
+        });
+        allowed.iter().any(|&x| same(x))
             || self
                 .caller_values()
                 .iter()
@@ -747,11 +740,27 @@ impl<'a> Ctx<'a> {
             })
     }
 
+    /// The digits of `allowed_text`: `digit_string` keeps each character's digit and drops the
+    /// rest, so they are its parts' digits one after the other, the presets' read once per
+    /// preset.
+    fn allowed_digits(&self) -> &str {
+        self.allowed_digits.get_or_init(|| {
+            let mut digits = String::new();
+            for p in &self.presets {
+                digits.push_str(p.digits());
+            }
+            for v in self.d.owner.public.values() {
+                digits.push_str(&text::digit_string(v));
+            }
+            digits
+        })
+    }
+
     /// Whether the digit string `ds` (a code, a plate, a number said digit by digit) was said by
     /// the caller before turn `before` or is in a preset, in any notation (`4-3-9-1`, `四三九一`).
     pub fn grounded_digits(&self, ds: &str, before: usize) -> bool {
         !ds.is_empty()
-            && (self.allowed_digits.contains(ds) || {
+            && (self.allowed_digits().contains(ds) || {
                 let (digits, ends) = self.caller_digits.get_or_init(|| {
                     let mut digits = String::new();
                     let mut ends = Vec::with_capacity(self.turns.len() + 1);
