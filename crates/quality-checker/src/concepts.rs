@@ -223,6 +223,13 @@ fn base() -> &'static Registry {
     &R
 }
 
+/// Builds the compiled-in registry, whose words are lists of the union ([`crate::wordindex`]:
+/// the union of all lists is built once they are all known; a scenario's registry is built
+/// with the checker).
+pub(crate) fn build_lists() {
+    base();
+}
+
 /// The concept a trigger name names among `concepts`.
 fn named(concepts: &[Concept], name: &str) -> Option<usize> {
     concepts

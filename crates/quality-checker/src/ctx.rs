@@ -891,6 +891,12 @@ static ATTRIBUTIONS: LazyLock<crate::wordindex::AllMatches> = LazyLock::new(|| {
     crate::wordindex::AllMatches::new(&lists().ctx.attributions).expect("attributions compile")
 });
 
+/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
+/// once they are all known).
+pub(crate) fn build_lists() {
+    LazyLock::force(&ATTRIBUTIONS);
+}
+
 /// Suffixes that end a component of an address.
 static ADDRESS_SUFFIX: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(lists().ctx.address_suffix.iter().copied()));

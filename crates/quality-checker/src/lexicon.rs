@@ -704,6 +704,7 @@ pub(crate) fn build_lists() {
     LazyLock::force(&UNCERTAIN);
     LazyLock::force(&GOODBYE);
     LazyLock::force(&CLOSE);
+    LazyLock::force(&MARKS);
 }
 
 #[cfg(test)]

@@ -403,6 +403,8 @@ impl Checker {
         static LISTS: std::sync::Once = std::sync::Once::new();
         LISTS.call_once_force(|_| {
             lexicon::build_lists();
+            concepts::build_lists();
+            ctx::build_lists();
             decision::build_lists();
             embodiment::build_lists();
             factuality::build_lists();

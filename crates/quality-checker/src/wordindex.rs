@@ -83,6 +83,12 @@ struct Hit {
 /// report what [`AhoCorasick`]'s do.
 pub struct Ac {
     aut: AhoCorasick,
+    /// Its place in the union.
+    member: Member,
+}
+
+/// A list's place in the union: its words' ids and its own id.
+struct Member {
     /// A bit per union word id: the word is one of this list's.
     bits: Box<[u64]>,
     /// (union word id, this list's pattern id: the first with that word), by union word id.
@@ -94,26 +100,11 @@ pub struct Ac {
     list: u32,
 }
 
-impl std::fmt::Debug for Ac {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ac")
-            .field("patterns", &self.aut.patterns_len())
-            .finish()
-    }
-}
-
-impl Ac {
-    /// The list of `words`. A DFA of its own: the haystacks off the index are short and the
-    /// lists small, so table lookups per byte beat the smaller NFAs.
-    pub fn new(words: &[&str]) -> Ac {
-        let aut = AhoCorasickBuilder::new()
-            .match_kind(MatchKind::LeftmostLongest)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(words)
-            .expect("static word lists compile");
-        if words.iter().any(|w| w.is_empty()) {
-            return Ac {
-                aut,
+impl Member {
+    /// Registers the list of `words` (pattern id = index) with the union.
+    fn new<P: AsRef<str>>(words: &[P]) -> Member {
+        if words.iter().any(|w| w.as_ref().is_empty()) {
+            return Member {
                 bits: Box::new([]),
                 locals: Box::new([]),
                 need: u32::MAX,
@@ -125,12 +116,13 @@ impl Ac {
         {
             let mut reg = registry();
             for (i, w) in words.iter().enumerate() {
-                let id = match reg.ids.get(*w) {
+                let w = w.as_ref();
+                let id = match reg.ids.get(w) {
                     Some(&id) => id,
                     None => {
                         let id = u32::try_from(reg.words.len()).expect("fewer than 2^32 words");
-                        reg.words.push((*w).into());
-                        reg.ids.insert((*w).into(), id);
+                        reg.words.push(w.into());
+                        reg.ids.insert(w.into(), id);
                         id
                     }
                 };
@@ -147,8 +139,7 @@ impl Ac {
         for &(id, _) in &locals {
             bits[(id >> 6) as usize] |= 1 << (id & 63);
         }
-        Ac {
-            aut,
+        Member {
             bits: bits.into_boxed_slice(),
             locals: locals.into_boxed_slice(),
             need,
@@ -185,6 +176,30 @@ impl Ac {
         }
         None
     }
+}
+
+impl std::fmt::Debug for Ac {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ac")
+            .field("patterns", &self.aut.patterns_len())
+            .finish()
+    }
+}
+
+impl Ac {
+    /// The list of `words`. A DFA of its own: the haystacks off the index are short and the
+    /// lists small, so table lookups per byte beat the smaller NFAs.
+    pub fn new(words: &[&str]) -> Ac {
+        let aut = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(words)
+            .expect("static word lists compile");
+        Ac {
+            aut,
+            member: Member::new(words),
+        }
+    }
 
     /// The list's leftmost-longest match in `hay[from..]` off the index, if `hay` lies within a
     /// text indexed now: `Some(None)` for no match, `None` when the index cannot answer.
@@ -192,16 +207,17 @@ impl Ac {
     fn indexed(&self, hay: &str, from: usize) -> Option<Option<Match>> {
         STATE.with(|st| {
             let mut st = st.try_borrow_mut().ok()?;
-            let (t, off) = st.locate(hay, self.need, self.list)?;
-            if !st.present(t, self.list) {
+            let m = &self.member;
+            let (t, off) = st.locate(hay, m.need, m.list)?;
+            if !st.present(t, m.list) {
                 return Some(None);
             }
             // Offsets within a text fit in `u32` (longer texts are not indexed).
             let end = off + hay.len() as u32;
             let from = off + from as u32;
-            Some(self.first(&st.hits[t], from, end).map(|h| {
+            Some(m.first(&st.hits[t], from, end).map(|h| {
                 Match::must(
-                    self.local(h.id),
+                    m.local(h.id),
                     (h.start - off) as usize..(h.end - off) as usize,
                 )
             }))
@@ -220,8 +236,9 @@ impl Ac {
     pub fn is_match(&self, hay: &str) -> bool {
         let indexed = STATE.with(|st| {
             let mut st = st.try_borrow_mut().ok()?;
-            let (t, off) = st.locate(hay, self.need, self.list)?;
-            if !st.present(t, self.list) {
+            let m = &self.member;
+            let (t, off) = st.locate(hay, m.need, m.list)?;
+            if !st.present(t, m.list) {
                 return Some(false);
             }
             // The whole text: a word of the list is in it (the bit says so). A slice: one of
@@ -231,7 +248,7 @@ impl Ac {
                 return Some(true);
             }
             let end = off + hay.len() as u32;
-            Some(self.first(&st.hits[t], off, end).is_some())
+            Some(m.first(&st.hits[t], off, end).is_some())
         });
         match indexed {
             Some(m) => m,
@@ -245,8 +262,8 @@ impl Ac {
         // and whether a word of the list is in the text at all (else there is nothing to find).
         let answer = STATE.with(|st| {
             let mut st = st.try_borrow_mut().ok()?;
-            let (t, _) = st.locate(hay, self.need, self.list)?;
-            Some(st.present(t, self.list))
+            let (t, _) = st.locate(hay, self.member.need, self.member.list)?;
+            Some(st.present(t, self.member.list))
         });
         let (inner, pos) = match answer {
             Some(true) => (None, 0),
@@ -394,12 +411,18 @@ impl State {
     }
 }
 
-/// A word list asked for every occurrence of every word (Standard semantics), as
-/// [`AhoCorasick::find_overlapping_iter`] reports them and in the same order, but walked by hand
-/// over a DFA: the iterator returns to its caller on every match and resumes from a saved
-/// state, which costs more than the walk over the short texts searched here. (A list with an
-/// empty word, or too large for a DFA, is searched with the iterator.)
-pub(crate) struct AllMatches(AllAut);
+/// A word list asked for every occurrence of every word (Standard semantics). Within a text
+/// indexed now (a turn, or a slice of one), read off the turn's index like an [`Ac`]'s searches
+/// (round eight: the relay marks, the concepts and the attributions walked every turn again);
+/// elsewhere walked by hand over a DFA, as [`AhoCorasick::find_overlapping_iter`] reports them
+/// (the iterator returns to its caller on every match and resumes from a saved state, which
+/// costs more than the walk over the short texts searched here; a list with an empty word, or
+/// too large for a DFA, is searched with the iterator).
+pub(crate) struct AllMatches {
+    aut: AllAut,
+    /// Its place in the union.
+    member: Member,
+}
 
 enum AllAut {
     // (Boxed: the DFA's header is some 400 bytes, the other's a pointer.)
@@ -423,20 +446,50 @@ impl AllMatches {
                 .prefilter(false)
                 .build(bytes())
         });
-        match dfa {
-            Some(Ok(d)) => Ok(AllMatches(AllAut::Dfa(Box::new(d)))),
-            _ => AhoCorasickBuilder::new()
-                .match_kind(MatchKind::Standard)
-                .build(bytes())
-                .map(|a| AllMatches(AllAut::Iter(a))),
-        }
+        let aut = match dfa {
+            Some(Ok(d)) => AllAut::Dfa(Box::new(d)),
+            _ => AllAut::Iter(
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::Standard)
+                    .build(bytes())?,
+            ),
+        };
+        Ok(AllMatches {
+            aut,
+            member: Member::new(words),
+        })
     }
 
-    /// Calls `f(start, end, pattern)` for every occurrence of every word in `text`: by end,
-    /// and at one end in the automaton's order (`find_overlapping_iter`'s).
+    /// Calls `f(start, end, pattern)` for every occurrence of every word in `text`, in no
+    /// order to rely on (off the index: by start, longest first; else by end); a word listed
+    /// twice is reported once off the index, as its first pattern.
     #[inline]
     pub(crate) fn for_each(&self, text: &str, mut f: impl FnMut(usize, usize, usize)) {
-        match &self.0 {
+        let indexed = STATE.with(|st| {
+            let mut st = st.try_borrow_mut().ok()?;
+            let m = &self.member;
+            let (t, off) = st.locate(text, m.need, m.list)?;
+            if !st.present(t, m.list) {
+                return Some(());
+            }
+            let end = off + text.len() as u32;
+            let hits = &st.hits[t];
+            let i = hits.partition_point(|h| h.start < off);
+            for h in hits[i..].iter().take_while(|h| h.start < end) {
+                if h.end <= end && m.has(h.id) {
+                    f(
+                        (h.start - off) as usize,
+                        (h.end - off) as usize,
+                        m.local(h.id),
+                    );
+                }
+            }
+            Some(())
+        });
+        if indexed.is_some() {
+            return;
+        }
+        match &self.aut {
             AllAut::Dfa(dfa) => {
                 // (No empty word: the start state is no match state.)
                 let Ok(mut sid) = dfa.start_state(Anchored::No) else {
@@ -845,6 +898,8 @@ mod tests {
             Ac::new(&["我们", "了"]),
             Ac::new(&["我们", "不能去"]),
         ];
+        let all =
+            AllMatches::new(&["不能", "不能去", "能去", "我们", "我", "了", "去了吗"]).unwrap();
         let texts = ["我们不能去了吗？我们去了，去了。", "不能不能去能去了吗了"];
         let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
         let _index = IndexedTexts::new(owned.iter().map(String::as_str));
@@ -860,11 +915,25 @@ mod tests {
                         assert_eq!(l.find(hay), want.first().copied(), "{hay}");
                         assert_eq!(l.is_match(hay), !want.is_empty(), "{hay}");
                     }
+                    // Every occurrence, off the index and (a copy, not indexed) off the
+                    // automaton: the same, in another order.
+                    let every = |h: &str| {
+                        let mut v = Vec::new();
+                        all.for_each(h, |s, e, p| v.push((s, e, p)));
+                        v.sort_unstable();
+                        v
+                    };
+                    assert_eq!(every(hay), every(&hay.to_string()), "{hay}");
                 }
             }
         }
         // The index did answer (the texts are indexed, the union holds the lists).
         assert!(lists[0].indexed(&owned[0][..], 0).is_some());
         assert!(late.indexed(&owned[0][..], 0).is_none());
+        assert!(STATE.with(|st| {
+            let mut st = st.borrow_mut();
+            st.locate(&owned[0], all.member.need, all.member.list)
+                .is_some()
+        }));
     }
 }
