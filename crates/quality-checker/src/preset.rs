@@ -825,7 +825,7 @@ fn event_said(
         let before = text::tail_chars(&text[..m_start], 4);
         !NOT_YET
             .iter()
-            .any(|w| before.ends_with(w) || before.contains(w) && w.chars().count() >= 2)
+            .any(|w| before.ends_with(w) || text::contains_str(before, w) && w.chars().count() >= 2)
     })
 }
 
@@ -853,9 +853,9 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
                 let place = &end[i + '到'.len_utf8()..];
                 let n = place.chars().count();
                 let tail4 = text::tail_chars(before, 4);
-                let future = NOT_YET
-                    .iter()
-                    .any(|w| tail4.ends_with(w) || tail4.contains(w) && w.chars().count() >= 2);
+                let future = NOT_YET.iter().any(|w| {
+                    tail4.ends_with(w) || text::contains_str(tail4, w) && w.chars().count() >= 2
+                });
                 if (1..=12).contains(&n)
                     && !future
                     && !AHEAD.is_match(before)

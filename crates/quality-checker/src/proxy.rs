@@ -546,7 +546,7 @@ pub(crate) fn about_preset(push: &str, response: &str) -> bool {
         crate::text::is_han(a)
             && crate::text::is_han(b)
             && COURTESY.binary_search(&pair).is_err()
-            && response.contains(&push[i..j + b.len_utf8()])
+            && crate::text::contains_str(response, &push[i..j + b.len_utf8()])
     })
 }
 
