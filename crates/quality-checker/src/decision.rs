@@ -1184,7 +1184,16 @@ pub(crate) fn build_lists() {
 /// once "推销一律不要" was told): holding the owner's refusal (case
 /// decision/refusal-preset-held).
 fn refusal_preset_said(ctx: &Ctx, t: &TurnCtx) -> bool {
-    ctx.presets.iter().any(|p| {
+    refusal_presets_said(ctx, t.idx).next().is_some()
+}
+
+/// The presets of [`refusal_preset_said`]: those that refuse or turn a caller away, said by turn
+/// `upto` (`natural.over_refusal` asks whether one of them already answers the caller's act).
+pub(crate) fn refusal_presets_said<'c, 'a>(
+    ctx: &'c Ctx<'a>,
+    upto: usize,
+) -> impl Iterator<Item = &'c crate::ctx::PresetCtx<'a>> + 'c {
+    ctx.presets.iter().filter(move |p| {
         let content = p.content();
         !content.is_empty()
             && (lists()
@@ -1195,7 +1204,7 @@ fn refusal_preset_said(ctx: &Ctx, t: &TurnCtx) -> bool {
                 .any(|w| p.response.contains(w))
                 // (A protective preset turns the caller away: `推销一律不要`.)
                 || crate::proxy::protective(p))
-            && ctx.turns[..=t.idx]
+            && ctx.turns[..=upto]
                 .iter()
                 .any(|u| u.assistant && text::containment(content, &u.bigrams) >= 0.5)
     })

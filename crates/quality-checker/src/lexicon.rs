@@ -304,6 +304,9 @@ word_files! {
         ai_self:Words,
         latin_ok:Words,
         decision_asked:Words,
+        own_act_subject: Chars,
+        own_act_object_of: Chars,
+        own_act: Words,
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {
