@@ -844,7 +844,11 @@ fn answers_request<'a>(
         .message_request
         .iter()
         .any(|w| text::contains_str(req, w.as_str()));
-    if self_request || relay_asked || preset_chars(ctx, req) {
+    if self_request
+        || relay_asked
+        || preset_chars(ctx, req)
+        || offered_nothing_binding(caller.text, req)
+    {
         return None;
     }
     let from = after_contrast(t.text);
@@ -1208,6 +1212,18 @@ pub(crate) fn refusal_presets_said<'c, 'a>(
                 .iter()
                 .any(|u| u.assistant && text::containment(content, &u.bigrams) >= 0.5)
     })
+}
+
+/// Whether the sentence of `text` that holds `req` (a slice of it, or text of its own) offers
+/// what commits the owner to nothing: "我拍个照留底，传到她订单里可以吧？" asks in its last
+/// clause about the act its first clause names (case decision/the-callers-own-act-welcomed).
+fn offered_nothing_binding(text: &str, req: &str) -> bool {
+    let at = (req.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    let sentence = text::sentences(text)
+        .into_iter()
+        .find(|r| r.start <= at && at < r.end.max(r.start + 1))
+        .map_or(req, |r| &text[r]);
+    crate::naturalness::offers_nothing_binding(sentence)
 }
 
 /// Whether a clause names a matter (`需要有人下来开门的事`) rather than states anything: it ends

@@ -905,6 +905,16 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
     out
 }
 
+/// Whether `s` offers what commits the owner to nothing — one of concepts.toml's `offer`, or the
+/// caller's own act ([`own_act`]) — and asks no decision beside it (`decision_asked`): saying
+/// yes to it decides nothing for the owner (case decision/the-callers-own-act-welcomed).
+pub(crate) fn offers_nothing_binding(s: &str) -> bool {
+    let w = &*REFUSAL_WORDS;
+    (w.offer.is_match(s) || own_act(s).is_some())
+        && !w.decision_asked.is_match(s)
+        && !w.secret.is_match(s)
+}
+
 /// The caller's own act of word or notice in `s` ("那我自己也给他发个短信吧", "我晚点再给他打
 /// 过来", "我们也会把通知贴在公告栏上"): a first person that is not the object of 给/让/跟…
 /// ("让她给我打过来" asks a call back: case naturalness/own-act-callback-asked), followed within
