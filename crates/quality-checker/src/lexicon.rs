@@ -264,6 +264,7 @@ word_files! {
         seen_messages:Words,
         not_physical_compound:Pairs,
         anchors:EmbodimentAnchors,
+        kindness_taken: Words,
     }
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
