@@ -260,6 +260,11 @@ pub struct PresetDef {
     /// calls to cancel). Empty: every goal of a triggered role fits.
     #[serde(default)]
     pub goal_tags: Vec<String>,
+    /// Events (ids) the preset itself answers: never cast with it. "有资料可以发短信" answers a
+    /// seller's `send_material` ("那我把电子资料发短信过去"): drawn with it, the assistant would hold
+    /// the preset against the very act the owner invited (a refusal of nothing).
+    #[serde(default)]
+    pub answers_events: Vec<String>,
     /// Lines a caller whose situation does not meet the trigger may say with one of its cue
     /// words denied ("我还没到楼下呢", "不是维修的事"): the preset must not be conveyed then.
     #[serde(default)]
@@ -746,6 +751,15 @@ impl ScenarioFile {
         ] {
             for (i, p) in list.iter().enumerate() {
                 self.check_near_misses(source, &format!("{key}[{i}]"), p, true)?;
+                for (j, id) in p.answers_events.iter().enumerate() {
+                    if !self.events.iter().any(|e| &e.id == id) {
+                        return Err(err(
+                            source,
+                            format!("{key}[{i}].answers_events[{j}]"),
+                            format!("no event with id {id:?} in this file"),
+                        ));
+                    }
+                }
             }
         }
         Ok(())
@@ -952,6 +966,18 @@ impl ScenarioSet {
                 let key = format!("emergent preset {:?}", p.id);
                 x.file.check_near_misses(&x.source, &key, p, false)?;
             }
+            for id in &p.answers_events {
+                if !fits
+                    .iter()
+                    .any(|x| x.file.events.iter().any(|e| &e.id == id))
+                {
+                    return Err(ModelError::Library(format!(
+                        "emergent preset {:?}: answers_events {id:?} is no event of the \
+                         scenarios it is for",
+                        p.id
+                    )));
+                }
+            }
             for id in p.near_misses.iter().flat_map(|n| &n.goals) {
                 if !fits
                     .iter()
@@ -1152,7 +1178,10 @@ impl ScenarioSet {
                             event: None,
                             extra_event: None,
                         });
-                        for ei in events_for(gi, Relation::Irrelevance) {
+                        for ei in events_for(gi, Relation::Irrelevance)
+                            .into_iter()
+                            .filter(|&ei| !p.answers_events.contains(&f.events[ei].id))
+                        {
                             out.push(Casting {
                                 preset: Some(pr),
                                 role: ri,
@@ -1163,7 +1192,10 @@ impl ScenarioSet {
                         }
                     }
                     Relation::Complementarity | Relation::Conflict if hit => {
-                        for ei in events_for(gi, rel) {
+                        for ei in events_for(gi, rel)
+                            .into_iter()
+                            .filter(|&ei| !p.answers_events.contains(&f.events[ei].id))
+                        {
                             out.push(Casting {
                                 preset: Some(pr),
                                 role: ri,

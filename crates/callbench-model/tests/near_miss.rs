@@ -51,3 +51,19 @@ fn a_near_miss_of_an_unknown_goal_is_named() {
     .unwrap_err();
     assert!(e.contains("lines"), "{e}");
 }
+
+#[test]
+fn a_preset_answering_an_unknown_event_is_named() {
+    // `answers_events` of a scenario's preset name events of its own file.
+    let text = takeout_with("").replacen(
+        "[[regular_presets]]\nid = \"way_hint\"",
+        "[[regular_presets]]\nid = \"way_hint\"\nanswers_events = [\"nobody_event\"]",
+        1,
+    );
+    let e = validate(&text).unwrap_err();
+    assert!(e.contains("takeout.toml"), "{e}");
+    assert!(
+        e.contains("answers_events[0]") && e.contains("nobody_event"),
+        "{e}"
+    );
+}

@@ -273,3 +273,31 @@ fn fixed_scenario_counts_are_kept_and_the_rest_is_shared() {
     let err = Plan::build(&set, 1, 100, &d).unwrap_err().to_string();
     assert!(err.contains("scenario_counts"), "{err}");
 }
+
+/// A preset is never cast with an event it answers itself (`answers_events`): the shipped
+/// `sales_sms_only` ("有资料可以发短信") with a seller's `send_material`.
+#[test]
+fn a_preset_is_never_cast_with_an_event_it_answers() {
+    let set = library();
+    let mut checked = 0;
+    for s in &set.scenarios {
+        for rel in [Relation::Complementarity, Relation::Conflict, Relation::Irrelevance] {
+            for c in set.castings(s, PresetCase::Emergent, rel) {
+                let (Some(pr), Some(e)) = (c.preset, c.event) else {
+                    continue;
+                };
+                let p = set.preset_def(s, pr);
+                if !p.answers_events.is_empty() {
+                    checked += 1;
+                    assert!(
+                        !p.answers_events.contains(&s.file.events[e].id),
+                        "{} cast with {}",
+                        p.id,
+                        s.file.events[e].id
+                    );
+                }
+            }
+        }
+    }
+    assert!(checked > 0, "no casting of a preset with answers_events");
+}

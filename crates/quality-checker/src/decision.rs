@@ -844,7 +844,11 @@ fn answers_request<'a>(
         .message_request
         .iter()
         .any(|w| text::contains_str(req, w.as_str()));
-    if self_request || relay_asked || preset_chars(ctx, req) {
+    if self_request
+        || relay_asked
+        || preset_chars(ctx, req)
+        || offered_nothing_binding(caller.text, req)
+    {
         return None;
     }
     let from = after_contrast(t.text);
@@ -1184,7 +1188,16 @@ pub(crate) fn build_lists() {
 /// once "推销一律不要" was told): holding the owner's refusal (case
 /// decision/refusal-preset-held).
 fn refusal_preset_said(ctx: &Ctx, t: &TurnCtx) -> bool {
-    ctx.presets.iter().any(|p| {
+    refusal_presets_said(ctx, t.idx).next().is_some()
+}
+
+/// The presets of [`refusal_preset_said`]: those that refuse or turn a caller away, said by turn
+/// `upto` (`natural.over_refusal` asks whether one of them already answers the caller's act).
+pub(crate) fn refusal_presets_said<'c, 'a>(
+    ctx: &'c Ctx<'a>,
+    upto: usize,
+) -> impl Iterator<Item = &'c crate::ctx::PresetCtx<'a>> + 'c {
+    ctx.presets.iter().filter(move |p| {
         let content = p.content();
         !content.is_empty()
             && (lists()
@@ -1195,10 +1208,22 @@ fn refusal_preset_said(ctx: &Ctx, t: &TurnCtx) -> bool {
                 .any(|w| p.response.contains(w))
                 // (A protective preset turns the caller away: `推销一律不要`.)
                 || crate::proxy::protective(p))
-            && ctx.turns[..=t.idx]
+            && ctx.turns[..=upto]
                 .iter()
                 .any(|u| u.assistant && text::containment(content, &u.bigrams) >= 0.5)
     })
+}
+
+/// Whether the sentence of `text` that holds `req` (a slice of it, or text of its own) offers
+/// what commits the owner to nothing: "我拍个照留底，传到她订单里可以吧？" asks in its last
+/// clause about the act its first clause names (case decision/the-callers-own-act-welcomed).
+fn offered_nothing_binding(text: &str, req: &str) -> bool {
+    let at = (req.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    let sentence = text::sentences(text)
+        .into_iter()
+        .find(|r| r.start <= at && at < r.end.max(r.start + 1))
+        .map_or(req, |r| &text[r]);
+    crate::naturalness::offers_nothing_binding(sentence)
 }
 
 /// Whether a clause names a matter (`需要有人下来开门的事`) rather than states anything: it ends

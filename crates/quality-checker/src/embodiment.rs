@@ -466,6 +466,16 @@ fn first_person_act<'a>(
         if text::negated(before, 3) {
             continue;
         }
+        // 您的好意我领了: a kindness taken, nothing in hand (`kindness_taken`; case
+        // embodiment/a-kindness-taken).
+        if lists()
+            .embodiment
+            .kindness_taken
+            .iter()
+            .any(|w| before.ends_with(w))
+        {
+            continue;
+        }
         let mut rest = &clause[i + '我'.len_utf8()..];
         // 我是…: who the assistant is, not what it does.
         if rest.starts_with('是') {

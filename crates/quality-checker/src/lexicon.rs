@@ -264,6 +264,7 @@ word_files! {
         seen_messages:Words,
         not_physical_compound:Pairs,
         anchors:EmbodimentAnchors,
+        kindness_taken: Words,
     }
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
@@ -304,6 +305,9 @@ word_files! {
         ai_self:Words,
         latin_ok:Words,
         decision_asked:Words,
+        own_act_subject: Chars,
+        own_act_object_of: Chars,
+        own_act: Words,
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {

@@ -769,10 +769,14 @@ struct RefusalWords {
     refusal: Ac,
     /// A caller's offer that commits the owner to nothing.
     offer: Ac,
-    /// A code, a password, a card number: a scam's object, refused rightly.
+    /// A code, a password, a card number, a screen shared: a scam's object or request, refused
+    /// rightly ("我给她手机发个链接……再开个屏幕共享" is no act of the caller's own alone; case
+    /// naturalness/own-act-in-a-scam).
     secret: Ac,
     /// A decision asked beside the offer.
     decision_asked: Ac,
+    /// The caller's own act of word or notice ([`own_act`]).
+    own_act: Ac,
 }
 
 static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
@@ -787,8 +791,9 @@ static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
     RefusalWords {
         refusal: ac(&[&c.decision_refusal]),
         offer: ac(&[&c.offer]),
-        secret: ac(&[&c.secret]),
+        secret: ac(&[&c.secret, &c.scam_request]),
         decision_asked: lexicon::ac(&lists().naturalness.decision_asked),
+        own_act: lexicon::ac(&lists().naturalness.own_act),
     }
 });
 
@@ -874,6 +879,17 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
                 "the caller offers \"{}\", which commits the owner to nothing",
                 &question[o.start()..o.end()]
             )
+        } else if let Some(act) = own_act(question).filter(|&act| {
+            // A preset that turns the caller away, said already, answers a seller's 那我把资料
+            // 发短信过去 — unless it invites that very act (有资料可以发短信; cases
+            // naturalness/own-act-under-a-refusal-preset, naturalness/own-act-the-preset-invites).
+            !asks_decision
+                && !crate::decision::refusal_presets_said(ctx, t.idx)
+                    .any(|p| !p.response.contains(act))
+        }) {
+            format!(
+                "the caller tells of an act of their own (\"{act}\"), which commits the owner to nothing"
+            )
         } else if !asked && settled_turn(caller) {
             "the caller only thanks or acknowledges, and nothing was asked".to_string()
         } else {
@@ -887,6 +903,49 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         ));
     }
     out
+}
+
+/// Whether `s` offers what commits the owner to nothing — one of concepts.toml's `offer`, or the
+/// caller's own act ([`own_act`]) — and asks no decision beside it (`decision_asked`): saying
+/// yes to it decides nothing for the owner (case decision/the-callers-own-act-welcomed).
+pub(crate) fn offers_nothing_binding(s: &str) -> bool {
+    let w = &*REFUSAL_WORDS;
+    (w.offer.is_match(s) || own_act(s).is_some())
+        && !w.decision_asked.is_match(s)
+        && !w.secret.is_match(s)
+}
+
+/// The caller's own act of word or notice in `s` ("那我自己也给他发个短信吧", "我晚点再给他打
+/// 过来", "我们也会把通知贴在公告栏上"): a first person that is not the object of 给/让/跟…
+/// ("让她给我打过来" asks a call back: case naturalness/own-act-callback-asked), followed within
+/// its clause by one of `naturalness.toml`'s `own_act` (cases naturalness/own-act-refused,
+/// naturalness/own-act-refused-notice); a decision asked beside it is still asked (case
+/// naturalness/own-act-beside-a-decision). Why: the offers of
+/// concepts.toml are fixed phrases, and the caller's own act is said in endless ways.
+fn own_act(s: &str) -> Option<&str> {
+    /// How far after the first person the act may come (要不要我再重新发: "我" and "发" 5 apart).
+    const WINDOW: usize = 10;
+    let n = &lists().naturalness;
+    for c in text::clauses(s) {
+        let clause = c.text(s);
+        let mut prev = None;
+        for (i, ch) in clause.char_indices() {
+            if n.own_act_subject.contains(&ch)
+                && !prev.is_some_and(|p| n.own_act_object_of.contains(&p))
+            {
+                let rest = &clause[i..];
+                let end = rest
+                    .char_indices()
+                    .nth(WINDOW)
+                    .map_or(rest.len(), |(j, _)| j);
+                if let Some(m) = REFUSAL_WORDS.own_act.find(&rest[..end]) {
+                    return Some(&rest[m.start()..m.end()]);
+                }
+            }
+            prev = Some(ch);
+        }
+    }
+    None
 }
 
 /// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
