@@ -281,7 +281,11 @@ fn a_preset_is_never_cast_with_an_event_it_answers() {
     let set = library();
     let mut checked = 0;
     for s in &set.scenarios {
-        for rel in [Relation::Complementarity, Relation::Conflict, Relation::Irrelevance] {
+        for rel in [
+            Relation::Complementarity,
+            Relation::Conflict,
+            Relation::Irrelevance,
+        ] {
             for c in set.castings(s, PresetCase::Emergent, rel) {
                 let (Some(pr), Some(e)) = (c.preset, c.event) else {
                     continue;

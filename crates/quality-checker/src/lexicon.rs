@@ -308,6 +308,7 @@ word_files! {
         own_act_subject: Chars,
         own_act_object_of: Chars,
         own_act: Words,
+        holds_stance: Words,
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {

@@ -880,12 +880,19 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
                 &question[o.start()..o.end()]
             )
         } else if let Some(act) = own_act(question).filter(|&act| {
-            // A preset that turns the caller away, said already, answers a seller's 那我把资料
-            // 发短信过去 — unless it invites that very act (有资料可以发短信; cases
-            // naturalness/own-act-under-a-refusal-preset, naturalness/own-act-the-preset-invites).
+            // A preset that turns the caller away, said already and held in so many words
+            // (`holds_stance`), answers a seller's 那我把资料发短信过去 — unless it invites that
+            // very act (有资料可以发短信; cases naturalness/own-act-under-a-refusal-preset,
+            // naturalness/own-act-the-preset-invites,
+            // naturalness/own-act-refused-under-a-refusal-preset).
             !asks_decision
-                && !crate::decision::refusal_presets_said(ctx, t.idx)
+                && !(crate::decision::refusal_presets_said(ctx, t.idx)
                     .any(|p| !p.response.contains(act))
+                    && lists()
+                        .naturalness
+                        .holds_stance
+                        .iter()
+                        .any(|w| text::contains_str(t.text, w)))
         }) {
             format!(
                 "the caller tells of an act of their own (\"{act}\"), which commits the owner to nothing"
