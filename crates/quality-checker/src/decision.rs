@@ -1223,7 +1223,7 @@ fn offered_nothing_binding(text: &str, req: &str) -> bool {
         .into_iter()
         .find(|r| r.start <= at && at < r.end.max(r.start + 1))
         .map_or(req, |r| &text[r]);
-    crate::naturalness::offers_nothing_binding(sentence)
+    lexicon::offers_nothing_binding(sentence)
 }
 
 /// Whether a clause names a matter (`需要有人下来开门的事`) rather than states anything: it ends

@@ -767,33 +767,13 @@ fn list_items(s: &str) -> Option<String> {
 struct RefusalWords {
     /// How an assistant refuses to decide for the owner (做不了主, 没法替她拍板).
     refusal: Ac,
-    /// A caller's offer that commits the owner to nothing.
-    offer: Ac,
-    /// A code, a password, a card number, a screen shared: a scam's object or request, refused
-    /// rightly ("我给她手机发个链接……再开个屏幕共享" is no act of the caller's own alone; case
-    /// naturalness/own-act-in-a-scam).
-    secret: Ac,
-    /// A decision asked beside the offer.
-    decision_asked: Ac,
-    /// The caller's own act of word or notice ([`own_act`]).
-    own_act: Ac,
 }
 
 static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
     let c = callbench_model::concepts::concepts();
-    let ac = |v: &[&[String]]| {
-        let words: Vec<&str> = v
-            .iter()
-            .flat_map(|l| l.iter().map(String::as_str))
-            .collect();
-        lexicon::ac(&words)
-    };
+    let words: Vec<&str> = c.decision_refusal.iter().map(String::as_str).collect();
     RefusalWords {
-        refusal: ac(&[&c.decision_refusal]),
-        offer: ac(&[&c.offer]),
-        secret: ac(&[&c.secret, &c.scam_request]),
-        decision_asked: lexicon::ac(&lists().naturalness.decision_asked),
-        own_act: lexicon::ac(&lists().naturalness.own_act),
+        refusal: lexicon::ac(&words),
     }
 });
 
@@ -820,6 +800,7 @@ static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
 pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     let w = &*REFUSAL_WORDS;
+    let o = &*lexicon::OFFER_WORDS;
     // Whether a caller turn before asked anything.
     let mut asked = false;
     for t in &ctx.turns {
@@ -850,7 +831,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         let Some(caller) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
             continue;
         };
-        if caller.assistant || w.secret.is_match(caller.text) {
+        if caller.assistant || o.secret.is_match(caller.text) {
             continue;
         }
         let clause = t
@@ -871,28 +852,28 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             let s = caller.text[r.clone()].trim_end();
             // (A sentence's range may stop before its mark.)
             let marked = caller.text[r.end..].trim_start().starts_with(['？', '?']);
-            (marked || s.ends_with(['？', '?', '吗'])) && !w.offer.is_match(s)
+            (marked || s.ends_with(['？', '?', '吗'])) && !o.offer.is_match(s)
         });
-        let asks_decision = asked_before || w.decision_asked.is_match(question);
-        let what = if let Some(o) = w.offer.find(question).filter(|_| !asks_decision) {
+        let asks_decision = asked_before || o.decision_asked.is_match(question);
+        let what = if let Some(m) = o.offer.find(question).filter(|_| !asks_decision) {
             format!(
                 "the caller offers \"{}\", which commits the owner to nothing",
-                &question[o.start()..o.end()]
+                &question[m.start()..m.end()]
             )
-        } else if let Some(act) = own_act(question).filter(|&act| {
+        } else if let Some(act) = lexicon::own_act(question).filter(|&act| {
             // A preset that turns the caller away, said already and held in so many words
             // (`holds_stance`), answers a seller's 那我把资料发短信过去 — unless it invites that
             // very act (有资料可以发短信; cases naturalness/own-act-under-a-refusal-preset,
             // naturalness/own-act-the-preset-invites,
             // naturalness/own-act-refused-under-a-refusal-preset).
-            !asks_decision
-                && !(crate::decision::refusal_presets_said(ctx, t.idx)
-                    .any(|p| !p.response.contains(act))
-                    && lists()
-                        .naturalness
-                        .holds_stance
-                        .iter()
-                        .any(|w| text::contains_str(t.text, w)))
+            let held = crate::decision::refusal_presets_said(ctx, t.idx)
+                .any(|p| !p.response.contains(act))
+                && lists()
+                    .naturalness
+                    .holds_stance
+                    .iter()
+                    .any(|w| text::contains_str(t.text, w));
+            !asks_decision && !held
         }) {
             format!(
                 "the caller tells of an act of their own (\"{act}\"), which commits the owner to nothing"
@@ -910,49 +891,6 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         ));
     }
     out
-}
-
-/// Whether `s` offers what commits the owner to nothing — one of concepts.toml's `offer`, or the
-/// caller's own act ([`own_act`]) — and asks no decision beside it (`decision_asked`): saying
-/// yes to it decides nothing for the owner (case decision/the-callers-own-act-welcomed).
-pub(crate) fn offers_nothing_binding(s: &str) -> bool {
-    let w = &*REFUSAL_WORDS;
-    (w.offer.is_match(s) || own_act(s).is_some())
-        && !w.decision_asked.is_match(s)
-        && !w.secret.is_match(s)
-}
-
-/// The caller's own act of word or notice in `s` ("那我自己也给他发个短信吧", "我晚点再给他打
-/// 过来", "我们也会把通知贴在公告栏上"): a first person that is not the object of 给/让/跟…
-/// ("让她给我打过来" asks a call back: case naturalness/own-act-callback-asked), followed within
-/// its clause by one of `naturalness.toml`'s `own_act` (cases naturalness/own-act-refused,
-/// naturalness/own-act-refused-notice); a decision asked beside it is still asked (case
-/// naturalness/own-act-beside-a-decision). Why: the offers of
-/// concepts.toml are fixed phrases, and the caller's own act is said in endless ways.
-fn own_act(s: &str) -> Option<&str> {
-    /// How far after the first person the act may come (要不要我再重新发: "我" and "发" 5 apart).
-    const WINDOW: usize = 10;
-    let n = &lists().naturalness;
-    for c in text::clauses(s) {
-        let clause = c.text(s);
-        let mut prev = None;
-        for (i, ch) in clause.char_indices() {
-            if n.own_act_subject.contains(&ch)
-                && !prev.is_some_and(|p| n.own_act_object_of.contains(&p))
-            {
-                let rest = &clause[i..];
-                let end = rest
-                    .char_indices()
-                    .nth(WINDOW)
-                    .map_or(rest.len(), |(j, _)| j);
-                if let Some(m) = REFUSAL_WORDS.own_act.find(&rest[..end]) {
-                    return Some(&rest[m.start()..m.end()]);
-                }
-            }
-            prev = Some(ch);
-        }
-    }
-    None
 }
 
 /// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
