@@ -1123,13 +1123,16 @@ impl ScenarioSet {
                     .map(move |(ri, _)| (ri, gi))
             })
             .collect();
-        let events_for = |gi: usize, rel: Relation| -> Vec<usize> {
+        // The events of a goal in a relation, less those the preset answers itself
+        // (`answered`: its `answers_events`).
+        let events_for = |gi: usize, rel: Relation, answered: &[String]| -> Vec<usize> {
             f.events
                 .iter()
                 .enumerate()
                 .filter(|(_, e)| {
                     (e.goals.is_empty() || e.goals.contains(&f.goals[gi].id))
                         && e.allowed_relations().contains(&rel)
+                        && !answered.contains(&e.id)
                 })
                 .map(|(i, _)| i)
                 .collect()
@@ -1143,7 +1146,7 @@ impl ScenarioSet {
                     event: None,
                     extra_event: None,
                 });
-                for ei in events_for(gi, Relation::None) {
+                for ei in events_for(gi, Relation::None, &[]) {
                     out.push(Casting {
                         preset: None,
                         role: ri,
@@ -1178,10 +1181,7 @@ impl ScenarioSet {
                             event: None,
                             extra_event: None,
                         });
-                        for ei in events_for(gi, Relation::Irrelevance)
-                            .into_iter()
-                            .filter(|&ei| !p.answers_events.contains(&f.events[ei].id))
-                        {
+                        for ei in events_for(gi, Relation::Irrelevance, &p.answers_events) {
                             out.push(Casting {
                                 preset: Some(pr),
                                 role: ri,
@@ -1192,10 +1192,7 @@ impl ScenarioSet {
                         }
                     }
                     Relation::Complementarity | Relation::Conflict if hit => {
-                        for ei in events_for(gi, rel)
-                            .into_iter()
-                            .filter(|&ei| !p.answers_events.contains(&f.events[ei].id))
-                        {
+                        for ei in events_for(gi, rel, &p.answers_events) {
                             out.push(Casting {
                                 preset: Some(pr),
                                 role: ri,
