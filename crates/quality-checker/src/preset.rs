@@ -1683,10 +1683,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 ));
             } else if let Some(pc) = legit {
                 // The caller pushed against the preset (a penalty, a deadline, a scam's demand):
-                // saying it again is holding it, which is right, not a repeat — once, like a
-                // back-reference; a third telling is a repeat however hard the caller pushes.
-                // A short holding in between (`还是那句话，机主不认识这个人`) was the one
-                // back-reference (case preset/held-then-told-again).
+                // saying it again is holding it, which is right, not a repeat. A protective
+                // preset may be held so as often as the caller pitches (`holds_against_pitch`;
+                // case preset/held-then-told-again); any other once, like a back-reference, and a
+                // short holding in between (`还是那句话…`) was that one.
                 if ctx.turns[pc + 1..t].iter().any(|x| {
                     x.assistant
                         && INSISTS.is_match(x.text)
@@ -1699,6 +1699,11 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // The caller's own words said back (their request, their read-back of the
                     // preset): no telling at all (cases preset/caller-read-back-confirmed,
                     // preset/callers-request-echoed).
+                } else if holds_against_pitch(ctx, p, t) {
+                    // A preset that turns the caller away, held against the caller's next
+                    // pitch, as often as they pitch: holding, never a repeat (a copy of an
+                    // earlier turn is natural.repetition's business) (cases
+                    // preset/held-against-every-pitch, preset/hold-after-giving-up-is-a-repeat).
                 } else if allowance
                     && (back_reference(ctx, t, content, held_whole(ctx, p, t, pc))
                         || held_against_pressure(ctx, p, t))
@@ -1987,8 +1992,9 @@ fn complied(s: &str) -> bool {
 
 /// Whether assistant turn `t` may say protective preset `p` whole and still be the one allowed
 /// back-reference: the caller renewed the push (`别急着拒嘛`, a deadline, a plea), and the turn
-/// answers it in new words, not as a copy of the first telling `pc` (cases
-/// preset/refusal-held-once-whole; a copy: natural.repetition's business as well).
+/// answers it in new words, not as a copy of the first telling `pc` (a copy: natural.repetition's
+/// business as well). (Against a pitch, [`holds_against_pitch`] answers first: case
+/// preset/refusal-held-once-whole.)
 fn held_whole(ctx: &Ctx, p: &PresetCtx, t: usize, pc: usize) -> bool {
     let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
         return false;
@@ -2006,6 +2012,25 @@ fn held_whole(ctx: &Ctx, p: &PresetCtx, t: usize, pc: usize) -> bool {
             &ctx.turns[pc].bigrams,
             ctx.cfg.repetition_similarity,
         )
+}
+
+/// Whether assistant turn `t` holds protective preset `p` against the caller's turn before it:
+/// that turn pitches on — it neither gives up nor only thanks or says goodbye, reports no new
+/// fact, and does not ask who the assistant is (an identity question answered with the preset
+/// is a repeat).
+fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
+    let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    let l = &lists().preset;
+    crate::proxy::protective(p)
+        && !prev.assistant
+        && !accepts(prev.text)
+        && !gives_up(prev.text)
+        && !complied(prev.text)
+        && !lexicon::GOODBYE.is_match(prev.text)
+        && !l.asks_who.iter().any(|w| prev.text.contains(w))
+        && !crate::proxy::reports_new_fact(prev.text, true)
 }
 
 /// Whether assistant turn `t` says back the caller's previous turn — a read-back to check, a
