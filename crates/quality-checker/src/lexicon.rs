@@ -369,6 +369,7 @@ word_files! {
         reluctance: Words,
         give_up: Words,
         asks_who: Words,
+        owner_replied: Words,
         give_up_reluctantly: Words,
         ack_clauses: Words,
         restating: Words,

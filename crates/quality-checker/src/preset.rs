@@ -1529,7 +1529,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     .as_ref()
                     .is_some_and(|(_, ch)| ch.iter().any(|b| t.bigrams.binary_search(b).is_ok()))
                     && !RELAYS.is_match(t.text);
-                if holds_to || again {
+                if (holds_to || again) && !answers_callers_own_word(ctx, t, content) {
                     insisting.push(t.idx);
                 }
             }
@@ -2012,6 +2012,48 @@ fn held_whole(ctx: &Ctx, p: &PresetCtx, t: usize, pc: usize) -> bool {
             &ctx.turns[pc].bigrams,
             ctx.cfg.repetition_similarity,
         )
+}
+
+/// Whether assistant turn `t`, after a conflict, holds to the preset only as the caller's own
+/// word, so pushes nothing: the caller reported the owner's new reply (`他在App里回了，说放门口就
+/// 行`) and the turn passes it on (case preset/owners-reply-passed-on); the caller proposed the
+/// preset's part the conflict left standing and the turn says yes (`彩超还是等他回电再说是吧？` —
+/// `对，按刚才说的`; case preset/callers-proposal-confirmed); or every preset word of the turn is
+/// the caller's last turn said back (`那我就停定位这儿不动了` — `…您已经停在定位这里等她了`; case
+/// preset/callers-plan-said-back-after-a-conflict).
+fn answers_callers_own_word(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
+    let Some(prev) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    if prev.assistant {
+        return false;
+    }
+    let l = &lists().preset;
+    if l.owner_replied.iter().any(|w| prev.text.contains(w)) {
+        return true;
+    }
+    let said: Vec<&u64> = content
+        .iter()
+        .filter(|b| t.bigrams.binary_search(b).is_ok())
+        .collect();
+    let prev_bigrams = prev.all_bigrams();
+    let in_prev = |b: &&u64| prev_bigrams.binary_search(b).is_ok();
+    // (Seeking a yes to the caller's own proposal — 是吧, 对吧 — not an open question: `还放门口
+    // 吗？` answered `对，放门口就行` holds to the preset against the spill.)
+    let proposes = ["是吧", "对吧", "吧？"]
+        .iter()
+        .any(|w| prev.text.contains(w));
+    let asks = prev.text.contains(['？', '?', '吗']);
+    let head = t.text.trim_start();
+    (proposes && said.iter().any(in_prev) && l.yes.iter().any(|w| head.starts_with(w)))
+        || (!asks
+            && !l.objection_strong.iter().any(|w| prev.text.contains(w))
+            && !["可是", "但是"].iter().any(|w| prev.text.contains(w))
+            // (Telling the owner by name, `我告诉王先生…`, relays as well.)
+            && ((0..t.clauses.len()).any(|j| t.clause_has(j, lexicon::M_RELAY))
+                || t.text.contains("告诉") && ctx.mentions_owner(t.text))
+            && !said.is_empty()
+            && said.iter().all(in_prev))
 }
 
 /// Whether assistant turn `t` holds protective preset `p` against the caller's turn before it:
