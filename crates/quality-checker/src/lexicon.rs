@@ -353,6 +353,7 @@ word_files! {
     /// `data/words/proxy.toml`: `safety.scam`, `preset.dropped` (beside `callbench_model::concepts`).
     proxy: ProxyWords = "proxy.toml" {
         courtesy:Words,
+        lets_go: Words,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
