@@ -105,7 +105,9 @@ fn clause_bounds(text: &str, at: usize) -> (usize, usize) {
 /// Whether the caller's text asks for something only a scam asks for: a scam word not inside a
 /// warning (case proxy/warning-asks-nothing). A secret (a code, a password, a card number) is
 /// asked for only when an asking word is in its clause, the one before or the next (case proxy/secret-asked-for);
-/// named in passing it asks for nothing (case proxy/secret-named-in-passing).
+/// named in passing it asks for nothing (case proxy/secret-named-in-passing); typed into the
+/// caller's link it is asked for (case proxy/card-number-typed-into-a-link), and money sent back
+/// to the caller's account is a transfer (case proxy/refund-to-a-strangers-account).
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
@@ -179,7 +181,8 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
 pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
     let c = &*CONCEPTS;
     // Handing the asked thing over itself goes along, refusal or not, unless negated in its
-    // clause (cases proxy/renamed-code-read-out, proxy/hand-over-refused).
+    // clause (cases proxy/renamed-code-read-out, proxy/hand-over-refused) — promised of the
+    // owner too (case proxy/code-told-by-the-owner-promised).
     if scam
         && let Some(m) = c.hand_over.find_iter(text).find(|m| {
             let (clause_start, _) = clause_bounds(text, m.start());
