@@ -372,6 +372,7 @@ word_files! {
         give_up: Words,
         asks_who: Words,
         owner_replied: Words,
+        telling_prefix: Chars,
         give_up_reluctantly: Words,
         ack_clauses: Words,
         restating: Words,

@@ -595,7 +595,7 @@ fn premature(caller: &TurnCtx, assistant: &TurnCtx) -> bool {
         assistant
             .bigrams
             .iter()
-            .filter(|b| delivered.binary_search(b).is_ok())
+            .filter(|&&b| delivered.binary_search(&b).is_ok() && !lexicon::is_function_bigram(b))
             .count()
             < 2
     });

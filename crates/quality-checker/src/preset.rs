@@ -160,6 +160,15 @@ static URGENT_NEED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.
 /// The assistant holds to the preset in so many words (`还是按她说的`, `她的意思就是这样`).
 static INSISTS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.insists));
 
+/// Whether `text` holds to the owner's word ([`INSISTS`]) — not where 她说 is the assistant's
+/// own telling of her (`我跟她说一下定位的问题`: a relay; case preset/telling-her-is-no-insisting).
+fn insists(text: &str) -> bool {
+    INSISTS.find_iter(text).any(|m| {
+        let before = text[..m.start()].chars().next_back();
+        !before.is_some_and(|c| lists().preset.telling_prefix.contains(&c))
+    })
+}
+
 /// The preset referred to as its giver's word (`按她说的`, `他交代的`, `照他交代的`).
 pub(crate) static OWNERS_WORD: LazyLock<Ac> =
     LazyLock::new(|| lexicon::ac(&lists().preset.owners_word));
@@ -1499,7 +1508,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     && !suspended.contains(&t.idx)
                     && !conveyed.contains(&t.idx)
             }) {
-                let holds_to = INSISTS.is_match(t.text)
+                let holds_to = insists(t.text)
                     && (content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
                         // `那还是按她说的放那边就好`: the one preset referred to by its giver.
                         || ctx.presets.len() == 1 && OWNERS_WORD.is_match(t.text))
@@ -1522,6 +1531,26 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 })
                                 .count()
                                 >= 2
+                    })
+                    // An instruction in the preset's own words, whatever its opening (`对，放门口就
+                    // 行`, `您先发群里吧`): the preset said to the caller who reported the conflict
+                    // (case preset/instruction-after-a-conflict).
+                    // (Not a decline, `这个我这边不方便透露哈`, whose words may be the preset's;
+                    // nor a 哈 alone, a softener as often as an instruction.)
+                    || t.clauses.iter().enumerate().any(|(ci, c)| {
+                        let cs = c.text(t.text).trim_end_matches(['。', '！', '!', '，']);
+                        !c.question
+                            && !RELAYS.is_match(cs)
+                            && !t.clause_has(ci, lexicon::M_UNCERTAIN)
+                            && !lists().preset.choice_left.iter().any(|w| cs.contains(w))
+                            && lists()
+                                .preset
+                                .instruction_endings
+                                .iter()
+                                .any(|e| *e != "哈" && cs.ends_with(e))
+                            && text::bigrams(cs)
+                                .iter()
+                                .any(|b| content.binary_search(b).is_ok())
                     });
                 // The very words the caller objected to, said again without relaying the matter
                 // (`她是希望放驿站那边的`, `他那边定的就是周四下午`).
@@ -1689,7 +1718,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 // short holding in between (`还是那句话…`) was that one.
                 if ctx.turns[pc + 1..t].iter().any(|x| {
                     x.assistant
-                        && INSISTS.is_match(x.text)
+                        && insists(x.text)
                         && !RELAYS.is_match(x.text)
                         && content.iter().any(|b| x.bigrams.binary_search(b).is_ok())
                 }) {
