@@ -337,7 +337,7 @@ fn refuses_beyond_farewell(text: &str) -> bool {
         let before = text[..m.start()].chars().next_back();
         let mut after = w.chars();
         let a_not_a = after.next() == Some('不') && before == after.next();
-        !a_not_a && !text[m.end()..].starts_with('接') && !farewells.iter().any(|f| *f == w)
+        !a_not_a && !text[m.end()..].starts_with('接') && !farewells.contains(&w)
     })
 }
 
