@@ -338,7 +338,16 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         && !other_subject(prefix)
                 }
                 _ if negated || deferred => false,
-                Cat::Instruct => instruct(ctx, prefix, word, rest, clause),
+                // What is done already (`老人家已经送到医院就好`) is told, not asked of the
+                // caller (case decision/done-already-is-no-instruction).
+                Cat::Instruct => {
+                    !lists()
+                        .decision
+                        .done_marks
+                        .iter()
+                        .any(|w| prefix.contains(w))
+                        && instruct(ctx, prefix, word, rest, clause)
+                }
                 Cat::Consent => consent(ctx, prefix, word, rest),
                 Cat::Pay => {
                     !in_preset(ctx, word, rest)

@@ -202,6 +202,7 @@ word_files! {
     }
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
+        done_marks: Words,
         owners_will: Words,
         embedding: Words,
         potential_negation: Words,
@@ -373,6 +374,7 @@ word_files! {
         asks_who: Words,
         owner_replied: Words,
         telling_prefix: Chars,
+        matter_marks: Words,
         give_up_reluctantly: Words,
         ack_clauses: Words,
         restating: Words,

@@ -1728,6 +1728,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // The caller's own words said back (their request, their read-back of the
                     // preset): no telling at all (cases preset/caller-read-back-confirmed,
                     // preset/callers-request-echoed).
+                } else if only_as_a_relayed_matter(&ctx.turns[t], content) {
+                    // The preset's words only as the matter the turn relays (`外卖放门口的情况我会
+                    // 转告他`): the caller's act reported to the owner, no telling (case
+                    // preset/relayed-as-a-matter).
                 } else if holds_against_pitch(ctx, p, t) {
                     // A preset that turns the caller away, held against the caller's next
                     // pitch, as often as they pitch: holding, never a repeat (a copy of an
@@ -2083,6 +2087,27 @@ fn answers_callers_own_word(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
                 || t.text.contains("告诉") && ctx.mentions_owner(t.text))
             && !said.is_empty()
             && said.iter().all(in_prev))
+}
+
+/// Whether every clause of `t` holding a word pair of the preset's `content` names it as a
+/// matter (`…的情况`, `…的事`) and relays it: the turn reports, it does not tell the preset.
+fn only_as_a_relayed_matter(t: &TurnCtx, content: &[u64]) -> bool {
+    let l = &lists().preset;
+    let mut any = false;
+    for (ci, c) in t.clauses.iter().enumerate() {
+        let cs = c.text(t.text);
+        if !text::bigrams(cs)
+            .iter()
+            .any(|b| content.binary_search(b).is_ok())
+        {
+            continue;
+        }
+        any = true;
+        if !(l.matter_marks.iter().any(|w| cs.contains(w)) && t.clause_has(ci, lexicon::M_RELAY)) {
+            return false;
+        }
+    }
+    any
 }
 
 /// Whether assistant turn `t` holds protective preset `p` against the caller's turn before it:
