@@ -1105,7 +1105,20 @@ fn preset_chars(ctx: &Ctx, s: &str) -> bool {
 /// says waits on the owner, so it decides nothing (the learned classifier asks it of its
 /// evidence: case decision/topic-on-the-owners-will).
 pub(crate) fn on_owners_will(ctx: &Ctx, t: &TurnCtx, ci: usize) -> bool {
-    t.conditional(ci) && !condition_of_fact(ctx, t.clauses[ci].text(t.text))
+    // The condition must name the owner or the owner's will (`他同意的话`): a condition of fact
+    // (`扣钱的话`, `加两百的话`) leaves the decision taken on it a decision.
+    let clause = t.clauses[ci].text(t.text);
+    t.conditional(ci)
+        && text::find_str(clause, "的话").is_some_and(|i| {
+            let cond = &clause[..i];
+            ctx.mentions_owner(cond)
+                || lists()
+                    .decision
+                    .owners_will
+                    .iter()
+                    .filter(|w| !["他", "她"].contains(w))
+                    .any(|w| text::contains_str(cond, w))
+        })
 }
 
 /// Whether a clause's `…的话` is a condition of fact with the decision taken on it in the same
