@@ -655,17 +655,19 @@ impl CharTrie {
     /// longest first. `chars` is scratch space.
     fn all_matches(&self, text: &str, chars: &mut Vec<(u32, u32)>, hits: &mut Vec<Hit>) {
         // (character id, byte offset) per character, and the end: written into room for one
-        // per byte, then cut (a push per character reloaded the vector and tested its capacity).
-        chars.clear();
-        chars.resize(text.len() + 1, (0, 0));
+        // per byte (a push per character reloaded the vector and tested its capacity), and only
+        // the slots written are read. The room is grown, never cut: `resize` to each text's
+        // length, then `truncate`, wrote the buffer whole on every turn.
+        if chars.len() < text.len() + 1 {
+            chars.resize(text.len() + 1, (0, 0));
+        }
         let mut n = 0;
         for (i, c) in text.char_indices() {
             chars[n] = (self.id(c as u32), i as u32);
             n += 1;
         }
         chars[n] = (0, text.len() as u32);
-        chars.truncate(n + 1);
-        let chars = &chars[..];
+        let chars = &chars[..n + 1];
         let root = self.cells[0].base;
         for (s, &(first, start)) in chars[..n].iter().enumerate() {
             // The root's child by the first character (none for most characters in no word,
