@@ -308,7 +308,7 @@ pub struct Ctx<'a> {
     /// All private facts, joined (what only privacy may report).
     pub private_text: String,
     /// Bigrams of `private_text`, function bigrams included (computed on first use).
-    private_bigrams: OnceCell<Vec<u64>>,
+    private_bigrams: OnceCell<text::BigramSet>,
     /// Numbers of `private_text` (computed on first use).
     private_nums: OnceCell<Vec<f64>>,
     /// Digits of `allowed_text` (computed on first use, see [`Ctx::grounded_digits`]).
@@ -597,12 +597,19 @@ impl<'a> Ctx<'a> {
         if self.private_text.is_empty() {
             return false;
         }
+        if has_digit_runs {
+            return true;
+        }
         // (The function bigrams are passed over among the shared ones, a few, rather than
-        // taken out of all the facts' bigrams, some sixty per dialogue.)
+        // taken out of all the facts' bigrams, some sixty per dialogue. The facts' bigrams are
+        // a hash set: each of the turn's bigrams is one probe, where a sorted list cost a sort
+        // per dialogue and a merge per turn.)
         let pb = self
             .private_bigrams
-            .get_or_init(|| text::bigrams(&self.private_text));
-        has_digit_runs || text::any_common(&t.bigrams, pb, |b| !lexicon::is_function_bigram(b))
+            .get_or_init(|| text::BigramSet::of(&self.private_text));
+        t.bigrams
+            .iter()
+            .any(|&b| pb.contains(b) && !lexicon::is_function_bigram(b))
     }
 
     /// The caller sells, scams, collects or harasses (ending such a call early is fine).
