@@ -588,6 +588,14 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
 static CONDITIONAL: LazyLock<Prefixes> =
     LazyLock::new(|| Prefixes::new(&lists().lexicon.conditional));
 
+/// The same words and `的话`, asked whether a clause holds any at all: a clause that is
+/// conditional holds one (most hold none, and a turn's clause is answered off its index).
+static CONDITIONAL_ANY: LazyLock<Ac> = LazyLock::new(|| {
+    let mut words: Vec<&str> = lists().lexicon.conditional.to_vec();
+    words.push("的话");
+    ac(&words)
+});
+
 /// Goodbyes (said by either side).
 pub static GOODBYE: LazyLock<Ac> = LazyLock::new(|| ac(&lists().lexicon.goodbye));
 
@@ -678,6 +686,10 @@ pub fn any(aut: &Ac, s: &str) -> bool {
 /// Whether the clause starts (after fillers) with a condition or a question word, or says
 /// `…的话`.
 pub fn conditional(clause: &str) -> bool {
+    // (Every reading below finds `的话` or a condition word inside the clause.)
+    if !CONDITIONAL_ANY.is_match(clause) {
+        return false;
+    }
     if crate::text::contains_str(clause, "的话") {
         return true;
     }
@@ -785,6 +797,7 @@ pub(crate) fn build_lists() {
     LazyLock::force(&GOODBYE);
     LazyLock::force(&CLOSE);
     LazyLock::force(&MARKS);
+    LazyLock::force(&CONDITIONAL_ANY);
 }
 
 #[cfg(test)]
