@@ -462,6 +462,42 @@ impl Prefixes {
     }
 }
 
+/// A word list asked only whether a text ends with one of its words: the words grouped by
+/// their last character, so a text is compared with the few words that end as it does (a loop
+/// of `ends_with` over the whole list called `memcmp` per word).
+pub struct Suffixes {
+    /// (last character, the words ending with it), a group per character.
+    groups: Vec<(char, Vec<&'static str>)>,
+}
+
+impl Suffixes {
+    /// The suffix test of `words` (none empty).
+    pub fn new(words: &[&'static str]) -> Suffixes {
+        assert!(words.iter().all(|w| !w.is_empty()), "no empty suffix");
+        let mut groups: Vec<(char, Vec<&'static str>)> = Vec::new();
+        for &w in words {
+            let Some(c) = w.chars().next_back() else {
+                continue;
+            };
+            match groups.iter_mut().find(|g| g.0 == c) {
+                Some(g) => g.1.push(w),
+                None => groups.push((c, vec![w])),
+            }
+        }
+        Suffixes { groups }
+    }
+
+    /// Whether `s` ends with one of the words.
+    pub fn ends(&self, s: &str) -> bool {
+        s.chars().next_back().is_some_and(|c| {
+            self.groups
+                .iter()
+                .find(|g| g.0 == c)
+                .is_some_and(|g| g.1.iter().any(|w| s.ends_with(w)))
+        })
+    }
+}
+
 /// Builds a leftmost-longest automaton from a whitespace-separated word list.
 pub fn words(list: &str) -> Ac {
     let v: Vec<&str> = list.split_whitespace().collect();
