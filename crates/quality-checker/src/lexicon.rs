@@ -286,7 +286,6 @@ word_files! {
         place_suffix:Words,
         place_stop:Chars,
         generic_places:Words,
-        name_marks:Chars,
         surnames:Chars,
         given_stop:Chars,
     }
