@@ -32,14 +32,14 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
     }
     let mut seen: Vec<Seen> = Vec::new();
     for t in ctx.turns.iter().filter(|t| t.assistant) {
-        // Where the turn's goodbye and greeting words start: one search of the turn for each
-        // list, not one per clause. A clause holds such a word when one starts inside it (no
-        // word of either list holds a clause mark, so none spans two clauses).
-        let close_at: Vec<usize> = CLOSE.find_iter(t.text).map(|m| m.start()).collect();
-        let intro_at: Vec<usize> = INTRO.find_iter(t.text).map(|m| m.start()).collect();
-        let holds = |at: &[usize], c: &text::Clause| at.iter().any(|&i| c.start <= i && i < c.end);
-        let any_close = !close_at.is_empty();
-        let any_intro = !intro_at.is_empty();
+        // Whether the turn holds a goodbye or a greeting word at all (a question of its index
+        // each), and a clause one inside it, asked only of a turn that has one: no word of
+        // either list holds a clause mark (test `close_and_intro_words_hold_no_clause_mark`),
+        // so none spans two clauses, and a clause holds one when one starts inside it.
+        // (Every match of the turn was collected before, for every turn.)
+        let any_close = CLOSE.is_match(t.text);
+        let any_intro = INTRO.is_match(t.text);
+        let holds = |list: &Ac, c: &text::Clause| list.is_match(c.text(t.text));
         let any_covered = t.covered.iter().any(|&c| c);
         // Each clause's bigrams (unsorted) and word length, read off the turn's scan: the whole
         // turn, its own words and its sentences are made of them.
@@ -50,14 +50,14 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         let (mut whole_v, mut own_v) = (cap(any_close), cap(any_close || any_intro || any_covered));
         for (ci, c) in t.clauses.iter().enumerate() {
             let n = t.pairs.words(ci);
-            if any_close && n <= 8 && holds(&close_at, c) {
+            if any_close && n <= 8 && holds(&CLOSE, c) {
                 continue;
             }
             whole_len += n;
             if any_close {
                 whole_v.extend_from_slice(of(ci));
             }
-            if t.covered[ci] || any_intro && holds(&intro_at, c) {
+            if t.covered[ci] || any_intro && holds(&INTRO, c) {
                 continue;
             }
             own_len += n;
@@ -902,4 +902,24 @@ pub(crate) fn build_lists() {
     LazyLock::force(&OPEN);
     LazyLock::force(&AI_SELF);
     LazyLock::force(&REFUSAL_WORDS);
+}
+
+#[cfg(test)]
+mod tests {
+    /// `repetition` asks a clause whether it holds a goodbye or a greeting word: the same as
+    /// whether one of the turn's words starts inside it only while no word holds a clause mark.
+    #[test]
+    fn close_and_intro_words_hold_no_clause_mark() {
+        let l = crate::lexicon::lists();
+        for &w in l
+            .lexicon
+            .close
+            .iter()
+            .chain(l.lexicon.goodbye.iter())
+            .chain(l.naturalness.intro.iter())
+        {
+            let cs = crate::text::clauses(w);
+            assert!(cs.len() == 1 && cs[0].text(w) == w, "{w:?}");
+        }
+    }
 }
