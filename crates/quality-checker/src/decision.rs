@@ -137,7 +137,8 @@ fn concedes(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
     let ends = lists().decision.concession_ends;
     for c in t.clauses.iter().filter(|c| !c.question) {
         let clause = c.text(t.text);
-        if text::inside(&t.quoted, c.start) {
+        // (A clause without 就 concedes nothing: its characters are not collected.)
+        if !clause.contains('就') || text::inside(&t.quoted, c.start) {
             continue;
         }
         let cs: Vec<char> = clause.chars().collect();
@@ -223,6 +224,10 @@ fn alternative(clause: &str) -> bool {
         || text::contains_str(clause, "或者")
     {
         return true;
+    }
+    // (Both forms below hold 不 or 没: without, the characters are not collected.)
+    if !clause.contains('不') && !clause.contains('没') {
+        return false;
     }
     let cs: Vec<char> = clause.chars().collect();
     cs.windows(3)
