@@ -297,7 +297,10 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         let caller_bye_once = std::cell::OnceCell::new();
         let caller_bye = || *caller_bye_once.get_or_init(|| prev.is_some_and(caller_says_goodbye));
         // Goodbye, then more talk in the same turn (case naturalness/goodbye-then-more).
-        if let Some(extra) = strict.then(|| talk_after_goodbye(t.text)).flatten() {
+        if let Some(extra) = strict
+            .then(|| talk_after_goodbye(t.text, &t.clauses))
+            .flatten()
+        {
             out.push(finding(
                 ViolationKind::NaturalClosing,
                 t.idx,
@@ -402,11 +405,11 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
 
 /// After a goodbye clause, words that open something new (对了, 请问; case
 /// naturalness/goodbye-then-more).
-fn talk_after_goodbye(s: &str) -> Option<&str> {
+/// (`cs`: the turn's clauses, as `text::clauses` splits it.)
+fn talk_after_goodbye<'s>(s: &'s str, cs: &[text::Clause]) -> Option<&'s str> {
     if !GOODBYE.is_match(s) {
         return None;
     }
-    let cs = text::clauses(s);
     let at = cs.iter().position(|c| is_goodbye_text(c.text(s), false))?;
     let rest_start = cs.get(at + 1)?.start;
     let rest = &s[rest_start..];
