@@ -187,20 +187,37 @@ pub(crate) fn turn_says_goodbye(s: &str, clauses: &[text::Clause], assistant: bo
 /// Whether one of `clauses` of `s` says goodbye (the words of [`is_goodbye_text`]).
 fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
     let aut: &Ac = if assistant { &CLOSE } else { &GOODBYE };
-    for (ci, c) in clauses.iter().enumerate() {
-        let clause = c.text(s).trim();
-        for m in aut.find_iter(clause) {
-            let w = &clause[m.start()..m.end()];
+    // One search of the text, each word read in its clause (trimmed): no word holds a clause
+    // mark or starts or ends with a space (test `close_and_intro_words_hold_no_clause_mark`),
+    // so the words found in the text inside a clause are what a search of the clause finds.
+    // (A search per clause asked the index twice for each.)
+    let mut ci = 0;
+    for m in aut.find_iter(s) {
+        while clauses.get(ci).is_some_and(|c| c.end <= m.start()) {
+            ci += 1;
+        }
+        let Some(c) = clauses.get(ci) else {
+            break;
+        };
+        let raw = c.text(s);
+        let off = c.start + (raw.len() - raw.trim_start().len());
+        let clause = raw.trim();
+        if m.start() < off || m.end() > off + clause.len() {
+            continue;
+        }
+        let m = m.start() - off..m.end() - off;
+        {
+            let w = &clause[m.start..m.end];
             match w {
                 "再见" | "拜拜" | "回见" | "先挂" | "挂断" => {
                     // 别挂断 / 先别挂: not a goodbye (case naturalness/dont-hang-up).
-                    if !text::negated(&clause[..m.start()], 2) {
+                    if !text::negated(&clause[..m.start], 2) {
                         return true;
                     }
                 }
                 "挂了" | "挂啦" => {
                     // 我先挂了 / 那挂了 — not 线上支付挂了 (crashed).
-                    let p = clause[..m.start()].trim();
+                    let p = clause[..m.start].trim();
                     if p.is_empty()
                         || [
                             "先", "那就", "那我", "我", "就", "要", "得", "好", "那", "这边",
@@ -911,6 +928,9 @@ pub(crate) fn build_lists() {
 mod tests {
     /// `repetition` asks a clause whether it holds a goodbye or a greeting word: the same as
     /// whether one of the turn's words starts inside it only while no word holds a clause mark.
+    /// `goodbye_in` reads the words of a whole text in its trimmed clauses: the same as a
+    /// search of each trimmed clause only while no word holds a clause mark or starts or ends
+    /// with a space.
     #[test]
     fn close_and_intro_words_hold_no_clause_mark() {
         let l = crate::lexicon::lists();
@@ -922,7 +942,10 @@ mod tests {
             .chain(l.naturalness.intro.iter())
         {
             let cs = crate::text::clauses(w);
-            assert!(cs.len() == 1 && cs[0].text(w) == w, "{w:?}");
+            assert!(
+                cs.len() == 1 && cs[0].text(w) == w && w.trim() == w,
+                "{w:?}"
+            );
         }
     }
 }
