@@ -356,10 +356,15 @@ impl State {
             _ => {
                 // The text starting last at or before `hay` (texts that overlap: the first
                 // holding it; any text holding `hay` answers alike).
+                let holds = |&(ta, te, _): &(usize, usize, usize)| ta <= a && e <= te;
                 let t = if self.overlap {
-                    self.texts
-                        .iter()
-                        .position(|&(ta, te, _)| ta <= a && e <= te)?
+                    self.texts.iter().position(holds)?
+                } else if let Some(t) =
+                    (self.last + 1..self.last + 3).find(|&k| self.texts.get(k).is_some_and(holds))
+                {
+                    // The next turn or the one after (a walk over the turns, or over one
+                    // speaker's): the one text holding `hay`, without the binary search.
+                    t
                 } else {
                     let k = self.by_start.partition_point(|&(ta, _)| ta <= a);
                     let t = self.by_start[k.checked_sub(1)?].1;
