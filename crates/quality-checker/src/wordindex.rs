@@ -70,6 +70,17 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The first of `hits` (by start) starting at or after byte `from`: at once for a search
+/// from the text's start (most are), else a binary search.
+#[inline(always)]
+fn start_at(hits: &[Hit], from: u32) -> usize {
+    if hits.first().is_none_or(|h| h.start >= from) {
+        0
+    } else {
+        hits.partition_point(|h| h.start < from)
+    }
+}
+
 /// An occurrence of a word of the union in a text: bytes `start..end`, word `id`.
 #[derive(Debug, Clone, Copy)]
 struct Hit {
@@ -165,7 +176,7 @@ impl Member {
     /// The leftmost-longest match of the list in `hits` (a text's index) within bytes
     /// `from..to` of the text.
     fn first(&self, hits: &[Hit], from: u32, to: u32) -> Option<Hit> {
-        let i = hits.partition_point(|h| h.start < from);
+        let i = start_at(hits, from);
         for h in &hits[i..] {
             if h.start >= to {
                 break;
@@ -479,7 +490,7 @@ impl AllMatches {
             }
             let end = off + text.len() as u32;
             let hits = &st.hits[t];
-            let i = hits.partition_point(|h| h.start < off);
+            let i = start_at(hits, off);
             for h in hits[i..].iter().take_while(|h| h.start < end) {
                 if h.end <= end && m.has(h.id) {
                     f(
