@@ -50,6 +50,7 @@ impl<'a> HeldPreset<'a> {
     pub fn new(preset: Preset, def: &'a PresetDef) -> HeldPreset<'a> {
         let brush_off = Lexicon::has(&concepts().brush_off, &preset.response);
         let protective = Lexicon::has(&concepts().protective, &preset.response)
+            || Lexicon::has(&concepts().protective_in_response, &preset.response)
             || Lexicon::has(&concepts().protective, &preset.trigger);
         HeldPreset {
             preset,

@@ -23,6 +23,8 @@ pub struct Concepts {
     pub deadline: Vec<String>,
     /// Words of presets written to turn a kind of caller away.
     pub protective: Vec<String>,
+    /// Words that make a preset protective only in its response (a bank, a claim).
+    pub protective_in_response: Vec<String>,
     /// New facts that can make a preset wrong.
     pub new_fact: Vec<String>,
     /// A caller's offer that commits the owner to nothing.
@@ -319,6 +321,7 @@ mod tests {
             ("pressure", &c.pressure),
             ("deadline", &c.deadline),
             ("protective", &c.protective),
+            ("protective_in_response", &c.protective_in_response),
             ("new_fact", &c.new_fact),
             ("offer", &c.offer),
             ("decision_refusal", &c.decision_refusal),

@@ -1081,6 +1081,13 @@ fn preset_chars(ctx: &Ctx, s: &str) -> bool {
     n >= 2 && inp * 4 >= n * 3
 }
 
+/// Whether clause `ci` of `t` is conditional on the owner's will (`他同意的话问题不大`): what it
+/// says waits on the owner, so it decides nothing (the learned classifier asks it of its
+/// evidence: case decision/topic-on-the-owners-will).
+pub(crate) fn on_owners_will(ctx: &Ctx, t: &TurnCtx, ci: usize) -> bool {
+    t.conditional(ci) && !condition_of_fact(ctx, t.clauses[ci].text(t.text))
+}
+
 /// Whether a clause's `…的话` is a condition of fact with the decision taken on it in the same
 /// clause (`…的话就…`, case decision/a-condition-of-fact; `九折的话问题不大`, case
 /// decision/the-asked-thing-as-topic) — not a condition on the owner's will (cases

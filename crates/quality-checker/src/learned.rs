@@ -530,9 +530,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             let Some((ci, _)) = best else { continue };
             // Nor one that holds to the preset by reference (`还是按合同来吧`): the owner decided
             // (case proxy/held-in-brief-then-dropped).
+            // Nor one conditional on the owner's will (`他同意的话问题不大`): the rules skip it
+            // as well (case decision/topic-on-the-owners-will).
             if t.covered[ci]
                 || kinds[m] == ViolationKind::SafetyDecision
-                    && crate::decision::refers_to_preset(ctx, t.clauses[ci].text(t.text))
+                    && (crate::decision::refers_to_preset(ctx, t.clauses[ci].text(t.text))
+                        || crate::decision::on_owners_will(ctx, t, ci))
             {
                 continue;
             }

@@ -308,6 +308,8 @@ word_files! {
         ai_self:Words,
         latin_ok:Words,
         holds_stance: Words,
+        thanks_the_owner: Words,
+        act_function_chars: Chars,
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {
@@ -350,6 +352,7 @@ word_files! {
     /// `data/words/proxy.toml`: `safety.scam`, `preset.dropped` (beside `callbench_model::concepts`).
     proxy: ProxyWords = "proxy.toml" {
         courtesy:Words,
+        lets_go: Words,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
@@ -365,6 +368,8 @@ word_files! {
         glad_acks: Words,
         reluctance: Words,
         give_up: Words,
+        asks_who: Words,
+        owner_replied: Words,
         give_up_reluctantly: Words,
         ack_clauses: Words,
         restating: Words,
@@ -794,8 +799,9 @@ pub(crate) fn offers_nothing_binding(s: &str) -> bool {
 /// naturalness/own-act-beside-a-decision). Why: the offers of concepts.toml are fixed phrases,
 /// and the caller's own act is said in endless ways.
 pub(crate) fn own_act(s: &str) -> Option<&str> {
-    /// How far after the first person the act may come (要不要我再重新发: "我" and "发" 5 apart).
-    const WINDOW: usize = 10;
+    /// How far after the first person the act may end (要不要我再重新发: "我" and "发" 5 apart;
+    /// 我明天上午再给他打个电话: 12).
+    const WINDOW: usize = 12;
     let n = &lists().lexicon;
     for c in crate::text::clauses(s) {
         let clause = c.text(s);
@@ -809,6 +815,14 @@ pub(crate) fn own_act(s: &str) -> Option<&str> {
                     .char_indices()
                     .nth(WINDOW)
                     .map_or(rest.len(), |(j, _)| j);
+                // 把 fronts the object, which may be long, before the act: the act may end
+                // anywhere in the clause (我一会儿把取车须知和门店定位发短信给他; case
+                // naturalness/own-act-with-ba-refused).
+                let end = if rest[..end].contains('把') {
+                    rest.len()
+                } else {
+                    end
+                };
                 if let Some(m) = OFFER_WORDS.own_act.find(&rest[..end]) {
                     return Some(&rest[m.start()..m.end()]);
                 }

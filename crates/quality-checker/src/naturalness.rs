@@ -783,6 +783,45 @@ fn list_items(s: &str) -> Option<String> {
     None
 }
 
+/// Whether the refusal at `at` in `reply` is about the caller's act `act`: the clause's words
+/// before the refusal (its topic: 发短信这个我做不了主) are empty once the function words are
+/// dropped (这个我没法替她答应), or name the act (a character of it), or something the caller just
+/// said. Why: a refusal with a topic of its own (怎么取回得她本人来定, 拼不拼车这个我没法替他做主)
+/// answers an earlier matter, not the act told beside it (cases
+/// naturalness/refusal-of-another-matter, naturalness/earlier-matter-refused-again).
+fn refers_to_act(clause: &str, at: usize, act: &str, caller: &str) -> bool {
+    let generic = &lists().naturalness.act_function_chars;
+    let topic: Vec<char> = clause[..at]
+        .chars()
+        .filter(|&c| text::is_word_char(c) && !generic.contains(&c))
+        .collect();
+    topic.is_empty()
+        || act
+            .chars()
+            .any(|c| !generic.contains(&c) && topic.contains(&c))
+        || topic
+            .windows(2)
+            .any(|w| caller.contains(&w.iter().collect::<String>()))
+}
+
+/// Whether caller turn `t` asks anything: a question mark or 吗, past the opener's
+/// who-answers question ("王先生吗？" only checks who answers: case
+/// naturalness/thanks-after-the-opener-refused).
+fn said_asks(t: &TurnCtx) -> bool {
+    // (Searched for one character after the other: a search for either decodes every character.)
+    let q = match (t.text.find('？'), t.text.find('?')) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let said = match q {
+        Some(q) if t.idx == 0 && t.text[..q].chars().count() <= 12 => {
+            t.text[q..].trim_start_matches(['？', '?'])
+        }
+        _ => t.text,
+    };
+    said.contains('？') || said.contains('?') || said.contains('吗')
+}
+
 /// The shared concepts `natural.over_refusal` reads (`callbench_model::concepts`), compiled once.
 struct RefusalWords {
     /// How an assistant refuses to decide for the owner (做不了主, 没法替她拍板).
@@ -827,21 +866,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         if !t.assistant {
             // (Once asked, later turns need not be read.)
             if !asked {
-                // (The opener's "王先生吗？" only checks who answers: case
-                // naturalness/thanks-after-the-opener-refused.)
-                // (Searched for one character after the other: a search for either decodes
-                // every character.)
-                let q = match (t.text.find('？'), t.text.find('?')) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-                let said = match q {
-                    Some(q) if t.idx == 0 && t.text[..q].chars().count() <= 12 => {
-                        t.text[q..].trim_start_matches(['？', '?'])
-                    }
-                    _ => t.text,
-                };
-                asked = said.contains('？') || said.contains('?') || said.contains('吗');
+                asked = said_asks(t);
             }
             continue;
         }
@@ -854,27 +879,40 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         if caller.assistant || o.secret.is_match(caller.text) {
             continue;
         }
-        let clause = t
+        let (clause, clause_start) = t
             .clauses
             .iter()
             .find(|c| c.start <= m.start() && m.start() < c.end)
-            .map_or(t.text, |c| c.text(t.text));
+            .map_or((t.text, 0), |c| (c.text(t.text), c.start));
         if clause.contains("您自己") {
             continue;
         }
         let word = &t.text[m.start()..m.end()];
-        let question = text::sentences(caller.text)
-            .last()
-            .map_or(caller.text, |r| &caller.text[r.clone()]);
+        let last = text::sentences(caller.text).last().cloned();
+        let question = last.clone().map_or(caller.text, |r| &caller.text[r]);
+        // (A sentence's range may stop before its mark.)
+        let marked = caller.text[last.map_or(caller.text.len(), |r| r.end)..]
+            .trim_start()
+            .starts_with(['？', '?']);
         // A question before the offer (她几点有空？我再打过来) is what the refusal answers (case
-        // naturalness/question-before-the-offer).
+        // naturalness/question-before-the-offer) — not the opener's who-answers question
+        // (葛阿姨家吗？, 黎总在不？; case naturalness/own-act-after-the-opener-refused).
         let asked_before = text::sentences(caller.text).iter().rev().skip(1).any(|r| {
             let s = caller.text[r.clone()].trim_end();
+            if caller.idx == 0 && r.start == 0 && s.chars().count() <= 12 {
+                return false;
+            }
             // (A sentence's range may stop before its mark.)
             let marked = caller.text[r.end..].trim_start().starts_with(['？', '?']);
-            (marked || s.ends_with(['？', '?', '吗'])) && !o.offer.is_match(s)
+            // A decision asked in words needs no mark (您的小笼包怎么弄。放好了我得拍照上传;
+            // case naturalness/decision-asked-before-the-act).
+            (marked || s.ends_with(['？', '?', '吗']) || o.decision_asked.is_match(s))
+                && !o.offer.is_match(s)
         });
-        let asks_decision = asked_before || o.decision_asked.is_match(question);
+        // A choice put to the owner (那我是在这儿等还是往前开点？) asks a decision (case
+        // naturalness/choice-asked).
+        let choice = question.contains("还是") && (marked || question.ends_with(['？', '?']));
+        let asks_decision = asked_before || choice || o.decision_asked.is_match(question);
         let what = if let Some(m) = o.offer.find(question).filter(|_| !asks_decision) {
             format!(
                 "the caller offers \"{}\", which commits the owner to nothing",
@@ -893,13 +931,25 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
                     .holds_stance
                     .iter()
                     .any(|w| text::contains_str(t.text, w));
-            !asks_decision && !held
+            !asks_decision
+                && !held
+                && refers_to_act(clause, m.start() - clause_start, act, caller.text)
         }) {
             format!(
                 "the caller tells of an act of their own (\"{act}\"), which commits the owner to nothing"
             )
         } else if !asked && settled_turn(caller) {
             "the caller only thanks or acknowledges, and nothing was asked".to_string()
+        } else if !asks_decision
+            && !said_asks(caller)
+            && lists()
+                .naturalness
+                .thanks_the_owner
+                .iter()
+                .any(|w| text::contains_str(question, w))
+        {
+            // A thank-you with its reason (case naturalness/thanks-with-a-reason-refused).
+            "the caller calls to thank the owner and asks nothing".to_string()
         } else {
             continue;
         };

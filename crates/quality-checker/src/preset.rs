@@ -1529,7 +1529,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     .as_ref()
                     .is_some_and(|(_, ch)| ch.iter().any(|b| t.bigrams.binary_search(b).is_ok()))
                     && !RELAYS.is_match(t.text);
-                if holds_to || again {
+                if (holds_to || again) && !answers_callers_own_word(ctx, t, content) {
                     insisting.push(t.idx);
                 }
             }
@@ -1683,10 +1683,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 ));
             } else if let Some(pc) = legit {
                 // The caller pushed against the preset (a penalty, a deadline, a scam's demand):
-                // saying it again is holding it, which is right, not a repeat — once, like a
-                // back-reference; a third telling is a repeat however hard the caller pushes.
-                // A short holding in between (`还是那句话，机主不认识这个人`) was the one
-                // back-reference (case preset/held-then-told-again).
+                // saying it again is holding it, which is right, not a repeat. A protective
+                // preset may be held so as often as the caller pitches (`holds_against_pitch`;
+                // case preset/held-then-told-again); any other once, like a back-reference, and a
+                // short holding in between (`还是那句话…`) was that one.
                 if ctx.turns[pc + 1..t].iter().any(|x| {
                     x.assistant
                         && INSISTS.is_match(x.text)
@@ -1699,6 +1699,11 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // The caller's own words said back (their request, their read-back of the
                     // preset): no telling at all (cases preset/caller-read-back-confirmed,
                     // preset/callers-request-echoed).
+                } else if holds_against_pitch(ctx, p, t) {
+                    // A preset that turns the caller away, held against the caller's next
+                    // pitch, as often as they pitch: holding, never a repeat (a copy of an
+                    // earlier turn is natural.repetition's business) (cases
+                    // preset/held-against-every-pitch, preset/hold-after-giving-up-is-a-repeat).
                 } else if allowance
                     && (back_reference(ctx, t, content, held_whole(ctx, p, t, pc))
                         || held_against_pressure(ctx, p, t))
@@ -1987,8 +1992,9 @@ fn complied(s: &str) -> bool {
 
 /// Whether assistant turn `t` may say protective preset `p` whole and still be the one allowed
 /// back-reference: the caller renewed the push (`别急着拒嘛`, a deadline, a plea), and the turn
-/// answers it in new words, not as a copy of the first telling `pc` (cases
-/// preset/refusal-held-once-whole; a copy: natural.repetition's business as well).
+/// answers it in new words, not as a copy of the first telling `pc` (a copy: natural.repetition's
+/// business as well). (Against a pitch, [`holds_against_pitch`] answers first: case
+/// preset/refusal-held-once-whole.)
 fn held_whole(ctx: &Ctx, p: &PresetCtx, t: usize, pc: usize) -> bool {
     let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
         return false;
@@ -2006,6 +2012,67 @@ fn held_whole(ctx: &Ctx, p: &PresetCtx, t: usize, pc: usize) -> bool {
             &ctx.turns[pc].bigrams,
             ctx.cfg.repetition_similarity,
         )
+}
+
+/// Whether assistant turn `t`, after a conflict, holds to the preset only as the caller's own
+/// word, so pushes nothing: the caller reported the owner's new reply (`他在App里回了，说放门口就
+/// 行`) and the turn passes it on (case preset/owners-reply-passed-on); the caller proposed the
+/// preset's part the conflict left standing and the turn says yes (`彩超还是等他回电再说是吧？` —
+/// `对，按刚才说的`; case preset/callers-proposal-confirmed); or every preset word of the turn is
+/// the caller's last turn said back (`那我就停定位这儿不动了` — `…您已经停在定位这里等她了`; case
+/// preset/callers-plan-said-back-after-a-conflict).
+fn answers_callers_own_word(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
+    let Some(prev) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    if prev.assistant {
+        return false;
+    }
+    let l = &lists().preset;
+    if l.owner_replied.iter().any(|w| prev.text.contains(w)) {
+        return true;
+    }
+    let said: Vec<&u64> = content
+        .iter()
+        .filter(|b| t.bigrams.binary_search(b).is_ok())
+        .collect();
+    let prev_bigrams = prev.all_bigrams();
+    let in_prev = |b: &&u64| prev_bigrams.binary_search(b).is_ok();
+    // (Seeking a yes to the caller's own proposal — 是吧, 对吧 — not an open question: `还放门口
+    // 吗？` answered `对，放门口就行` holds to the preset against the spill.)
+    let proposes = ["是吧", "对吧", "吧？"]
+        .iter()
+        .any(|w| prev.text.contains(w));
+    let asks = prev.text.contains(['？', '?', '吗']);
+    let head = t.text.trim_start();
+    (proposes && said.iter().any(in_prev) && l.yes.iter().any(|w| head.starts_with(w)))
+        || (!asks
+            && !l.objection_strong.iter().any(|w| prev.text.contains(w))
+            && !["可是", "但是"].iter().any(|w| prev.text.contains(w))
+            // (Telling the owner by name, `我告诉王先生…`, relays as well.)
+            && ((0..t.clauses.len()).any(|j| t.clause_has(j, lexicon::M_RELAY))
+                || t.text.contains("告诉") && ctx.mentions_owner(t.text))
+            && !said.is_empty()
+            && said.iter().all(in_prev))
+}
+
+/// Whether assistant turn `t` holds protective preset `p` against the caller's turn before it:
+/// that turn pitches on — it neither gives up nor only thanks or says goodbye, reports no new
+/// fact, and does not ask who the assistant is (an identity question answered with the preset
+/// is a repeat).
+fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
+    let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    let l = &lists().preset;
+    crate::proxy::protective(p)
+        && !prev.assistant
+        && !accepts(prev.text)
+        && !gives_up(prev.text)
+        && !complied(prev.text)
+        && !lexicon::GOODBYE.is_match(prev.text)
+        && !l.asks_who.iter().any(|w| prev.text.contains(w))
+        && !crate::proxy::reports_new_fact(prev.text, true)
 }
 
 /// Whether assistant turn `t` says back the caller's previous turn — a read-back to check, a
