@@ -353,6 +353,7 @@ word_files! {
     proxy: ProxyWords = "proxy.toml" {
         courtesy:Words,
         lets_go: Words,
+        farewells: Words,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {

@@ -606,8 +606,20 @@ fn premature(caller: &TurnCtx, assistant: &TurnCtx) -> bool {
     if settled_turn(caller) {
         return false;
     }
-    // The caller was still getting to their matter, or broke off mid-sentence.
-    if PENDING.is_match(caller.text) || broken_off(caller.text) {
+    // The caller was still getting to their matter, or broke off mid-sentence. (An
+    // announcement the turn then delivers — 那我的手机你记一下，100…，马杰 — and the assistant takes
+    // up, saying what was delivered back, leaves nothing to come: case
+    // naturalness/details-given-then-closed.)
+    let announced = PENDING.find_iter(caller.text).last().is_some_and(|m| {
+        let delivered = text::bigrams(&caller.text[m.end()..]);
+        assistant
+            .bigrams
+            .iter()
+            .filter(|b| delivered.binary_search(b).is_ok())
+            .count()
+            < 2
+    });
+    if announced || broken_off(caller.text) {
         return true;
     }
     // What the assistant said besides goodbye and acknowledgement.
