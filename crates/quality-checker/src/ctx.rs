@@ -308,7 +308,7 @@ pub struct Ctx<'a> {
     /// All private facts, joined (what only privacy may report).
     pub private_text: String,
     /// Bigrams of `private_text`, function bigrams included (computed on first use).
-    private_bigrams: OnceCell<Vec<u64>>,
+    private_bigrams: OnceCell<text::BigramSet>,
     /// Numbers of `private_text` (computed on first use).
     private_nums: OnceCell<Vec<f64>>,
     /// Digits of `allowed_text` (computed on first use, see [`Ctx::grounded_digits`]).
@@ -437,13 +437,25 @@ impl<'a> Ctx<'a> {
                 );
                 let covered = if assistant
                     && !preset_bigrams.is_empty()
-                    && (!needs_a_hit || text::any_common(&bigrams, &preset_bigrams, |_| true))
+                    // (Each of the turn's bigrams asked of the presets' filter: most are in no
+                    // preset, turned away by a bit, where a merge walked both lists.)
+                    && (!needs_a_hit || bigrams.iter().any(|&b| preset_filter.contains(b)))
                 {
+                    // The turn's attributions, every occurrence, read once (off its index): a
+                    // clause's are those inside its head (each asked its head before).
+                    let mut attrs: Vec<(usize, usize, usize)> = Vec::new();
+                    ATTRIBUTIONS.for_each(&t.text, |i, end, k| attrs.push((i, end, k)));
                     clauses
                         .iter()
                         .enumerate()
                         .map(|(ci, c)| {
-                            covered_by(&preset_filter, c.text(&t.text), Some(pairs.of(ci)), cfg)
+                            let clause = c.text(&t.text);
+                            let said = if attrs.is_empty() {
+                                clause
+                            } else {
+                                strip_attribution_in(clause, c.start, &attrs)
+                            };
+                            covered_by(&preset_filter, clause, said, Some(pairs.of(ci)), cfg)
                         })
                         .collect()
                 } else {
@@ -597,12 +609,19 @@ impl<'a> Ctx<'a> {
         if self.private_text.is_empty() {
             return false;
         }
+        if has_digit_runs {
+            return true;
+        }
         // (The function bigrams are passed over among the shared ones, a few, rather than
-        // taken out of all the facts' bigrams, some sixty per dialogue.)
+        // taken out of all the facts' bigrams, some sixty per dialogue. The facts' bigrams are
+        // a hash set: each of the turn's bigrams is one probe, where a sorted list cost a sort
+        // per dialogue and a merge per turn.)
         let pb = self
             .private_bigrams
-            .get_or_init(|| text::bigrams(&self.private_text));
-        has_digit_runs || text::any_common(&t.bigrams, pb, |b| !lexicon::is_function_bigram(b))
+            .get_or_init(|| text::BigramSet::of(&self.private_text));
+        t.bigrams
+            .iter()
+            .any(|&b| pb.contains(b) && !lexicon::is_function_bigram(b))
     }
 
     /// The caller sells, scams, collects or harasses (ending such a call early is fine).
@@ -838,10 +857,12 @@ static SURNAME_SUFFIXES: LazyLock<&[&str]> = LazyLock::new(|| lists().ctx.surnam
 
 /// Whether a clause is (nearly) the owner's preset words, so the assistant may say it
 /// (`preset_bigrams`: the bigrams of every preset response, see [`Ctx::preset_bigrams`];
-/// `pairs`: the clause's pairs when the turn's [`text::Scan`] has them).
+/// `said`: the clause with its attribution cut, [`strip_attribution`]; `pairs`: the clause's
+/// pairs when the turn's [`text::Scan`] has them).
 pub fn covered_by(
     preset_bigrams: &text::BigramFilter,
     clause: &str,
+    said: &str,
     pairs: Option<&[u64]>,
     cfg: &CheckConfig,
 ) -> bool {
@@ -850,7 +871,6 @@ pub fn covered_by(
         n += 1;
         hit += usize::from(preset_bigrams.contains(b));
     };
-    let said = strip_attribution(clause);
     match pairs {
         // No attribution cut: the clause's pairs, read off the turn's scan.
         Some(pairs) if said.len() == clause.len() => pairs.iter().for_each(|&b| count(b)),
@@ -871,16 +891,35 @@ pub fn strip_attribution(clause: &str) -> &str {
     if !head.contains(['说', '交', '嘱']) {
         return clause;
     }
+    let mut attrs: Vec<(usize, usize, usize)> = Vec::new();
+    ATTRIBUTIONS.for_each(head, |i, end, k| attrs.push((i, end, k)));
+    strip_attribution_in(clause, 0, &attrs)
+}
+
+/// [`strip_attribution`] of a clause starting at byte `at` of a text whose attributions are
+/// `attrs` (start, end, list index; every occurrence, in any order). Every attribution holds
+/// 说, 交 or 嘱 (test `attributions_hold_a_speech_character`), so a head with one of them
+/// holds that character.
+pub fn strip_attribution_in<'c>(
+    clause: &'c str,
+    at: usize,
+    attrs: &[(usize, usize, usize)],
+) -> &'c str {
     // The first attribution of the list that the head holds, where it first occurs: one
     // search for every occurrence of them all (each looked for in turn before).
     let mut best: Option<(usize, usize, usize)> = None;
-    ATTRIBUTIONS.for_each(head, |i, end, k| {
-        if best.is_none_or(|(bk, bi, _)| k < bk || k == bk && i < bi) {
+    let mut head_end = None;
+    for &(i, end, k) in attrs {
+        if i < at || end > at + clause.len() {
+            continue;
+        }
+        let head_end = *head_end.get_or_insert_with(|| at + text::head_chars(clause, 7).len());
+        if end <= head_end && best.is_none_or(|(bk, bi, _)| k < bk || k == bk && i < bi) {
             best = Some((k, i, end));
         }
-    });
+    }
     match best {
-        Some((_, _, end)) => clause[end..].trim_start_matches(['了', '过', '的', '，', ' ']),
+        Some((_, _, end)) => clause[end - at..].trim_start_matches(['了', '过', '的', '，', ' ']),
         None => clause,
     }
 }
@@ -1096,4 +1135,38 @@ fn corrected(text: &str) -> Option<String> {
     }
     out.push_str(rest);
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    /// `strip_attribution_in` takes a head with an attribution to hold 说, 交 or 嘱, as
+    /// `strip_attribution` asks first.
+    #[test]
+    fn attributions_hold_a_speech_character() {
+        for w in crate::lexicon::lists().ctx.attributions.iter() {
+            assert!(w.contains(['说', '交', '嘱']), "{w:?}");
+        }
+    }
+
+    /// A clause's attribution cut off the turn's attributions is the one cut off its head.
+    #[test]
+    fn attributions_of_the_turn_cut_as_the_head() {
+        for text in [
+            "好的，她说了放门口就行，您放那儿吧。",
+            "王先生交代过，说的是周四下午，我会跟他说。",
+            "按刚才说的，嘱咐过您放鞋柜上，说过了。",
+            "我说，这个事情他之前交代了好几遍说的都一样",
+        ] {
+            let mut attrs = Vec::new();
+            super::ATTRIBUTIONS.for_each(text, |i, end, k| attrs.push((i, end, k)));
+            for c in crate::text::clauses(text) {
+                let clause = c.text(text);
+                assert_eq!(
+                    super::strip_attribution_in(clause, c.start, &attrs),
+                    super::strip_attribution(clause),
+                    "{clause:?}"
+                );
+            }
+        }
+    }
 }

@@ -137,7 +137,8 @@ fn concedes(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
     let ends = lists().decision.concession_ends;
     for c in t.clauses.iter().filter(|c| !c.question) {
         let clause = c.text(t.text);
-        if text::inside(&t.quoted, c.start) {
+        // (A clause without 就 concedes nothing: its characters are not collected.)
+        if !clause.contains('就') || text::inside(&t.quoted, c.start) {
             continue;
         }
         let cs: Vec<char> = clause.chars().collect();
@@ -223,6 +224,10 @@ fn alternative(clause: &str) -> bool {
         || text::contains_str(clause, "或者")
     {
         return true;
+    }
+    // (Both forms below hold 不 or 没: without, the characters are not collected.)
+    if !clause.contains('不') && !clause.contains('没') {
+        return false;
     }
     let cs: Vec<char> = clause.chars().collect();
     cs.windows(3)
@@ -995,57 +1000,41 @@ fn answers_request<'a>(
 /// `accepts_topic` can find one, and the caller's requests need not be read (most assistant
 /// turns). The words' first and last characters are asked first.
 fn may_say_yes(t: &TurnCtx) -> bool {
-    struct YesChars {
-        first: lexicon::HanSet,
-        last: lexicon::HanSet,
-        last_accepting: lexicon::HanSet,
+    // The openings as one prefix test (first characters, then an anchored automaton), the
+    // endings grouped by their last character: a loop of `starts_with`/`ends_with` over the
+    // lists called `memcmp` per word.
+    struct Yes {
+        opens: lexicon::Prefixes,
+        imperative: lexicon::Suffixes,
+        accepting_last: lexicon::HanSet,
+        accepting: lexicon::Suffixes,
     }
-    static YES: LazyLock<YesChars> = LazyLock::new(|| {
+    static YES: LazyLock<Yes> = LazyLock::new(|| {
         let d = &lists().decision;
-        let firsts = |l: &[&str]| {
-            l.iter()
-                .filter_map(|w| w.chars().next())
-                .collect::<Vec<_>>()
-        };
-        let lasts = |l: &[&str]| {
-            l.iter()
-                .filter_map(|w| w.chars().next_back())
-                .collect::<Vec<_>>()
-        };
-        YesChars {
-            first: lexicon::HanSet::new(
-                firsts(*AGREE_STRONG)
-                    .into_iter()
-                    .chain(firsts(d.settling_openers.0)),
+        let opens: Vec<&str> = AGREE_STRONG
+            .iter()
+            .chain(d.settling_openers.iter())
+            .copied()
+            .collect();
+        Yes {
+            opens: lexicon::Prefixes::new(&opens),
+            imperative: lexicon::Suffixes::new(*IMPERATIVE_END),
+            accepting_last: lexicon::HanSet::new(
+                d.ends.iter().filter_map(|w| w.chars().next_back()),
             ),
-            last: lexicon::HanSet::new(lasts(*IMPERATIVE_END)),
-            last_accepting: lexicon::HanSet::new(lasts(d.ends.0)),
+            accepting: lexicon::Suffixes::new(d.ends.0),
         }
     });
     const PARTICLES: [char; 6] = ['。', '！', '!', '的', '啊', '呀'];
     let yes = &*YES;
-    let d = &lists().decision;
     t.clauses.iter().any(|c| {
         let s = c.text(t.text);
-        let head = s.trim_start();
-        let end = s.trim_end();
-        let opens = |ws: &[&str]| ws.iter().any(|w| head.starts_with(w));
-        let last = end.chars().next_back();
-        head.chars().next().is_some_and(|ch| yes.first.contains(ch))
-            && (opens(*AGREE_STRONG) || opens(d.settling_openers.0))
-            || last.is_some_and(|ch| yes.last.contains(ch))
-                && IMPERATIVE_END.iter().any(|w| end.ends_with(w))
+        yes.opens.starts(s.trim_start())
+            || yes.imperative.ends(s.trim_end())
             // (An acceptance is read with the particles after it cut, not the spaces.)
             || s.chars().next_back().is_some_and(|ch| {
-                PARTICLES.contains(&ch) || yes.last_accepting.contains(ch)
-            }) && {
-                let accepting = s.trim_end_matches(PARTICLES);
-                accepting
-                    .chars()
-                    .next_back()
-                    .is_some_and(|ch| yes.last_accepting.contains(ch))
-                    && d.ends.iter().any(|w| accepting.ends_with(w))
-            }
+                PARTICLES.contains(&ch) || yes.accepting_last.contains(ch)
+            }) && yes.accepting.ends(s.trim_end_matches(PARTICLES))
     })
 }
 

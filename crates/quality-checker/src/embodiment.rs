@@ -84,14 +84,22 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         }
         // 来了来了 / 这就来 / 马上到: answering a knock or a call to the door in person (cases
         // embodiment/answering-the-door, embodiment/on-my-way).
-        if let Some((ci, bare)) = t.clauses.iter().enumerate().find_map(|(ci, c)| {
-            // Every COMING phrase is at most six characters long.
-            if c.end - c.start > 24 {
-                return None;
-            }
-            let bare = c.text(t.text).trim_matches(|ch: char| !text::is_han(ch));
-            (!t.covered[ci] && !c.question && COMING.contains(&bare)).then_some((ci, bare))
-        }) {
+        // (A clause that is one of these phrases puts the phrase in the turn: a turn without any
+        // of them, most, is not cut clause by clause — one question of the turn's index.)
+        if let Some((ci, bare)) = COMING_WORDS
+            .is_match(t.text)
+            .then(|| t.clauses.iter().enumerate())
+            .into_iter()
+            .flatten()
+            .find_map(|(ci, c)| {
+                // Every COMING phrase is at most six characters long.
+                if c.end - c.start > 24 {
+                    return None;
+                }
+                let bare = c.text(t.text).trim_matches(|ch: char| !text::is_han(ch));
+                (!t.covered[ci] && !c.question && COMING.contains(&bare)).then_some((ci, bare))
+            })
+        {
             out.push(finding(
                 KIND,
                 t.idx,
@@ -165,13 +173,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 let prefix = &clause[..m_start];
                 let rest = &clause[m_end..];
                 let word = &clause[m_start..m_end];
-                if text::inside(&t.quoted, start)
-                    || text::negated(prefix, 6)
-                    || ctx.echoes_caller(t.idx, clause)
-                {
+                if text::inside(&t.quoted, start) || text::negated(prefix, 6) {
                     continue;
                 }
-                if !claim(ctx, t, ci, cat, prefix, word, rest) {
+                // (The claim first: most words claim nothing, and the echo of the caller reads
+                // the caller turns' bigrams.)
+                if !claim(ctx, t, ci, cat, prefix, word, rest) || ctx.echoes_caller(t.idx, clause) {
                     continue;
                 }
                 let msg = match cat {
@@ -200,6 +207,9 @@ fn act_finding(t: &TurnCtx, clause: &str, word: &str) -> Finding {
 /// A whole clause that answers as the one who comes (来了来了, 马上到; cases
 /// embodiment/answering-the-door, embodiment/on-my-way).
 static COMING: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.coming.0);
+
+/// The same phrases as a word list, asked whether the turn holds any of them at all.
+static COMING_WORDS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&COMING));
 
 /// Weather and the visible state of things (亮着, 开着): only someone there sees them.
 static STATES: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().embodiment.states));
@@ -605,6 +615,7 @@ fn first_person_act<'a>(
 pub(crate) fn build_lists() {
     LazyLock::force(&ANCHORS);
     LazyLock::force(&STATES);
+    LazyLock::force(&COMING_WORDS);
     LazyLock::force(&PHYSICAL);
     LazyLock::force(&NOT_PHYSICAL);
     LazyLock::force(&BODY_PLACES);

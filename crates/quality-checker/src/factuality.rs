@@ -29,6 +29,9 @@ static GIVEN_STOP: LazyLock<lexicon::HanSet> =
 /// Titles after a surname that make a name: 李先生, 张经理.
 static HONORIFICS: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.honorifics.0);
 
+/// The honorifics as a word list, asked whether a turn holds any.
+static HONORIFIC_WORDS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&HONORIFICS));
+
 /// The honorifics' first characters (a surname followed by none starts no name form).
 static HONORIFIC_FIRST: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(HONORIFICS.iter().filter_map(|h| h.chars().next())));
@@ -71,7 +74,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
 static OWNER_KNOWS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.owner_knows));
 
 fn owner_knows(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
-    if !t.text.contains(['知', '说', '提', '念', '惦', '数']) {
+    // (One question of the turn's index: a search for any of the words' characters decoded
+    // every character of the turn.)
+    if !OWNER_KNOWS.is_match(t.text) {
         return;
     }
     for m in OWNER_KNOWS.find_iter(t.text) {
@@ -541,13 +546,14 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
 static SURNAME_SET: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(lists().factuality.surnames.iter().copied()));
 
-/// Characters that can follow a surname in a name form (先生, 女士, 总 …) or precede it (小, 老).
-static NAME_MARKS: LazyLock<lexicon::HanSet> =
-    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.name_marks.iter().copied()));
-
 fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     let s = t.text;
-    if !s.chars().any(|c| NAME_MARKS.contains(c)) {
+    // Every name form below has an honorific after the surname (or after a given name of two),
+    // or 小, 老 or 姓 before it: a turn with none of them names no one. (One question of the
+    // turn's index and three searches for a character, where a test of every character
+    // against the name marks decoded the turn.)
+    if !(HONORIFIC_WORDS.is_match(s) || s.contains('小') || s.contains('老') || s.contains('姓'))
+    {
         return;
     }
     for (i, c) in s.char_indices() {
@@ -808,4 +814,5 @@ pub(crate) fn build_lists() {
     LazyLock::force(&LANDMARKS);
     LazyLock::force(&PLACE_SUFFIXES);
     LazyLock::force(&OWNER_KNOWS);
+    LazyLock::force(&HONORIFIC_WORDS);
 }

@@ -287,7 +287,6 @@ word_files! {
         place_suffix:Words,
         place_stop:Chars,
         generic_places:Words,
-        name_marks:Chars,
         surnames:Chars,
         given_stop:Chars,
     }
@@ -471,6 +470,42 @@ impl Prefixes {
     }
 }
 
+/// A word list asked only whether a text ends with one of its words: the words grouped by
+/// their last character, so a text is compared with the few words that end as it does (a loop
+/// of `ends_with` over the whole list called `memcmp` per word).
+pub struct Suffixes {
+    /// (last character, the words ending with it), a group per character.
+    groups: Vec<(char, Vec<&'static str>)>,
+}
+
+impl Suffixes {
+    /// The suffix test of `words` (none empty).
+    pub fn new(words: &[&'static str]) -> Suffixes {
+        assert!(words.iter().all(|w| !w.is_empty()), "no empty suffix");
+        let mut groups: Vec<(char, Vec<&'static str>)> = Vec::new();
+        for &w in words {
+            let Some(c) = w.chars().next_back() else {
+                continue;
+            };
+            match groups.iter_mut().find(|g| g.0 == c) {
+                Some(g) => g.1.push(w),
+                None => groups.push((c, vec![w])),
+            }
+        }
+        Suffixes { groups }
+    }
+
+    /// Whether `s` ends with one of the words.
+    pub fn ends(&self, s: &str) -> bool {
+        s.chars().next_back().is_some_and(|c| {
+            self.groups
+                .iter()
+                .find(|g| g.0 == c)
+                .is_some_and(|g| g.1.iter().any(|w| s.ends_with(w)))
+        })
+    }
+}
+
 /// Builds a leftmost-longest automaton from a whitespace-separated word list.
 pub fn words(list: &str) -> Ac {
     let v: Vec<&str> = list.split_whitespace().collect();
@@ -597,6 +632,14 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
 static CONDITIONAL: LazyLock<Prefixes> =
     LazyLock::new(|| Prefixes::new(&lists().lexicon.conditional));
 
+/// The same words and `的话`, asked whether a clause holds any at all: a clause that is
+/// conditional holds one (most hold none, and a turn's clause is answered off its index).
+static CONDITIONAL_ANY: LazyLock<Ac> = LazyLock::new(|| {
+    let mut words: Vec<&str> = lists().lexicon.conditional.to_vec();
+    words.push("的话");
+    ac(&words)
+});
+
 /// Goodbyes (said by either side).
 pub static GOODBYE: LazyLock<Ac> = LazyLock::new(|| ac(&lists().lexicon.goodbye));
 
@@ -687,6 +730,10 @@ pub fn any(aut: &Ac, s: &str) -> bool {
 /// Whether the clause starts (after fillers) with a condition or a question word, or says
 /// `…的话`.
 pub fn conditional(clause: &str) -> bool {
+    // (Every reading below finds `的话` or a condition word inside the clause.)
+    if !CONDITIONAL_ANY.is_match(clause) {
+        return false;
+    }
     if crate::text::contains_str(clause, "的话") {
         return true;
     }
@@ -803,6 +850,7 @@ pub(crate) fn build_lists() {
     LazyLock::force(&GOODBYE);
     LazyLock::force(&CLOSE);
     LazyLock::force(&MARKS);
+    LazyLock::force(&CONDITIONAL_ANY);
 }
 
 #[cfg(test)]

@@ -32,14 +32,14 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
     }
     let mut seen: Vec<Seen> = Vec::new();
     for t in ctx.turns.iter().filter(|t| t.assistant) {
-        // Where the turn's goodbye and greeting words start: one search of the turn for each
-        // list, not one per clause. A clause holds such a word when one starts inside it (no
-        // word of either list holds a clause mark, so none spans two clauses).
-        let close_at: Vec<usize> = CLOSE.find_iter(t.text).map(|m| m.start()).collect();
-        let intro_at: Vec<usize> = INTRO.find_iter(t.text).map(|m| m.start()).collect();
-        let holds = |at: &[usize], c: &text::Clause| at.iter().any(|&i| c.start <= i && i < c.end);
-        let any_close = !close_at.is_empty();
-        let any_intro = !intro_at.is_empty();
+        // Whether the turn holds a goodbye or a greeting word at all (a question of its index
+        // each), and a clause one inside it, asked only of a turn that has one: no word of
+        // either list holds a clause mark (test `close_and_intro_words_hold_no_clause_mark`),
+        // so none spans two clauses, and a clause holds one when one starts inside it.
+        // (Every match of the turn was collected before, for every turn.)
+        let any_close = CLOSE.is_match(t.text);
+        let any_intro = INTRO.is_match(t.text);
+        let holds = |list: &Ac, c: &text::Clause| list.is_match(c.text(t.text));
         let any_covered = t.covered.iter().any(|&c| c);
         // Each clause's bigrams (unsorted) and word length, read off the turn's scan: the whole
         // turn, its own words and its sentences are made of them.
@@ -50,14 +50,14 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         let (mut whole_v, mut own_v) = (cap(any_close), cap(any_close || any_intro || any_covered));
         for (ci, c) in t.clauses.iter().enumerate() {
             let n = t.pairs.words(ci);
-            if any_close && n <= 8 && holds(&close_at, c) {
+            if any_close && n <= 8 && holds(&CLOSE, c) {
                 continue;
             }
             whole_len += n;
             if any_close {
                 whole_v.extend_from_slice(of(ci));
             }
-            if t.covered[ci] || any_intro && holds(&intro_at, c) {
+            if t.covered[ci] || any_intro && holds(&INTRO, c) {
                 continue;
             }
             own_len += n;
@@ -187,20 +187,37 @@ pub(crate) fn turn_says_goodbye(s: &str, clauses: &[text::Clause], assistant: bo
 /// Whether one of `clauses` of `s` says goodbye (the words of [`is_goodbye_text`]).
 fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
     let aut: &Ac = if assistant { &CLOSE } else { &GOODBYE };
-    for (ci, c) in clauses.iter().enumerate() {
-        let clause = c.text(s).trim();
-        for m in aut.find_iter(clause) {
-            let w = &clause[m.start()..m.end()];
+    // One search of the text, each word read in its clause (trimmed): no word holds a clause
+    // mark or starts or ends with a space (test `close_and_intro_words_hold_no_clause_mark`),
+    // so the words found in the text inside a clause are what a search of the clause finds.
+    // (A search per clause asked the index twice for each.)
+    let mut ci = 0;
+    for m in aut.find_iter(s) {
+        while clauses.get(ci).is_some_and(|c| c.end <= m.start()) {
+            ci += 1;
+        }
+        let Some(c) = clauses.get(ci) else {
+            break;
+        };
+        let raw = c.text(s);
+        let off = c.start + (raw.len() - raw.trim_start().len());
+        let clause = raw.trim();
+        if m.start() < off || m.end() > off + clause.len() {
+            continue;
+        }
+        let m = m.start() - off..m.end() - off;
+        {
+            let w = &clause[m.start..m.end];
             match w {
                 "再见" | "拜拜" | "回见" | "先挂" | "挂断" => {
                     // 别挂断 / 先别挂: not a goodbye (case naturalness/dont-hang-up).
-                    if !text::negated(&clause[..m.start()], 2) {
+                    if !text::negated(&clause[..m.start], 2) {
                         return true;
                     }
                 }
                 "挂了" | "挂啦" => {
                     // 我先挂了 / 那挂了 — not 线上支付挂了 (crashed).
-                    let p = clause[..m.start()].trim();
+                    let p = clause[..m.start].trim();
                     if p.is_empty()
                         || [
                             "先", "那就", "那我", "我", "就", "要", "得", "好", "那", "这边",
@@ -297,7 +314,10 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         let caller_bye_once = std::cell::OnceCell::new();
         let caller_bye = || *caller_bye_once.get_or_init(|| prev.is_some_and(caller_says_goodbye));
         // Goodbye, then more talk in the same turn (case naturalness/goodbye-then-more).
-        if let Some(extra) = strict.then(|| talk_after_goodbye(t.text)).flatten() {
+        if let Some(extra) = strict
+            .then(|| talk_after_goodbye(t.text, &t.clauses))
+            .flatten()
+        {
             out.push(finding(
                 ViolationKind::NaturalClosing,
                 t.idx,
@@ -402,11 +422,11 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
 
 /// After a goodbye clause, words that open something new (对了, 请问; case
 /// naturalness/goodbye-then-more).
-fn talk_after_goodbye(s: &str) -> Option<&str> {
+/// (`cs`: the turn's clauses, as `text::clauses` splits it.)
+fn talk_after_goodbye<'s>(s: &'s str, cs: &[text::Clause]) -> Option<&'s str> {
     if !GOODBYE.is_match(s) {
         return None;
     }
-    let cs = text::clauses(s);
     let at = cs.iter().position(|c| is_goodbye_text(c.text(s), false))?;
     let rest_start = cs.get(at + 1)?.start;
     let rest = &s[rest_start..];
@@ -964,4 +984,30 @@ pub(crate) fn build_lists() {
     LazyLock::force(&OPEN);
     LazyLock::force(&AI_SELF);
     LazyLock::force(&REFUSAL_WORDS);
+}
+
+#[cfg(test)]
+mod tests {
+    /// `repetition` asks a clause whether it holds a goodbye or a greeting word: the same as
+    /// whether one of the turn's words starts inside it only while no word holds a clause mark.
+    /// `goodbye_in` reads the words of a whole text in its trimmed clauses: the same as a
+    /// search of each trimmed clause only while no word holds a clause mark or starts or ends
+    /// with a space.
+    #[test]
+    fn close_and_intro_words_hold_no_clause_mark() {
+        let l = crate::lexicon::lists();
+        for &w in l
+            .lexicon
+            .close
+            .iter()
+            .chain(l.lexicon.goodbye.iter())
+            .chain(l.naturalness.intro.iter())
+        {
+            let cs = crate::text::clauses(w);
+            assert!(
+                cs.len() == 1 && cs[0].text(w) == w && w.trim() == w,
+                "{w:?}"
+            );
+        }
+    }
 }

@@ -654,6 +654,17 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
                 return false;
             }
             let protective = protective(p);
+            // The caller's turn must press (the last test below): asked first, of the caller's
+            // words alone, before the preset's history asks every earlier turn whether it
+            // states the preset (most turns a reply goes along with press nothing).
+            let presses = if protective && along.is_some() {
+                pushes(caller.text)
+            } else {
+                pressure_only_at(ctx, caller.idx, protective)
+            };
+            if !presses {
+                return false;
+            }
             // Handing the caller to the owner drops a preset only once it was stated and is
             // not stated again now.
             // A preset never stated is not what the reply sets aside (`刚才那个安排先不作数`
@@ -707,13 +718,14 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             if protective && along.is_some() {
                 // No new fact since the preset was stated (an injury reported earlier lets
                 // the assistant take the caller's details).
+                // (The caller pushes: `presses`.)
                 let since = ctx.turns[..caller.idx].iter().position(states).unwrap_or(0);
-                pushes(caller.text)
-                    && !ctx.turns[since..=caller.idx]
-                        .iter()
-                        .any(|t| !t.assistant && new_fact(t, true))
+                !ctx.turns[since..=caller.idx]
+                    .iter()
+                    .any(|t| !t.assistant && new_fact(t, true))
             } else {
-                pressure_only_at(ctx, caller.idx, protective)
+                // (The caller's turn only presses: `presses`.)
+                true
             }
         }) else {
             continue;

@@ -718,6 +718,58 @@ impl<'a> BigramFilter<'a> {
     }
 }
 
+/// The bigrams of a text as a hash set, asked only whether it holds a bigram: built without
+/// sorting (open addressing, at most half full). For the private facts' bigrams, asked of
+/// each assistant turn's few dozen: a sort of the facts' hundred bigrams and a merge with each
+/// turn's cost more than the table and a probe per bigram of the turn.
+#[derive(Debug, Default)]
+pub struct BigramSet {
+    /// Bigram + 1 per slot (0: empty; no bigram is `u64::MAX`).
+    slots: Vec<u64>,
+    /// 64 − log2(slots).
+    shift: u32,
+}
+
+impl BigramSet {
+    /// The bigrams of `s`, as [`bigrams`] reads them.
+    pub fn of(s: &str) -> BigramSet {
+        let mut v = Vec::new();
+        push_bigrams(s, &mut v);
+        let len = (v.len() * 2).next_power_of_two().max(16);
+        let mut set = BigramSet {
+            slots: vec![0; len],
+            shift: 64 - len.trailing_zeros(),
+        };
+        for b in v {
+            let mut i = set.first(b);
+            while set.slots[i] != 0 && set.slots[i] != b + 1 {
+                i = (i + 1) & (len - 1);
+            }
+            set.slots[i] = b + 1;
+        }
+        set
+    }
+
+    #[inline(always)]
+    fn first(&self, b: u64) -> usize {
+        (b.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// Whether the set holds `b`.
+    #[inline]
+    pub fn contains(&self, b: u64) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut i = self.first(b);
+        loop {
+            match self.slots[i] {
+                0 => return false,
+                x if x == b + 1 => return true,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+}
+
 /// Whether `a` and `b` (sorted, deduplicated) share an element for which `keep` holds.
 pub fn any_common(a: &[u64], b: &[u64], mut keep: impl FnMut(u64) -> bool) -> bool {
     let (mut i, mut j) = (0, 0);

@@ -70,6 +70,17 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The first of `hits` (by start) starting at or after byte `from`: at once for a search
+/// from the text's start (most are), else a binary search.
+#[inline(always)]
+fn start_at(hits: &[Hit], from: u32) -> usize {
+    if hits.first().is_none_or(|h| h.start >= from) {
+        0
+    } else {
+        hits.partition_point(|h| h.start < from)
+    }
+}
+
 /// An occurrence of a word of the union in a text: bytes `start..end`, word `id`.
 #[derive(Debug, Clone, Copy)]
 struct Hit {
@@ -165,7 +176,7 @@ impl Member {
     /// The leftmost-longest match of the list in `hits` (a text's index) within bytes
     /// `from..to` of the text.
     fn first(&self, hits: &[Hit], from: u32, to: u32) -> Option<Hit> {
-        let i = hits.partition_point(|h| h.start < from);
+        let i = start_at(hits, from);
         for h in &hits[i..] {
             if h.start >= to {
                 break;
@@ -356,10 +367,15 @@ impl State {
             _ => {
                 // The text starting last at or before `hay` (texts that overlap: the first
                 // holding it; any text holding `hay` answers alike).
+                let holds = |&(ta, te, _): &(usize, usize, usize)| ta <= a && e <= te;
                 let t = if self.overlap {
-                    self.texts
-                        .iter()
-                        .position(|&(ta, te, _)| ta <= a && e <= te)?
+                    self.texts.iter().position(holds)?
+                } else if let Some(t) =
+                    (self.last + 1..self.last + 3).find(|&k| self.texts.get(k).is_some_and(holds))
+                {
+                    // The next turn or the one after (a walk over the turns, or over one
+                    // speaker's): the one text holding `hay`, without the binary search.
+                    t
                 } else {
                     let k = self.by_start.partition_point(|&(ta, _)| ta <= a);
                     let t = self.by_start[k.checked_sub(1)?].1;
@@ -474,7 +490,7 @@ impl AllMatches {
             }
             let end = off + text.len() as u32;
             let hits = &st.hits[t];
-            let i = hits.partition_point(|h| h.start < off);
+            let i = start_at(hits, off);
             for h in hits[i..].iter().take_while(|h| h.start < end) {
                 if h.end <= end && m.has(h.id) {
                     f(
@@ -655,17 +671,19 @@ impl CharTrie {
     /// longest first. `chars` is scratch space.
     fn all_matches(&self, text: &str, chars: &mut Vec<(u32, u32)>, hits: &mut Vec<Hit>) {
         // (character id, byte offset) per character, and the end: written into room for one
-        // per byte, then cut (a push per character reloaded the vector and tested its capacity).
-        chars.clear();
-        chars.resize(text.len() + 1, (0, 0));
+        // per byte (a push per character reloaded the vector and tested its capacity), and only
+        // the slots written are read. The room is grown, never cut: `resize` to each text's
+        // length, then `truncate`, wrote the buffer whole on every turn.
+        if chars.len() < text.len() + 1 {
+            chars.resize(text.len() + 1, (0, 0));
+        }
         let mut n = 0;
         for (i, c) in text.char_indices() {
             chars[n] = (self.id(c as u32), i as u32);
             n += 1;
         }
         chars[n] = (0, text.len() as u32);
-        chars.truncate(n + 1);
-        let chars = &chars[..];
+        let chars = &chars[..n + 1];
         let root = self.cells[0].base;
         for (s, &(first, start)) in chars[..n].iter().enumerate() {
             // The root's child by the first character (none for most characters in no word,
