@@ -149,6 +149,34 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                 }
             }
         }
+        // A short reply said again word for word (不需要，谢谢。 to each push), too short for the
+        // bigram measure: a repetition unless it only acknowledges or says goodbye (two bare
+        // 嗯嗯，好的 are no repeated reply; case naturalness/short-refusal-said-again).
+        let bare = |s: &str| -> String {
+            s.chars()
+                .filter(|&c| text::is_word_char(c) && !"呢哈哦啊呀啦".contains(c))
+                .collect()
+        };
+        if hit.is_none()
+            && t.text.len() <= 3 * 12
+            && !seen.is_empty()
+            && let mine = bare(t.text)
+            && (4..6).contains(&mine.chars().count())
+            && !settled_in(t.text, &t.clauses)
+            && !t.says_goodbye(true)
+        {
+            // (Said before as a whole turn or as one sentence of a longer one: 您好，我是…助理。
+            // 不需要，谢谢。)
+            if ctx.turns[..t.idx].iter().any(|u| {
+                u.assistant
+                    && (bare(u.text) == mine
+                        || text::sentences(u.text)
+                            .into_iter()
+                            .any(|r| bare(&u.text[r]) == mine))
+            }) {
+                hit = Some(t.text);
+            }
+        }
         if let Some(ev) = hit {
             out.push(finding(
                 ViolationKind::NaturalRepetition,
