@@ -1761,13 +1761,11 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // Never conveyed while its trigger held, with no conflict, no suspension and none of its
         // words said: missing (certain or not, below).
         if conveyed.is_empty()
-            // (Read leniently, a trigger of a topic alone would hold for any caller; nor does
-            // the lenient reading stand for a caller who says they are someone else, 我是外卖配送员
-            // to "如果是房东打来": case preset/another-role-misses-nothing.)
-            && let Some(h) = held.ok().flatten().or(lenient
+            // (Read leniently, a trigger of a topic alone would hold for any caller.)
+            && let Some(h) = held
                 .ok()
                 .flatten()
-                .filter(|_| !trig.groups.is_empty() && !names_other_role(ctx, trig)))
+                .or(lenient.ok().flatten().filter(|_| !trig.groups.is_empty()))
             && conflict_any.is_none()
             && !touched(ctx, content)
             && !ctx
