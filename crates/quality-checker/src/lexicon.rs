@@ -355,6 +355,7 @@ word_files! {
         courtesy:Words,
         lets_go: Words,
         farewells: Words,
+        empathy: Words,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
