@@ -620,6 +620,10 @@ fn llm_flags_without_the_llm_backend_are_an_error() {
 
 #[test]
 fn dry_run_estimates_without_calling_anything() {
+    // (An --out of its own: the dry run plans against --out, and the checkout's `output/` may
+    // hold the README's corpus, which a run of other settings is refused.)
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
     let o = callbench(&[
         "generate",
         "--backend",
@@ -631,6 +635,8 @@ fn dry_run_estimates_without_calling_anything() {
         "5000",
         "--rpm",
         "600",
+        "--out",
+        out_dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
@@ -1175,6 +1181,8 @@ fn dry_run_prices_the_judge_and_works_from_the_offline_backend() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("c.toml");
     std::fs::write(&cfg, "[judge]\nenabled = true\n").unwrap();
+    // (An --out of its own, as above.)
+    let out_dir = dir.path().join("out");
     let o = callbench(&[
         "generate",
         "--dry-run",
@@ -1184,6 +1192,8 @@ fn dry_run_prices_the_judge_and_works_from_the_offline_backend() {
         "300",
         "--config",
         cfg.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
