@@ -311,6 +311,7 @@ word_files! {
         holds_stance: Words,
         thanks_the_owner: Words,
         act_function_chars: Chars,
+        bare_particles: Chars,
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {
@@ -375,6 +376,8 @@ word_files! {
         owner_replied: Words,
         telling_prefix: Chars,
         matter_marks: Words,
+        proposes: Words,
+        but: Words,
         give_up_reluctantly: Words,
         ack_clauses: Words,
         restating: Words,

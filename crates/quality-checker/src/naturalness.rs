@@ -154,7 +154,9 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         // 嗯嗯，好的 are no repeated reply; case naturalness/short-refusal-said-again).
         let bare = |s: &str| -> String {
             s.chars()
-                .filter(|&c| text::is_word_char(c) && !"呢哈哦啊呀啦".contains(c))
+                .filter(|&c| {
+                    text::is_word_char(c) && !lists().naturalness.bare_particles.contains(&c)
+                })
                 .collect()
         };
         if hit.is_none()

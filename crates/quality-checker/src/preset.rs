@@ -2073,15 +2073,13 @@ fn answers_callers_own_word(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     let in_prev = |b: &&u64| prev_bigrams.binary_search(b).is_ok();
     // (Seeking a yes to the caller's own proposal — 是吧, 对吧 — not an open question: `还放门口
     // 吗？` answered `对，放门口就行` holds to the preset against the spill.)
-    let proposes = ["是吧", "对吧", "吧？"]
-        .iter()
-        .any(|w| prev.text.contains(w));
+    let proposes = l.proposes.iter().any(|w| prev.text.contains(w));
     let asks = prev.text.contains(['？', '?', '吗']);
     let head = t.text.trim_start();
     (proposes && said.iter().any(in_prev) && l.yes.iter().any(|w| head.starts_with(w)))
         || (!asks
             && !l.objection_strong.iter().any(|w| prev.text.contains(w))
-            && !["可是", "但是"].iter().any(|w| prev.text.contains(w))
+            && !l.but.iter().any(|w| prev.text.contains(w))
             // (Telling the owner by name, `我告诉王先生…`, relays as well.)
             && ((0..t.clauses.len()).any(|j| t.clause_has(j, lexicon::M_RELAY))
                 || t.text.contains("告诉") && ctx.mentions_owner(t.text))

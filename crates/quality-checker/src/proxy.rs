@@ -333,25 +333,24 @@ fn refuses(t: &TurnCtx) -> bool {
 /// Whether an assistant's text refuses or ends the call: a refusal word, not inside an A-not-A
 /// question (`能不能`, `行不行`) nor the opener's `不方便接电话` (case proxy/opener-refuses-nothing).
 fn refuses_text(text: &str) -> bool {
-    CONCEPTS.refusal.find_iter(text).any(|m| {
-        let w = &text[m.start()..m.end()];
-        let before = text[..m.start()].chars().next_back();
-        let mut after = w.chars();
-        let a_not_a = after.next() == Some('不') && before == after.next();
-        !a_not_a && !text[m.end()..].starts_with('接')
-    })
+    refusal_words(text).next().is_some()
 }
 
 /// [`refuses_text`] by a word other than a farewell (再见, 挂了): ending the call refuses nothing
 /// the turn went along with before.
 fn refuses_beyond_farewell(text: &str) -> bool {
     let farewells = &lists().proxy.farewells;
-    CONCEPTS.refusal.find_iter(text).any(|m| {
+    refusal_words(text).any(|w| !farewells.contains(&w))
+}
+
+/// The refusal words of `text` that refuse ([`refuses_text`]).
+fn refusal_words(text: &str) -> impl Iterator<Item = &str> {
+    CONCEPTS.refusal.find_iter(text).filter_map(move |m| {
         let w = &text[m.start()..m.end()];
         let before = text[..m.start()].chars().next_back();
         let mut after = w.chars();
         let a_not_a = after.next() == Some('不') && before == after.next();
-        !a_not_a && !text[m.end()..].starts_with('接') && !farewells.contains(&w)
+        (!a_not_a && !text[m.end()..].starts_with('接')).then_some(w)
     })
 }
 
