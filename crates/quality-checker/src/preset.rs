@@ -1512,16 +1512,25 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     && (content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
                         // `那还是按她说的放那边就好`: the one preset referred to by its giver.
                         || ctx.presets.len() == 1 && OWNERS_WORD.is_match(t.text))
-                    // `那就麻烦您还是放柜子里吧`, `还是等他回来再说吧`: 还是 and the preset's own
-                    // words, said not as a question.
-                    // (Not `放家门口还是物业那儿得她本人定`: 还是 between choices left to the
-                    // owner; case preset/choice-left-after-a-conflict.)
-                    || t.clauses.iter().any(|c| {
+                    // In a clause said not as a question, relaying nothing, leaving no choice to
+                    // the owner (not `放家门口还是物业那儿得她本人定`: 还是 between choices; case
+                    // preset/choice-left-after-a-conflict):
+                    // - `那就麻烦您还是放柜子里吧`, `还是等他回来再说吧`: 还是 and the preset's own
+                    //   words;
+                    // - an instruction in the preset's own words, whatever its opening (`对，放门口
+                    //   就行`, `您先发群里吧`): the preset said to the caller who reported the
+                    //   conflict (case preset/instruction-after-a-conflict) — not a decline
+                    //   (`这个我这边不方便透露哈`, whose words may be the preset's), nor a 哈 alone,
+                    //   a softener as often as an instruction.
+                    || t.clauses.iter().enumerate().any(|(ci, c)| {
                         let cs = c.text(t.text);
-                        !c.question
-                            && cs.contains("还是")
-                            && !RELAYS.is_match(cs)
-                            && !lists().preset.choice_left.iter().any(|w| cs.contains(w))
+                        if c.question
+                            || RELAYS.is_match(cs)
+                            || lists().preset.choice_left.iter().any(|w| cs.contains(w))
+                        {
+                            return false;
+                        }
+                        let still = cs.contains("还是")
                             && cs
                                 .chars()
                                 .filter(|&ch| {
@@ -1530,27 +1539,16 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                         && p.response.contains(ch)
                                 })
                                 .count()
-                                >= 2
-                    })
-                    // An instruction in the preset's own words, whatever its opening (`对，放门口就
-                    // 行`, `您先发群里吧`): the preset said to the caller who reported the conflict
-                    // (case preset/instruction-after-a-conflict).
-                    // (Not a decline, `这个我这边不方便透露哈`, whose words may be the preset's;
-                    // nor a 哈 alone, a softener as often as an instruction.)
-                    || t.clauses.iter().enumerate().any(|(ci, c)| {
-                        let cs = c.text(t.text).trim_end_matches(['。', '！', '!', '，']);
-                        !c.question
-                            && !RELAYS.is_match(cs)
-                            && !t.clause_has(ci, lexicon::M_UNCERTAIN)
-                            && !lists().preset.choice_left.iter().any(|w| cs.contains(w))
-                            && lists()
-                                .preset
-                                .instruction_endings
-                                .iter()
-                                .any(|e| *e != "哈" && cs.ends_with(e))
-                            && text::bigrams(cs)
-                                .iter()
-                                .any(|b| content.binary_search(b).is_ok())
+                                >= 2;
+                        still
+                            || !t.clause_has(ci, lexicon::M_UNCERTAIN)
+                                && lists().preset.instruction_endings.iter().any(|e| {
+                                    *e != "哈"
+                                        && cs.trim_end_matches(['。', '！', '!', '，']).ends_with(e)
+                                })
+                                && text::bigrams(cs)
+                                    .iter()
+                                    .any(|b| content.binary_search(b).is_ok())
                     });
                 // The very words the caller objected to, said again without relaying the matter
                 // (`她是希望放驿站那边的`, `他那边定的就是周四下午`).
