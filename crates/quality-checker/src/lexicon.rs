@@ -312,6 +312,7 @@ word_files! {
         thanks_the_owner: Words,
         act_function_chars: Chars,
         bare_particles: Chars,
+        repeat_fillers: Words,
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {

@@ -28,6 +28,9 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         whole_len: usize,
         own: Cow<'a, [u64]>,
         own_len: usize,
+        body: Cow<'a, [u64]>,
+        body_len: usize,
+        idx: usize,
         sents: Vec<(&'a str, Cow<'a, [u64]>)>,
     }
     let mut seen: Vec<Seen> = Vec::new();
@@ -44,10 +47,11 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         // Each clause's bigrams (unsorted) and word length, read off the turn's scan: the whole
         // turn, its own words and its sentences are made of them.
         let of = |ci: usize| t.pairs.of(ci);
-        let (mut whole_len, mut own_len) = (0, 0);
+        let (mut whole_len, mut own_len, mut body_len) = (0, 0, 0);
         // (Sized for the turn up front: grown bigram by bigram they were reallocated often.)
         let cap = |on: bool| Vec::with_capacity(if on { t.pairs.all().len() } else { 0 });
         let (mut whole_v, mut own_v) = (cap(any_close), cap(any_close || any_intro || any_covered));
+        let mut body_v = cap(any_intro && any_covered);
         for (ci, c) in t.clauses.iter().enumerate() {
             let n = t.pairs.words(ci);
             if any_close && n <= 8 && holds(&CLOSE, c) {
@@ -57,7 +61,14 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
             if any_close {
                 whole_v.extend_from_slice(of(ci));
             }
-            if t.covered[ci] || any_intro && holds(&INTRO, c) {
+            let intro = any_intro && holds(&INTRO, c);
+            if !intro {
+                body_len += n;
+                if any_intro && any_covered {
+                    body_v.extend_from_slice(of(ci));
+                }
+            }
+            if t.covered[ci] || intro {
                 continue;
             }
             own_len += n;
@@ -75,6 +86,17 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
             Cow::Owned(text::finish(own_v))
         } else {
             whole.clone()
+        };
+        // The turn less its goodbye and self-introduction, the preset's words kept: a protective
+        // preset held again in the same words (您好，我是…助理。她交代过，不需要 / 不好意思，她交代
+        // 过，不需要) is no preset.repeat but still a parrot (labelled README, natural.repetition).
+        // Without both an intro and preset words it is the whole or the own words.
+        let body: Cow<[u64]> = if any_intro && any_covered {
+            Cow::Owned(text::finish(body_v))
+        } else if any_covered {
+            whole.clone()
+        } else {
+            own.clone()
         };
         // Sentences long enough to compare on their own (8+ bigrams), less preset words, with
         // their word characters (the clauses', every one: between them are only marks).
@@ -132,6 +154,10 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                 && prev.whole_len >= 6
                 && text::dice_at_least(&whole, &prev.whole, theta)
                 || own_len >= 6 && prev.own_len >= 6 && text::dice_at_least(&own, &prev.own, theta)
+                || body_len >= 6
+                    && prev.body_len >= 6
+                    && text::dice_at_least(&body, &prev.body, theta)
+                    && no_new_content(ctx, t, &ctx.turns[prev.idx])
             {
                 hit = Some(t.text);
                 break;
@@ -192,11 +218,50 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
             whole_len,
             own,
             own_len,
+            body,
+            body_len,
+            idx: t.idx,
             sents,
         });
     }
     out
 }
+
+/// Whether a turn says nothing its earlier look-alike did not: its words less the goodbye, the
+/// self-introduction, the owner's names and the fillers a held refusal adds
+/// (`repeat_fillers`), nine in ten of their bigrams in the earlier turn's. A turn that answers
+/// something new before saying the preset again (行李的事我不太清楚。他在北门…) is an answer,
+/// preset.repeat's business, not a parrot (cases naturalness/held-refusal-said-again,
+/// naturalness/held-refusal-in-new-words).
+fn no_new_content(ctx: &Ctx, t: &TurnCtx, prev: &TurnCtx) -> bool {
+    let content = |u: &TurnCtx| -> Vec<u64> {
+        let mut s = String::with_capacity(u.text.len());
+        for c in &u.clauses {
+            let c = c.text(u.text);
+            if CLOSE.is_match(c) && text::word_len(c) <= 8 || INTRO.is_match(c) {
+                continue;
+            }
+            s.push_str(c);
+            s.push('，');
+        }
+        for w in ctx
+            .owner_refs
+            .iter()
+            .copied()
+            .chain(FILLERS.iter().copied())
+        {
+            if s.contains(w) {
+                s = s.replace(w, "，");
+            }
+        }
+        text::bigrams(&s)
+    };
+    let mine = content(t);
+    !mine.is_empty() && text::containment(&mine, &content(prev)) >= 0.9
+}
+
+/// Words a held refusal may add and still say nothing new.
+static FILLERS: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.repeat_fillers.0);
 
 /// Clause endings that close a call: 那先这样, 不打扰了.
 static GOODBYE_END: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.goodbye_end.0);
