@@ -1103,10 +1103,16 @@ fn conveys<'c>(
 /// `preset.conflict`, any problem at all (`strong = false`) to hold back `preset.missing`.
 /// Whether the caller's turn right before assistant turn `t` pushes against the preset (pressure
 /// that reports no new fact, or a request only a scam makes): restating the preset there holds it.
-fn held_against_pressure(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
+fn held_against_pressure(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64]) -> bool {
     t.checked_sub(1)
         .and_then(|c| ctx.turns.get(c))
         .is_some_and(|c| {
+            // A caller who did what the preset asks and then pleads for something else (`好嘞，放
+            // 门口了。能不能给个五星好评？`) is not pushing against it: the preset said again is
+            // no hold (case preset/done-then-a-plea).
+            if reports_done(c, content) {
+                return false;
+            }
             // A protective preset is held against a plea as well (guilt, others cited: case
             // proxy/rhetorical-danger), as `preset.dropped` reads it.
             let protective = crate::proxy::protective(p);
@@ -1737,7 +1743,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // preset/held-against-every-pitch, preset/hold-after-giving-up-is-a-repeat).
                 } else if allowance
                     && (back_reference(ctx, t, content, held_whole(ctx, p, t, pc))
-                        || held_against_pressure(ctx, p, t))
+                        || held_against_pressure(ctx, p, t, content))
                 {
                     allowance = false;
                 } else {
@@ -2204,19 +2210,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     // `…我转告他。另外他说了，请您在北门外等`: the preset added on after the answer.
     let added_on = TOPIC_SHIFT.is_match(turn.text);
     // (`好，放鞋柜了。这个件是…的吧？`: the caller had complied; the preset said again is no answer.)
-    let had_complied = text::sentences(prev.text).first().is_some_and(|r| {
-        let first = &prev.text[r.clone()];
-        // Each clause an acknowledgement or the preset's own action reported done (`好，放鞋柜
-        // 了`).
-        let done = text::clauses(first).iter().all(|c| {
-            let ct = c.text(first).trim();
-            complied(ct)
-                || ct.trim_end_matches(['。', '！', '!']).ends_with('了')
-                    && names_content(ct, content)
-        });
-        // (Done, not only acknowledged: `放鞋柜了`, not `好。`.)
-        done && first.contains('了') && first.chars().count() > 3
-    });
+    let had_complied = reports_done(prev, content);
     let asks_about_it = prev
         .clauses
         .iter()
@@ -2229,6 +2223,22 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     brief
         && !added_on
         && (answers || marker && !lexicon::CLOSE.is_match(prev.text) && !complied(prev.text))
+}
+
+/// Whether a caller's turn opens by reporting the preset's own action done (`好，放鞋柜了。`):
+/// each clause of its first sentence an acknowledgement or that action with 了 — done, not only
+/// acknowledged (`好。`).
+fn reports_done(prev: &TurnCtx, content: &[u64]) -> bool {
+    text::sentences(prev.text).first().is_some_and(|r| {
+        let first = &prev.text[r.clone()];
+        let done = text::clauses(first).iter().all(|c| {
+            let ct = c.text(first).trim();
+            complied(ct)
+                || ct.trim_end_matches(['。', '！', '!']).ends_with('了')
+                    && names_content(ct, content)
+        });
+        done && first.contains('了') && first.chars().count() > 3
+    })
 }
 
 /// Problem, negation and impossibility markers: generic, not tied to any situation. Next to
