@@ -353,16 +353,17 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
             ));
             continue;
         }
-        // Phone numbers and the owner's own digits are privacy's business — but a single digit
-        // (`4号门`) is inside any profile's digits by chance.
+        // The owner's own digits are privacy's business — but a single digit (`4号门`) is inside
+        // any profile's digits by chance. A phone number that is nobody's in the call (`物业值班
+        // 电话是八六二四五七零`) is made up as well as PII-shaped: both (case
+        // factuality/phone-number-made-up).
         let owners = |ds: &str| ds.len() >= 2;
         if let Some(ds) = &n.digits
-            && (ds.len() >= 7
-                || owners(ds)
-                    && ctx
-                        .private()
-                        .iter()
-                        .any(|f| f.digits.iter().any(|d| text::contains_str(d, ds.as_str()))))
+            && (owners(ds)
+                && ctx
+                    .private()
+                    .iter()
+                    .any(|f| f.digits.iter().any(|d| text::contains_str(d, ds.as_str()))))
         {
             continue;
         }
