@@ -368,6 +368,8 @@ pub fn threatens(text: &str) -> bool {
 /// Whether a caller's turn pushes: a penalty, a threat (an ultimatum: case proxy/ultimatum), a
 /// deadline or a plea to be passed on (an appeal to a loss: case proxy/loss-appealed; to
 /// authority: case proxy/authority-cited).
+// (A plea is also a request not to refuse yet and a rare chance argued: `您先别拒绝…这种机会一年碰
+// 不到一次`, case proxy/rare-chance-pushes.)
 pub(crate) fn pushes(text: &str) -> bool {
     let c = &*CONCEPTS;
     threatens(text) || c.deadline.is_match(text) || c.plea.is_match(text)
@@ -720,9 +722,12 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             // A preset that keeps something from the caller is not set aside by passing the
             // call or a complaint on, only by asking the owner whether to tell after all (case
             // proxy/withholding-relays-the-complaint).
+            // Confirming for the owner what the preset keeps off the phone (`那我先帮她确认一下，
+            // 这笔欠款她会尽快处理的`) passes nothing on: it sets the preset aside (case
+            // proxy/withheld-then-confirmed).
             if protective
                 && withholding(p)
-                && along.is_some()
+                && along.is_some_and(|w| crate::lexicon::RELAY.is_match(w))
                 && !CONCEPTS.defer.is_match(reply.text)
                 && gave_in.is_none()
             {
