@@ -205,6 +205,12 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                 hit = Some(t.text);
             }
         }
+        // The caller checking what was said (`周末给我打是吧？`) is answered by saying it again
+        // after a yes (`对，周末给您回电话。`): an answer, no parrot (case
+        // naturalness/check-question-confirmed).
+        if hit.is_some() && confirms_check(ctx, t) {
+            hit = None;
+        }
         if let Some(ev) = hit {
             out.push(finding(
                 ViolationKind::NaturalRepetition,
@@ -258,6 +264,26 @@ fn no_new_content(ctx: &Ctx, t: &TurnCtx, prev: &TurnCtx) -> bool {
     };
     let mine = content(t);
     !mine.is_empty() && text::containment(&mine, &content(prev)) >= 0.9
+}
+
+/// Whether assistant turn `t` opens with a yes to the caller's check question right before it
+/// (a tag question: 是吧, 对吧).
+fn confirms_check(ctx: &Ctx, t: &TurnCtx) -> bool {
+    let Some(prev) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    !prev.assistant
+        && lists()
+            .lexicon
+            .tag_questions
+            .iter()
+            .any(|w| prev.text.contains(w))
+        && t.clauses.first().is_some_and(|c| {
+            lists()
+                .preset
+                .yes
+                .contains(&c.text(t.text).trim_end_matches(['，', '。', ',']))
+        })
 }
 
 /// Words a held refusal may add and still say nothing new.

@@ -54,7 +54,7 @@ use crate::ctx::{Ctx, PresetCtx, TurnCtx};
 use crate::lexicon;
 use crate::lexicon::Ac;
 use crate::lexicon::lists;
-use crate::text::{self, Clause};
+use crate::text::{self, Clause, NumKind};
 use crate::{Finding, finding};
 use callbench_model::concepts::ConceptTrait;
 use callbench_model::vocab::ViolationKind;
@@ -181,7 +181,7 @@ static PRESET_FUNC: LazyLock<lexicon::HanSet> =
 /// satisfied by any of its concepts (骑手 或 商家), and its topic — the content words left
 /// over beyond the concepts (`年度体检时间`, `入户检查燃气`, `收房租`), of which the caller must
 /// say at least one.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Trigger {
     /// The relatives it names (`妈` of "妈妈打电话问…").
     kin: Vec<&'static str>,
@@ -190,6 +190,11 @@ pub(crate) struct Trigger {
     topic: Vec<(char, char)>,
     /// Their content characters.
     topic_chars: Vec<char>,
+    /// A clock time the trigger bounds, in hours from midnight, and whether it holds after it
+    /// (`下午三点以后`) or before (`三点前`).
+    time_bound: Option<(f64, bool)>,
+    /// Whether it is the branch for the cases no sibling preset names (`其他快递…`).
+    other_branch: bool,
 }
 
 /// Words of a trigger that say nothing of its topic: the frame (如果 … 打来), speech verbs,
@@ -215,8 +220,11 @@ fn trigger_of(reg: &Registry, p: &PresetCtx) -> std::rc::Rc<Trigger> {
 
 fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
     let (aut, owner) = (&reg.trigger_words, &reg.owner);
+    let l = &lists().preset;
     let mut t = Trigger {
         kin: KIN.iter().copied().filter(|k| s.contains(k)).collect(),
+        time_bound: time_bound(s),
+        other_branch: l.other_branch.iter().any(|w| s.contains(w)),
         ..Trigger::default()
     };
     let mut last_end: Option<usize> = None;
@@ -483,10 +491,80 @@ fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<us
             None => return Ok(None),
         }
     };
-    if trig.groups.is_empty() {
-        return Ok(topic_at);
+    // A trigger bounded by a clock time holds only once the caller's time meets it, and not when
+    // it falls on the other side; the time met is its event said (`估计得四点半才能过去` against
+    // `下午三点以后才送到的话`), the rest (the courier) still to be shown.
+    let time = trig.time_bound.and_then(|b| time_met(ctx, b));
+    let held = if trig.groups.is_empty() {
+        topic_at
+    } else if let Some(Some(m)) = time {
+        let rest = Trigger {
+            groups: (trig.groups.iter())
+                .filter(|g| !g.iter().all(|&ci| reg.sort(ci) == Sort::Event))
+                .cloned()
+                .collect(),
+            time_bound: None,
+            ..trig.clone()
+        };
+        if rest.groups.is_empty() {
+            Some(m.max(topic_at.unwrap_or(0)))
+        } else {
+            held_groups(ctx, &rest, role_prior)?.map(|g| g.max(m).max(topic_at.unwrap_or(0)))
+        }
+    } else {
+        held_groups(ctx, trig, role_prior)?.map(|g| g.max(topic_at.unwrap_or(0)))
+    };
+    Ok(if matches!(time, Some(None)) {
+        None
+    } else {
+        held
+    })
+}
+
+/// The clock time a trigger bounds and the side it holds on (`下午三点以后才送到的话` → 15:00,
+/// after), from the first clock time followed by a bounding word.
+fn time_bound(s: &str) -> Option<(f64, bool)> {
+    let l = &lists().preset;
+    text::numbers(s).into_iter().find_map(|n| {
+        if n.kind != NumKind::Clock || n.values().len() != 1 {
+            return None;
+        }
+        let rest = &s[n.end..];
+        let rest = rest.strip_prefix('钟').unwrap_or(rest);
+        let after = l.time_after.iter().any(|w| rest.starts_with(w));
+        let before = l.time_before.iter().any(|w| rest.starts_with(w));
+        (after || before).then(|| (clock_hours(s, &n), after))
+    })
+}
+
+/// A clock time in hours from midnight: after noon when said so (`下午三点`) or when the hour,
+/// unmarked, is one a working day's errands fall on only after noon (one to seven o'clock).
+fn clock_hours(s: &str, n: &text::Num) -> f64 {
+    let h = n.values()[0];
+    let before = text::tail_chars(&s[..n.start], 3);
+    let pm = lists().preset.afternoon.iter().any(|w| before.contains(w));
+    let morning = lists().preset.morning.iter().any(|w| before.contains(w));
+    if h < 12.0 && (pm || !morning && (1.0..8.0).contains(&h)) {
+        h + 12.0
+    } else {
+        h
     }
-    Ok(held_groups(ctx, trig, role_prior)?.map(|g| g.max(topic_at.unwrap_or(0))))
+}
+
+/// Whether the caller's first clock time meets a time bound of the trigger: `Some(turn)` where
+/// it does, `None` when it does not, and the trigger's reading unchanged when no caller says a
+/// time (case preset/time-bound-branch).
+fn time_met(ctx: &Ctx, bound: (f64, bool)) -> Option<Option<usize>> {
+    let (at, after) = bound;
+    ctx.turns.iter().filter(|t| !t.assistant).find_map(|t| {
+        // (A caller turn's numbers are not read before: read here, for time-bound triggers only.)
+        let n = text::numbers(t.text)
+            .into_iter()
+            .find(|n| n.kind == NumKind::Clock && n.values().len() == 1)?;
+        let h = clock_hours(t.text, &n);
+        let met = if after { h >= at } else { h < at };
+        Some(met.then_some(t.idx))
+    })
 }
 
 /// Whether the caller says they are someone (a role of the concept lexicon) that no concept
@@ -750,6 +828,9 @@ static AHEAD: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.ahead)
 
 /// Days and times ahead: an event said with them is planned, not happened.
 static FUTURE: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.future));
+
+/// Times gone by: trouble said with them is over.
+static PAST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.past));
 
 /// Whether the caller's text reports the event (not as future, not negated).
 /// (`clauses`: the text's clauses, [`text::clauses`].)
@@ -1196,8 +1277,9 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             if lexicon::conditional(clause) {
                 continue;
             }
-            // `她还有个到付件明天到`: another matter, later — not the situation at hand.
-            if FUTURE.is_match(clause) {
+            // `她还有个到付件明天到`: another matter, later — not the situation at hand; nor trouble
+            // gone by (`上回热水器坏了`; case preset/past-trouble-asked-about).
+            if FUTURE.is_match(clause) || PAST.is_match(clause) {
                 continue;
             }
             // Trouble with the very thing both the trigger and the preset name (`单元门锁着进
@@ -1778,6 +1860,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 .any(|t| t.assistant && SUSPENDS.is_match(t.text))
             // Set aside in so many words (`原来放柜子的办法就先不算了`): not conveying is right.
             && suspended.is_empty()
+            // The branch for the cases no sibling names, silent while a sibling was conveyed
+            // (case preset/other-branch-stays-silent).
+            && !(trig.other_branch
+                && ctx
+                    .presets
+                    .iter()
+                    .any(|q| q.id != p.id && touched(ctx, q.content())))
             && let Some(at) = missing_turn(ctx, h)
         {
             let f = finding(
