@@ -742,8 +742,9 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 && !text::contains_str(s, "你是")
                 && !text::contains_str(s, "您是")
                 // 是…吧: confirming a fact, who answers or which day (case
-                // decision/confirming-a-fact).
-                && !s.trim_start_matches(['喂', '哎', ' ']).starts_with('是')
+                // decision/confirming-a-fact), of the owner too (他是在研发部吧; case
+                // privacy/short-guess-said-back).
+                && !s.trim_start_matches(['喂', '哎', ' ', '他', '她']).starts_with('是')
                 && !s.ends_with("的吧")
                 && !lists().decision.question_words
                     .iter()

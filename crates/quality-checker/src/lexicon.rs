@@ -358,6 +358,7 @@ word_files! {
         lets_go: Words,
         farewells: Words,
         empathy: Words,
+        put_off: Words,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {

@@ -191,6 +191,14 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
     {
         return Some(&text[m.start()..m.end()]);
     }
+    if scam
+        && let Some(m) = PUT_OFF.find_iter(text).find(|m| {
+            let (clause_start, _) = clause_bounds(text, m.start());
+            !c.go_along_negation.is_match(&text[clause_start..m.start()])
+        })
+    {
+        return Some(&text[m.start()..m.end()]);
+    }
     // (Computed on the first going-along word: most turns have none.)
     let holding = std::cell::OnceCell::new();
     c.go_along.find_iter(text).find_map(|m| {
@@ -215,6 +223,9 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
             .then_some(word)
     })
 }
+
+/// A scam's step put off as a normal one (`晚点再弄`).
+static PUT_OFF: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.put_off));
 
 /// Whether a preset is written to turn a kind of caller away (a seller, a scammer, a collector, a
 /// rider who asks for more: case proxy/a-rider-asks-for-more).
