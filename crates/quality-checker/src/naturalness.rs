@@ -474,7 +474,7 @@ pub fn closing(ctx: &Ctx) -> Vec<Finding> {
         }
         if closes && !caller_bye() && !ctx.solicitation() {
             if let Some(p) = prev
-                && premature(p, t)
+                && premature(ctx, p, t)
             {
                 out.push(finding(
                     ViolationKind::NaturalClosing,
@@ -723,16 +723,21 @@ fn own_words(s: &str) -> usize {
 }
 
 /// The caller left something open and the assistant's closing turn does not take it up.
-fn premature(caller: &TurnCtx, assistant: &TurnCtx) -> bool {
+fn premature(ctx: &Ctx, caller: &TurnCtx, assistant: &TurnCtx) -> bool {
     if settled_turn(caller) {
         return false;
     }
     // The caller was still getting to their matter, or broke off mid-sentence. (An
     // announcement the turn then delivers — 那我的手机你记一下，100…，马杰 — and the assistant takes
     // up, saying what was delivered back, leaves nothing to come: case
-    // naturalness/details-given-then-closed.)
+    // naturalness/details-given-then-closed. What it delivers the caller had said before —
+    // 哦对了，钥匙放前台了啊 after 钥匙在前台 — is nothing new to take up: case
+    // naturalness/reminder-then-closed.)
     let announced = PENDING.find_iter(caller.text).last().is_some_and(|m| {
         let delivered = text::bigrams(&caller.text[m.end()..]);
+        if says_nothing_new(ctx, caller, m.end()) {
+            return false;
+        }
         assistant
             .bigrams
             .iter()
@@ -749,7 +754,32 @@ fn premature(caller: &TurnCtx, assistant: &TurnCtx) -> bool {
         // Closing on the first reply: the caller's matter was never heard out.
         return own <= 8 && !RELAY.is_match(assistant.text);
     }
-    own <= 3 && OPEN.is_match(caller.text)
+    own <= 3
+        && OPEN.is_match(caller.text)
+        && !(caller.clauses.iter().all(|c| !c.question)
+            && !caller.text.contains(['？', '?'])
+            && says_nothing_new(ctx, caller, 0))
+}
+
+/// Whether a caller's turn, from byte `from` on, says only what the caller said before: two or
+/// more content characters (not particles or function characters), at most one in four of them
+/// new (`哦对了，钥匙放前台了啊` after `钥匙在前台`).
+fn says_nothing_new(ctx: &Ctx, caller: &TurnCtx, from: usize) -> bool {
+    let l = &lists().naturalness;
+    let content: Vec<char> = caller.text[from..]
+        .chars()
+        .filter(|&c| {
+            text::is_han(c) && !l.act_function_chars.contains(&c) && !l.bare_particles.contains(&c)
+        })
+        .collect();
+    let new = content
+        .iter()
+        .filter(|&&c| {
+            !ctx.caller_turns_before(caller.idx)
+                .any(|t| t.text.contains(c))
+        })
+        .count();
+    content.len() >= 2 && new * 4 <= content.len()
 }
 
 // ------------------------------------------------------------------------------------ meta

@@ -165,11 +165,17 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
         // bids and accounts of `transfer_asked`, cases proxy/transfer-bids,
         // proxy/transfer-need-taken-down, proxy/fee-to-personal-account).
         // (`transfer_asked` is None where no account word occurs: asked of the index first.)
+        // Nor one the caller says they never ask (`我们不会让他转账到个人账户`; case
+        // proxy/transfer-disowned).
         .chain(
             c.account
                 .is_match(text)
                 .then(|| callbench_model::concepts::concepts().transfer_asked(text))
-                .flatten(),
+                .flatten()
+                .filter(|r| {
+                    let (clause_start, _) = clause_bounds(text, r.start);
+                    !c.warning.is_match(&text[clause_start..r.start])
+                }),
         )
 }
 
