@@ -1065,6 +1065,11 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             if caller.idx == 0 && r.start == 0 && s.chars().count() <= 12 {
                 return false;
             }
+            // Nor a bewildered echo (啊？助理？) before the caller's own act: it asks nothing to
+            // decide (case naturalness/bewildered-then-own-act).
+            if text::word_len(s) <= 3 && !s.contains('吗') && !o.decision_asked.is_match(s) {
+                return false;
+            }
             // (A sentence's range may stop before its mark.)
             let marked = caller.text[r.end..].trim_start().starts_with(['？', '?']);
             // A decision asked in words needs no mark (您的小笼包怎么弄。放好了我得拍照上传;
