@@ -387,6 +387,7 @@ pub fn threatens(text: &str) -> bool {
 /// authority: case proxy/authority-cited).
 // (A plea is also a request not to refuse yet and a rare chance argued: `您先别拒绝…这种机会一年碰
 // 不到一次`, case proxy/rare-chance-pushes.)
+// (Urging it through is a plea too: `就二十三块钱，您就收了吧`, case proxy/urged-to-take-it.)
 pub(crate) fn pushes(text: &str) -> bool {
     let c = &*CONCEPTS;
     threatens(text) || c.deadline.is_match(text) || c.plea.is_match(text)
