@@ -483,6 +483,18 @@ impl<'a> SimCaller<'a> {
                 end_call: false,
             });
         }
+        if Lexicon::has(&lex.deferred, heard) {
+            // Asked to hold the line ("您先别挂，还有件事"): the caller waits for what the assistant
+            // has still to say. It neither goes on with its own agenda (a question then would be
+            // talked over by the owner's word) nor takes "还有句交代" for the instruction itself
+            // (accepting one it has not heard).
+            let text = self.say_bank("caller.after_defer")?;
+            self.relay_acknowledged = true;
+            return Ok(CallerReply {
+                text,
+                end_call: false,
+            });
+        }
         let turned_down = Lexicon::has(&lex.refused, heard)
             || Lexicon::has(&lex.declined, heard)
             || Lexicon::has(&lex.conveyed, heard);
@@ -546,14 +558,6 @@ impl<'a> SimCaller<'a> {
             } else {
                 reaction = self.say_bank("caller.accept_generic")?;
             }
-        } else if Lexicon::has(&lex.deferred, heard) && self.agenda.front() == Some(&Item::Close) {
-            // Asked to hold on: the caller waits for what comes next instead of hanging up.
-            let text = self.say_bank("caller.after_defer")?;
-            self.relay_acknowledged = true;
-            return Ok(CallerReply {
-                text,
-                end_call: false,
-            });
         } else if Lexicon::has(&lex.relayed, heard) {
             if self.relay_acknowledged {
                 reaction = self.say_bank("caller.accept_generic")?;
