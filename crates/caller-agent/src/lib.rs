@@ -551,12 +551,23 @@ impl<'a> SimCaller<'a> {
             reaction = self.say_bank("caller.after_decline")?;
         } else if Lexicon::has(&lex.conveyed, heard) && !self.accepted {
             self.accepted = true;
-            if self.event_conflicts && self.agenda.front() == Some(&Item::Event) {
-                // What the owner asked for does not fit the caller's situation: say so now.
-            } else if let Some(b) = self.accept {
-                reaction = self.say(b)?;
+            if self.event_conflicts && self.agenda.contains(&Item::Event) {
+                // What the owner asked for does not fit the caller's situation: say so now, not
+                // "好嘞，放门口" first and "外面在下雨，放外面准被淋湿" a few turns on. The event's
+                // own ask, where it came right after it, comes along.
+                let at = self.agenda.iter().position(|&i| i == Item::Event);
+                let with_ask = at.is_some_and(|a| self.agenda.get(a + 1) == Some(&Item::EventAsk));
+                self.agenda
+                    .retain(|&i| i != Item::Event && !(with_ask && i == Item::EventAsk));
+                if with_ask {
+                    self.agenda.push_front(Item::EventAsk);
+                }
+                self.agenda.push_front(Item::Event);
             } else {
-                reaction = self.say_bank("caller.accept_generic")?;
+                reaction = match self.accept {
+                    Some(b) => self.say(b)?,
+                    None => self.say_bank("caller.accept_generic")?,
+                };
             }
         } else if Lexicon::has(&lex.relayed, heard) {
             if self.relay_acknowledged {
