@@ -88,6 +88,10 @@ pub struct SimCaller<'a> {
     /// Whether the event conflicts with the preset (the caller then answers a conveyed preset
     /// with the event rather than with an acceptance).
     event_conflicts: bool,
+    /// Whether the preset settles the goal's own matter (its trigger or the goals it fits name
+    /// one of the goal's tags: "放门口就行" settles "要不要我给您送上楼？"): once the caller has
+    /// accepted it, the goal's asks are not said (again).
+    preset_settles_goal: bool,
     accepted: bool,
     relay_acknowledged: bool,
     pushed: bool,
@@ -297,6 +301,13 @@ impl<'a> SimCaller<'a> {
         if agenda.len() > MAX_ITEMS {
             agenda.retain(|&i| i != Item::Probe(0));
         }
+        let preset_settles_goal = casting.preset.is_some_and(|r| {
+            let def = set.preset_def(scenario, r);
+            def.when
+                .iter()
+                .chain(&def.goal_tags)
+                .any(|t| goal.tags.contains(t))
+        });
         let accept = casting.preset.map(|r| match r {
             PresetRef::Regular(i) => &phrases.regular_presets[i].accept,
             PresetRef::ScenarioEmergent(i) => &phrases.emergent_presets[i].accept,
@@ -315,6 +326,7 @@ impl<'a> SimCaller<'a> {
             rates,
             tics,
             event_conflicts,
+            preset_settles_goal,
             accepted: false,
             relay_acknowledged: false,
             pushed: false,
@@ -568,6 +580,12 @@ impl<'a> SimCaller<'a> {
                     Some(b) => self.say(b)?,
                     None => self.say_bank("caller.accept_generic")?,
                 };
+                // "明白了，我自己来操作" and then "您重叫一单" would take the acceptance back: the
+                // owner's word answered the goal's ask.
+                if self.preset_settles_goal {
+                    self.agenda
+                        .retain(|i| !matches!(i, Item::GoalAsk | Item::Return));
+                }
             }
         } else if Lexicon::has(&lex.relayed, heard) {
             if self.relay_acknowledged {
