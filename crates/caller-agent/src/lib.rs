@@ -90,7 +90,7 @@ pub struct SimCaller<'a> {
     event_conflicts: bool,
     /// Whether the preset settles the goal's own matter (its trigger or the goals it fits name
     /// one of the goal's tags: "放门口就行" settles "要不要我给您送上楼？"): once the caller has
-    /// accepted it, the goal's asks are not said (again).
+    /// accepted it, the goal's asks and details are not said (again).
     preset_settles_goal: bool,
     accepted: bool,
     relay_acknowledged: bool,
@@ -581,10 +581,11 @@ impl<'a> SimCaller<'a> {
                     None => self.say_bank("caller.accept_generic")?,
                 };
                 // "明白了，我自己来操作" and then "您重叫一单" would take the acceptance back: the
-                // owner's word answered the goal's ask.
+                // owner's word answered the goal's ask — and its matter: "好的，那我就不推荐了" is
+                // not followed by more of the pitch ("岗位直接向分管的副总汇报").
                 if self.preset_settles_goal {
                     self.agenda
-                        .retain(|i| !matches!(i, Item::GoalAsk | Item::Return));
+                        .retain(|i| !matches!(i, Item::GoalAsk | Item::Return | Item::Detail));
                 }
             }
         } else if Lexicon::has(&lex.relayed, heard) {
