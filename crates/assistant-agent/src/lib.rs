@@ -551,6 +551,9 @@ impl<'a> SimAssistant<'a> {
                 out.push_str(&self.say("assistant.relay_message")?);
             } else if self.deferred && heard.callback {
                 out.push_str(&self.say("assistant.relay_callback")?);
+            } else if self.deferred && heard.offer {
+                // An offer that binds the owner to nothing is taken, as in 7 — not talked over.
+                out.push_str(&self.say("assistant.accept_offer")?);
             } else if self.deferred && heard.decision && !heard.offer {
                 out.push_str(&self.say("assistant.refuse_decision")?);
             }

@@ -260,9 +260,14 @@ pub struct PresetDef {
     /// calls to cancel). Empty: every goal of a triggered role fits.
     #[serde(default)]
     pub goal_tags: Vec<String>,
-    /// Events (ids) the preset itself answers: never cast with it. "有资料可以发短信" answers a
-    /// seller's `send_material` ("那我把电子资料发短信过去"): drawn with it, the assistant would hold
-    /// the preset against the very act the owner invited (a refusal of nothing).
+    /// Events (ids) never cast with the preset, because their kind would give a wrong gold
+    /// decision beside it. Those it answers itself: "有资料可以发短信" answers a seller's
+    /// `send_material` ("那我把电子资料发短信过去"): drawn with it, the assistant would hold the
+    /// preset against the very act the owner invited (a refusal of nothing). Those that do not
+    /// touch it: rain is no conflict for a bag hung on the flat's door handle, so suspending the
+    /// preset for it is indefensible. And extra needs that in fact contradict it: a locked gate
+    /// keeps the courier from the door "放在门口" names — a conflict, never an extra need
+    /// deferred beside the preset.
     #[serde(default)]
     pub answers_events: Vec<String>,
     /// Lines a caller whose situation does not meet the trigger may say with one of its cue

@@ -88,6 +88,10 @@ pub struct SimCaller<'a> {
     /// Whether the event conflicts with the preset (the caller then answers a conveyed preset
     /// with the event rather than with an acceptance).
     event_conflicts: bool,
+    /// Whether the preset settles the goal's own matter (its trigger or the goals it fits name
+    /// one of the goal's tags: "放门口就行" settles "要不要我给您送上楼？"): once the caller has
+    /// accepted it, the goal's asks and details are not said (again).
+    preset_settles_goal: bool,
     accepted: bool,
     relay_acknowledged: bool,
     pushed: bool,
@@ -297,6 +301,13 @@ impl<'a> SimCaller<'a> {
         if agenda.len() > MAX_ITEMS {
             agenda.retain(|&i| i != Item::Probe(0));
         }
+        let preset_settles_goal = casting.preset.is_some_and(|r| {
+            let def = set.preset_def(scenario, r);
+            def.when
+                .iter()
+                .chain(&def.goal_tags)
+                .any(|t| goal.tags.contains(t))
+        });
         let accept = casting.preset.map(|r| match r {
             PresetRef::Regular(i) => &phrases.regular_presets[i].accept,
             PresetRef::ScenarioEmergent(i) => &phrases.emergent_presets[i].accept,
@@ -315,6 +326,7 @@ impl<'a> SimCaller<'a> {
             rates,
             tics,
             event_conflicts,
+            preset_settles_goal,
             accepted: false,
             relay_acknowledged: false,
             pushed: false,
@@ -483,6 +495,18 @@ impl<'a> SimCaller<'a> {
                 end_call: false,
             });
         }
+        if Lexicon::has(&lex.deferred, heard) {
+            // Asked to hold the line ("您先别挂，还有件事"): the caller waits for what the assistant
+            // has still to say. It neither goes on with its own agenda (a question then would be
+            // talked over by the owner's word) nor takes "还有句交代" for the instruction itself
+            // (accepting one it has not heard).
+            let text = self.say_bank("caller.after_defer")?;
+            self.relay_acknowledged = true;
+            return Ok(CallerReply {
+                text,
+                end_call: false,
+            });
+        }
         let turned_down = Lexicon::has(&lex.refused, heard)
             || Lexicon::has(&lex.declined, heard)
             || Lexicon::has(&lex.conveyed, heard);
@@ -539,21 +563,31 @@ impl<'a> SimCaller<'a> {
             reaction = self.say_bank("caller.after_decline")?;
         } else if Lexicon::has(&lex.conveyed, heard) && !self.accepted {
             self.accepted = true;
-            if self.event_conflicts && self.agenda.front() == Some(&Item::Event) {
-                // What the owner asked for does not fit the caller's situation: say so now.
-            } else if let Some(b) = self.accept {
-                reaction = self.say(b)?;
+            if self.event_conflicts && self.agenda.contains(&Item::Event) {
+                // What the owner asked for does not fit the caller's situation: say so now, not
+                // "好嘞，放门口" first and "外面在下雨，放外面准被淋湿" a few turns on. The event's
+                // own ask, where it came right after it, comes along.
+                let at = self.agenda.iter().position(|&i| i == Item::Event);
+                let with_ask = at.is_some_and(|a| self.agenda.get(a + 1) == Some(&Item::EventAsk));
+                self.agenda
+                    .retain(|&i| i != Item::Event && !(with_ask && i == Item::EventAsk));
+                if with_ask {
+                    self.agenda.push_front(Item::EventAsk);
+                }
+                self.agenda.push_front(Item::Event);
             } else {
-                reaction = self.say_bank("caller.accept_generic")?;
+                reaction = match self.accept {
+                    Some(b) => self.say(b)?,
+                    None => self.say_bank("caller.accept_generic")?,
+                };
+                // "明白了，我自己来操作" and then "您重叫一单" would take the acceptance back: the
+                // owner's word answered the goal's ask — and its matter: "好的，那我就不推荐了" is
+                // not followed by more of the pitch ("岗位直接向分管的副总汇报").
+                if self.preset_settles_goal {
+                    self.agenda
+                        .retain(|i| !matches!(i, Item::GoalAsk | Item::Return | Item::Detail));
+                }
             }
-        } else if Lexicon::has(&lex.deferred, heard) && self.agenda.front() == Some(&Item::Close) {
-            // Asked to hold on: the caller waits for what comes next instead of hanging up.
-            let text = self.say_bank("caller.after_defer")?;
-            self.relay_acknowledged = true;
-            return Ok(CallerReply {
-                text,
-                end_call: false,
-            });
         } else if Lexicon::has(&lex.relayed, heard) {
             if self.relay_acknowledged {
                 reaction = self.say_bank("caller.accept_generic")?;

@@ -183,7 +183,8 @@ impl Director {
         }
         let persona = role.personas.choose(&mut rng).cloned();
         // A second event on the side: an extra need that none of the owner's presets answers
-        // (so the relation stays what the cell says). Drawn from its own stream so that every
+        // (so the relation stays what the cell says), nor one a preset keeps from being cast
+        // with it (`answers_events`: a locked gate beside "放在门口" is a conflict). Drawn from its own stream so that every
         // other draw of the dialogue stays as it was. Not in alignment: an extra need there
         // would make the call a complementary one.
         let mut casting = casting;
@@ -204,6 +205,7 @@ impl Director {
                     Some(i) != casting.event
                         && e.kind == EventKind::ExtraNeed
                         && (e.goals.is_empty() || e.goals.contains(goal_id))
+                        && !preset_defs.iter().any(|p| p.answers_events.contains(&e.id))
                         && !preset_defs.iter().any(|p| {
                             p.cues.iter().any(|c| {
                                 e.reveal

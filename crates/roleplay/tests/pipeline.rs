@@ -380,6 +380,55 @@ fn the_proxy_holds_refuses_and_makes_sense() {
     );
 }
 
+/// Asked to hold the line ("您先别挂，还有件事"), the caller waits ("好，您说。") and the owner's word
+/// comes next: it does not go on with a question the conveyance would talk over, nor accept an
+/// instruction it has not heard ("还有句交代" is no conveyance). And what is said on the phone
+/// holds no word of the generator's own: no 机主, no "的话的话" of a topic ending in 话.
+#[test]
+fn a_deferral_is_waited_for_and_no_template_word_is_said() {
+    let lib = Arc::new(library_with(&[]));
+    let dir = tempfile::tempdir().unwrap();
+    run(lib, config(dir.path(), 6_000, 6_000)).unwrap();
+    let mut deferrals = 0;
+    let mut wrong = Vec::new();
+    for d in shards(dir.path()) {
+        let t = &d.turns;
+        for (i, turn) in t.iter().enumerate() {
+            if turn.action == Some(Action::DeferPreset) {
+                deferrals += 1;
+                let waits = t
+                    .get(i + 1)
+                    .is_some_and(|c| c.speaker == Speaker::Caller && c.text.chars().count() <= 10);
+                let then_said = t
+                    .get(i + 2)
+                    .is_some_and(|a| a.action == Some(Action::ConveyPreset));
+                if !waits || !then_said {
+                    let next: Vec<&str> =
+                        t[i + 1..].iter().take(2).map(|x| x.text.as_str()).collect();
+                    wrong.push(format!("{}: after the deferral {next:?}", d.id));
+                }
+            }
+            if turn.text.contains("的话的话")
+                || (turn.speaker == Speaker::Assistant && turn.text.contains("机主"))
+            {
+                wrong.push(format!("{}: template word said: {:?}", d.id, turn.text));
+            }
+        }
+    }
+    assert!(deferrals > 50, "only {deferrals} deferrals");
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
 /// The calls are not all cut to one shape: some end on the caller's goodbye after the
 /// assistant closed; some owners hold a second preset that does not apply (and it is never the
 /// one conveyed in a call it does not apply to); personas change the caller's words.
