@@ -423,6 +423,7 @@ word_files! {
         future: Words,
         past: Words,
         other_branch: Words,
+        said_again: Words,
         time_after: Words,
         time_before: Words,
         afternoon: Words,

@@ -1700,6 +1700,15 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             >= 3
                         && text::containment(content, &t.bigrams) >= 0.45
                         || after_taking(t)
+                        // Said again in so many words (`再说一次，借贷的业务他都不办`), two of its
+                        // pairs in it (case preset/said-again-in-so-many-words).
+                        || lists().preset.said_again.iter().any(|w| t.text.contains(w))
+                            && {
+                                let mut said = content
+                                    .iter()
+                                    .filter(|b| t.bigrams.binary_search(b).is_ok());
+                                said.clone().any(|b| contentful(*b)) && said.nth(1).is_some()
+                            }
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
                         || clause_bigrams().len() > 1
