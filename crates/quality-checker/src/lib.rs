@@ -314,6 +314,10 @@ impl CheckConfig {
     }
 }
 
+/// What an uncertain finding's message ends with when it did not reject (`[check] uncertain`
+/// other than `reject`).
+pub const UNCERTAIN_NOTE: &str = " [uncertain: reported, not rejecting]";
+
 /// Builds a finding; the evidence is cut to 40 characters.
 /// The kind is the enum; its word is written here, where the record is made.
 pub fn finding(kind: ViolationKind, turn: usize, evidence: &str, message: String) -> Finding {
@@ -446,6 +450,15 @@ impl Checker {
             (c == Confidence::Certain || self.cfg.uncertain == UncertainPolicy::Reject)
                 && self.rejects(&f.kind)
         });
+        // A finding that did not count says so where it is kept (the `qc` column, the rejects):
+        // a reader of a passed dialogue's violations must tell the certain from the reported.
+        if self.cfg.uncertain != UncertainPolicy::Reject {
+            for (f, &c) in v.iter_mut().zip(&confidence) {
+                if c == Confidence::Uncertain {
+                    f.message.push_str(UNCERTAIN_NOTE);
+                }
+            }
+        }
         (
             QcResult {
                 passed,
