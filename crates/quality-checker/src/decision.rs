@@ -744,7 +744,13 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 // 是…吧: confirming a fact, who answers or which day (case
                 // decision/confirming-a-fact), of the owner too (他是在研发部吧; case
                 // privacy/short-guess-said-back).
-                && !s.trim_start_matches(['喂', '哎', ' ', '他', '她']).starts_with('是')
+                && !lists().decision.fact_verbs.iter().any(|v| {
+                    s.trim_start_matches(['喂', '哎', ' ', '他', '她']).starts_with(v)
+                })
+                // …and a fact said back for a yes (`想先确认一下目的地是霁川东站对吧`; case
+                // decision/fact-said-back-for-a-yes).
+                && !(text::contains_str(s, "是")
+                    && lists().lexicon.tag_questions.iter().any(|w| s.ends_with(w)))
                 && !s.ends_with("的吧")
                 && !lists().decision.question_words
                     .iter()

@@ -202,6 +202,7 @@ word_files! {
     }
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
+        fact_verbs: Words,
         done_marks: Words,
         owners_will: Words,
         embedding: Words,
