@@ -360,6 +360,7 @@ word_files! {
         farewells: Words,
         empathy: Words,
         put_off: Words,
+        decides_for: Words,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
