@@ -892,7 +892,12 @@ impl ScenarioSet {
         for (source, lib) in libraries {
             lib.validate(&source)?;
             if let Some(o) = lib.owners {
-                let lines = || o.family.iter().chain(&o.family_male).chain(&o.family_female);
+                let lines = || {
+                    o.family
+                        .iter()
+                        .chain(&o.family_male)
+                        .chain(&o.family_female)
+                };
                 for (i, l) in o.no_child_at_school.iter().enumerate() {
                     if !lines().any(|f| f == l) {
                         return Err(err(
