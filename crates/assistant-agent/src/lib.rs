@@ -559,6 +559,12 @@ impl<'a> SimAssistant<'a> {
                 // word follows now (step 5) — a second deferral would promise it again unsaid.
                 self.add(&mut out, "assistant.take_more")?;
             } else {
+                // A call back asked for ("能让她那时候回电话吗？") is passed on, as in 7b — a
+                // wish for the owner's call is no decision to refuse.
+                if heard.callback {
+                    self.add(&mut out, "assistant.relay_callback")?;
+                    return Ok(reply(out, Action::RelayToOwner, None, false));
+                }
                 if heard.decision && !heard.offer {
                     self.add(&mut out, "assistant.refuse_decision")?;
                     return Ok(reply(out, Action::RefuseDecision, None, false));
