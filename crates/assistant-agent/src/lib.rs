@@ -198,7 +198,11 @@ impl<'a> SimAssistant<'a> {
             },
             // Only where the question itself asks it: "好的，让她方便的时候回我一下。您看可以吗？"
             // acknowledges with a callback wish and then asks for something else.
-            callback: asked_in_question(text, &concepts().callback_request),
+            // Or where the turn ends on it, a request in its own right ("她几点有空？麻烦约个
+            // 时间回电"), short of a goodbye.
+            callback: asked_in_question(text, &concepts().callback_request)
+                || (Lexicon::has(&concepts().callback_request, last_sentence(text))
+                    && !Lexicon::has(&lex.goodbye, last_sentence(text))),
             // A cue said and denied ("我还没到楼下呢") is no trigger.
             trigger: self
                 .presets
