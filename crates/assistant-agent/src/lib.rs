@@ -77,6 +77,9 @@ pub struct SimAssistant<'a> {
     deferred: bool,
     /// The preset was held against pressure once: a second push winds the call up.
     held: bool,
+    /// The pressure event the preset was held against, if a caller in real trouble can bring
+    /// it (`real_trouble`): the call that ends on a second push relays it to the owner.
+    held_trouble: Option<usize>,
     /// A decision was refused once: a second refusal points back to it.
     refused: bool,
     /// A further detail of the caller's matter was noted once.
@@ -146,6 +149,7 @@ impl<'a> SimAssistant<'a> {
             suspended: false,
             deferred: false,
             held: false,
+            held_trouble: None,
             refused: false,
             said_more: false,
             heard_events: Vec::new(),
@@ -194,7 +198,11 @@ impl<'a> SimAssistant<'a> {
             },
             // Only where the question itself asks it: "好的，让她方便的时候回我一下。您看可以吗？"
             // acknowledges with a callback wish and then asks for something else.
-            callback: asked_in_question(text, &concepts().callback_request),
+            // Or where the turn ends on it, a request in its own right ("她几点有空？麻烦约个
+            // 时间回电"), short of a goodbye.
+            callback: asked_in_question(text, &concepts().callback_request)
+                || (Lexicon::has(&concepts().callback_request, last_sentence(text))
+                    && !Lexicon::has(&lex.goodbye, last_sentence(text))),
             // A cue said and denied ("我还没到楼下呢") is no trigger.
             trigger: self
                 .presets
@@ -298,22 +306,52 @@ impl<'a> SimAssistant<'a> {
         Ok(())
     }
 
+    /// Whether pressure event `e` is a caller's real trouble: some goal it comes with belongs to
+    /// a caller the owner does not turn away (a driver's breakdown, not a seller's deadline or a
+    /// scammer's threat). Read from the scenario, not from the caller of this call.
+    fn real_trouble(&self, e: usize) -> bool {
+        let f = &self.scenario.file;
+        f.goals
+            .iter()
+            .filter(|g| f.events[e].goals.is_empty() || f.events[e].goals.contains(&g.id))
+            .flat_map(|g| {
+                f.roles
+                    .iter()
+                    .filter(move |r| g.roles.is_empty() || g.roles.contains(&r.id))
+            })
+            .any(|r| !r.unwanted)
+    }
+
+    /// The call winds up after a second push: a caller's real trouble held against is relayed.
+    fn hold_close(&mut self, out: &mut String) -> Result<(), AgentError> {
+        match self.held_trouble {
+            Some(e) if !self.scam_story => {
+                self.set_topic(e)?;
+                self.add(out, "assistant.hold_close_relay")
+            }
+            _ => self.add(out, "assistant.hold_close"),
+        }
+    }
+
     /// Holds preset `i` against a further push once, briefly; a second push ends the call.
     fn hold_again(&mut self, mut out: String, i: usize) -> Result<AssistantReply, AgentError> {
         self.set_preset(i);
-        let (bank, action, end_call) = if self.held {
-            ("assistant.hold_close", Action::Close, true)
-        } else {
-            ("assistant.hold", Action::HoldPreset, false)
-        };
+        if self.held {
+            self.hold_close(&mut out)?;
+            return Ok(AssistantReply {
+                text: out,
+                action: Action::Close,
+                preset_id: None,
+                end_call: true,
+            });
+        }
         self.held = true;
-        self.add(&mut out, bank)?;
-        let preset_id = if end_call { None } else { self.preset_id() };
+        self.add(&mut out, "assistant.hold")?;
         Ok(AssistantReply {
             text: out,
-            action,
-            preset_id,
-            end_call,
+            action: Action::HoldPreset,
+            preset_id: self.preset_id(),
+            end_call: false,
         })
     }
 
@@ -413,8 +451,11 @@ impl<'a> SimAssistant<'a> {
             self.heard_events.extend(heard.events.iter().copied());
             self.set_topic(e)?;
             self.set_preset(i);
+            if self.real_trouble(e) {
+                self.held_trouble = Some(e);
+            }
             if self.held {
-                self.add(&mut out, "assistant.hold_close")?;
+                self.hold_close(&mut out)?;
                 return Ok(reply(out, Action::Close, None, true));
             }
             self.held = true;
@@ -522,6 +563,12 @@ impl<'a> SimAssistant<'a> {
                 // word follows now (step 5) — a second deferral would promise it again unsaid.
                 self.add(&mut out, "assistant.take_more")?;
             } else {
+                // A call back asked for ("能让她那时候回电话吗？") is passed on, as in 7b — a
+                // wish for the owner's call is no decision to refuse.
+                if heard.callback {
+                    self.add(&mut out, "assistant.relay_callback")?;
+                    return Ok(reply(out, Action::RelayToOwner, None, false));
+                }
                 if heard.decision && !heard.offer {
                     self.add(&mut out, "assistant.refuse_decision")?;
                     return Ok(reply(out, Action::RefuseDecision, None, false));

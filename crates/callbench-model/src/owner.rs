@@ -42,6 +42,27 @@ fn pick_family<'a, R: Rng + ?Sized>(pools: &'a OwnerPools, female: bool, rng: &m
     }
 }
 
+/// A family line that fits an owner whose child is at school: as `pick_family`, less the lines
+/// of `no_child_at_school`. `None` when the pools have no such line.
+pub fn family_with_child<R: Rng + ?Sized>(
+    pools: &OwnerPools,
+    female: bool,
+    rng: &mut R,
+) -> Option<String> {
+    let own = if female {
+        &pools.family_female
+    } else {
+        &pools.family_male
+    };
+    let fits: Vec<&String> = pools
+        .family
+        .iter()
+        .chain(own)
+        .filter(|l| !pools.no_child_at_school.contains(l))
+        .collect();
+    fits.choose(rng).map(|s| s.to_string())
+}
+
 /// Draws a synthetic owner from the pools.
 pub fn draw<R: Rng + ?Sized>(pools: &OwnerPools, rng: &mut R) -> OwnerDraw {
     let surname = pick(rng, &pools.surnames).to_string();

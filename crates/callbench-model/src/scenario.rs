@@ -337,6 +337,14 @@ pub struct OwnerPools {
     /// Family relations only a female owner has ("丈夫在中学教物理").
     #[serde(default)]
     pub family_female: Vec<String>,
+    /// Lines of `family`, `family_male` or `family_female` of an owner with no child at school
+    /// ("刚结婚，还没有孩子", "儿子在外地读大学"): never an owner's when the caller or one of the
+    /// owner's presets concerns the owner's child (`child_tags`).
+    #[serde(default)]
+    pub no_child_at_school: Vec<String>,
+    /// Role and preset `when` tags that concern the owner's child at school (a teacher calls).
+    #[serde(default)]
+    pub child_tags: Vec<String>,
     /// Leading digits of the synthetic phone numbers; must not be a real mobile prefix.
     pub phone_prefix: String,
 }
@@ -884,6 +892,21 @@ impl ScenarioSet {
         for (source, lib) in libraries {
             lib.validate(&source)?;
             if let Some(o) = lib.owners {
+                let lines = || {
+                    o.family
+                        .iter()
+                        .chain(&o.family_male)
+                        .chain(&o.family_female)
+                };
+                for (i, l) in o.no_child_at_school.iter().enumerate() {
+                    if !lines().any(|f| f == l) {
+                        return Err(err(
+                            &source,
+                            format!("owners.no_child_at_school[{i}]"),
+                            format!("{l:?} is no line of family, family_male or family_female"),
+                        ));
+                    }
+                }
                 if let Some((first, _)) = &owners {
                     return Err(err(
                         &source,

@@ -516,6 +516,7 @@ pub const ASSISTANT_BANKS: &[&str] = &[
     "hold",
     "hold_before",
     "hold_close",
+    "hold_close_relay",
     "refuse_scam",
     "accept_offer",
     "relay_callback",

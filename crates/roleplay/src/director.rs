@@ -181,6 +181,22 @@ impl Director {
                 }
             }
         }
+        // A teacher calls about the owner's child, or the owner left word for one: the owner
+        // has a child at school ("刚结婚，还没有孩子" would contradict the call). Drawn from its
+        // own stream so that every other draw of the dialogue stays as it was.
+        let tags = &set.owners.child_tags;
+        let about_child = role.tags.iter().any(|t| tags.contains(t))
+            || preset_defs
+                .iter()
+                .any(|p| p.when.iter().any(|t| tags.contains(t)));
+        let family = header_owner.private.get("family");
+        if about_child && family.is_some_and(|f| set.owners.no_child_at_school.contains(f)) {
+            let mut family_rng = ChaCha8Rng::seed_from_u64(mix64(seed ^ 0xc4_11_d0));
+            let female = drawn.title.ends_with("女士");
+            if let Some(f) = owner::family_with_child(&set.owners, female, &mut family_rng) {
+                header_owner.private.insert("family".to_string(), f);
+            }
+        }
         let persona = role.personas.choose(&mut rng).cloned();
         // A second event on the side: an extra need that none of the owner's presets answers
         // (so the relation stays what the cell says), nor one a preset keeps from being cast
