@@ -314,9 +314,10 @@ impl CheckConfig {
     }
 }
 
-/// What an uncertain finding's message ends with when it did not reject (`[check] uncertain`
-/// other than `reject`).
-pub const UNCERTAIN_NOTE: &str = " [uncertain: reported, not rejecting]";
+/// What an uncertain finding's message ends with when the rules alone do not reject it
+/// (`[check] uncertain` other than `reject`): it is reported, and rejects only when the LLM judge,
+/// asked under `ask_judge`, confirms it (its answer is recorded after this note).
+pub const UNCERTAIN_NOTE: &str = " [uncertain: reported; rejects only if the judge confirms it]";
 
 /// Builds a finding; the evidence is cut to 40 characters.
 /// The kind is the enum; its word is written here, where the record is made.
