@@ -877,6 +877,16 @@ fn answers_request<'a>(
     if defers_from(t, from) {
         return None;
     }
+    // The caller's own act left to them (`您送平台失物招领也可以，看您方便`; case
+    // decision/own-act-left-to-the-caller).
+    if lists()
+        .decision
+        .left_to_caller
+        .iter()
+        .any(|w| text::contains_str(t.text, w))
+    {
+        return None;
+    }
     if let Some(f) = accepts_topic(ctx, t, req) {
         return Some(f);
     }

@@ -176,6 +176,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 if text::inside(&t.quoted, start) || text::negated(prefix, 6) {
                     continue;
                 }
+                // An A-not-A question (搬不搬东西…您跟乘客商量) asks, claims nothing (case
+                // embodiment/a-not-a-asks).
+                let mut after = rest.chars();
+                if after.next() == Some('不')
+                    && word.chars().next().is_some_and(|w| after.next() == Some(w))
+                {
+                    continue;
+                }
                 // (The claim first: most words claim nothing, and the echo of the caller reads
                 // the caller turns' bigrams.)
                 if !claim(ctx, t, ci, cat, prefix, word, rest) || ctx.echoes_caller(t.idx, clause) {

@@ -203,6 +203,7 @@ word_files! {
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
         fact_verbs: Words,
+        left_to_caller: Words,
         done_marks: Words,
         owners_will: Words,
         embedding: Words,
