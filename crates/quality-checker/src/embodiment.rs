@@ -178,10 +178,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 }
                 // An A-not-A question (搬不搬东西…您跟乘客商量) asks, claims nothing (case
                 // embodiment/a-not-a-asks).
-                let mut after = rest.chars();
-                if after.next() == Some('不')
-                    && word.chars().next().is_some_and(|w| after.next() == Some(w))
-                {
+                if text::a_not_a(&clause[m_start..]) == Some(0) {
                     continue;
                 }
                 // (The claim first: most words claim nothing, and the echo of the caller reads

@@ -189,10 +189,11 @@ fn worded_guess_confirmed<'a>(
             (!after.contains(['不', '没'])).then_some((i, w.len()))
         })
     };
-    let Some((i, n)) = confirms(ctx, t).or_else(firmly) else {
+    let confirmed = confirms(ctx, t);
+    let said_back_needed = confirmed.is_none();
+    let Some((i, n)) = confirmed.or_else(firmly) else {
         return;
     };
-    let said_back_needed = confirms(ctx, t).is_none();
     let said_before = |b: u64| {
         ctx.turns[..caller.idx]
             .iter()
