@@ -2101,7 +2101,7 @@ fn accepts(s: &str) -> bool {
 
 /// The caller lets an objection go: a turn opening with a grudging yes (`行吧`, `好吧`,
 /// `那行`) that does not go on about the trouble (`好吧，那只能…`, `行吧，可是…`).
-fn gives_up(s: &str) -> bool {
+pub(crate) fn gives_up(s: &str) -> bool {
     let t = s
         .trim_start()
         .trim_start_matches(['那', '哦', '嗯', '唉', '哎']);

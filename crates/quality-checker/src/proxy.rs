@@ -687,6 +687,11 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
         if !suspends && along.is_none() {
             continue;
         }
+        // A caller who lets the matter go (`行吧，那我退了`) pushes nothing: what the reply then
+        // passes on is their giving up (case proxy/caller-gave-up).
+        if crate::preset::gives_up(caller.text) {
+            continue;
+        }
         // A new fact (a break-in, an injury, a flooded car) rightly suspends any preset, even
         // one that turns callers away; only pressure that reports none must not.
         // A reply that holds to the owner's word ("还是按他交代的拒收", then "退件费的说法我也告诉他")
@@ -709,7 +714,26 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             } else {
                 pressure_only_at(ctx, caller.idx, protective)
             };
-            if !presses {
+            // A reply that gives in at its head (`那好吧，…`, `行吧，…`) to a caller who reports
+            // no new fact answers a push, in whatever words the caller pushed (`就这一回，下次我
+            // 注意`, `这点面子都不给？`): the giving in shows it (cases
+            // proxy/given-in-to-a-plea-in-other-words, proxy/given-in-to-friendship). Against a
+            // preset that turns no one away, only once it was held to.
+            // (Not to a caller who says it is not the preset's case at all: `不是推销，完全免费
+            // 的` is a new claim the reply answers, case proxy/reframed-not-pushed.)
+            let gave_in_to_push = || {
+                gave_in.is_some()
+                    && !new_fact(caller, protective)
+                    && !crate::preset::SUSPENDS_ANY.is_match(caller.text)
+                    && !crate::text::sentences(caller.text)
+                        .first()
+                        .is_some_and(|r| {
+                            let s = &caller.text[r.clone()];
+                            s.contains("不是") && !s.contains("是不是")
+                        })
+            };
+            let presses = presses || gave_in_to_push() && protective;
+            if !presses && !gave_in_to_push() {
                 return false;
             }
             // Handing the caller to the owner drops a preset only once it was stated and is
@@ -727,14 +751,8 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             if !stated_before || along.is_some() && states(reply) {
                 return false;
             }
-            // A preset written for something else is not dropped by passing on a plea about
-            // another matter (case proxy/plea-about-another-matter): going along drops a
-            // protective preset, and any other only when the push is about what the preset
-            // settles (case proxy/pressure-drops-the-preset; a threat in so
-            // many words: case proxy/threat-drops-the-preset).
-            // Giving in (`那行，…吧`) answers the push itself, whatever it names.
-            // A preset held once already against the caller (`还是按合同来`) is what a later push
-            // is about, in whatever words (case proxy/push-on-a-held-preset).
+            // (Given in to, a preset that turns no one away was pressed on only once it was
+            // held against the caller.)
             let held_since = || {
                 let first = ctx.turns[..caller.idx].iter().position(states);
                 first.is_some_and(|f| {
@@ -743,6 +761,31 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
                         .any(|t| t.assistant && (states(t) || refers(t)))
                 })
             };
+            if !presses {
+                // Only a push on the preset still in force: no new fact reported since it was
+                // first stated, no setting aside by the assistant in between (`那刚才说的放架子上
+                // 就不作数了`).
+                let since = ctx.turns[..caller.idx].iter().position(states).unwrap_or(0);
+                if !held_since()
+                    || ctx.turns[since..=caller.idx].iter().any(|t| {
+                        if t.assistant {
+                            crate::preset::SUSPENDS_ANY.is_match(t.text)
+                        } else {
+                            new_fact(t, protective)
+                        }
+                    })
+                {
+                    return false;
+                }
+            }
+            // A preset written for something else is not dropped by passing on a plea about
+            // another matter (case proxy/plea-about-another-matter): going along drops a
+            // protective preset, and any other only when the push is about what the preset
+            // settles (case proxy/pressure-drops-the-preset; a threat in so
+            // many words: case proxy/threat-drops-the-preset).
+            // Giving in (`那行，…吧`) answers the push itself, whatever it names.
+            // A preset held once already against the caller (`还是按合同来`) is what a later push
+            // is about, in whatever words (case proxy/push-on-a-held-preset).
             if !protective
                 && along.is_some()
                 && gave_in.is_none()
