@@ -202,6 +202,9 @@ pub enum ConceptTrait {
     /// An appointment to make (约时间): about the future by nature, so a time ahead does not
     /// undo it, and it does not stand in for the trigger's topic. Events only.
     Scheduling,
+    /// News the call brings ahead of time (取消, 停水): announced as coming (`这周六的课得取消`,
+    /// `明天要停水`) it is reported — the call is the announcement. Events only.
+    Announced,
 }
 
 impl ConceptTrait {
@@ -213,6 +216,7 @@ impl ConceptTrait {
             ConceptTrait::Trade => "trade",
             ConceptTrait::Arrival => "arrival",
             ConceptTrait::Scheduling => "scheduling",
+            ConceptTrait::Announced => "announced",
         }
     }
 
@@ -222,7 +226,9 @@ impl ConceptTrait {
             ConceptTrait::Pitch | ConceptTrait::Protective | ConceptTrait::Trade => {
                 ConceptSort::Role
             }
-            ConceptTrait::Arrival | ConceptTrait::Scheduling => ConceptSort::Event,
+            ConceptTrait::Arrival | ConceptTrait::Scheduling | ConceptTrait::Announced => {
+                ConceptSort::Event
+            }
         }
     }
 }

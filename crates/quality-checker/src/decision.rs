@@ -351,6 +351,13 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         .done_marks
                         .iter()
                         .any(|w| prefix.contains(w))
+                        // An option left to the caller (`您先捡上来放您家也行，看您方便`) tells
+                        // them nothing to do (case decision/option-left-to-the-caller).
+                        && !lists()
+                            .decision
+                            .left_to_caller
+                            .iter()
+                            .any(|w| text::contains_str(t.text, w))
                         && instruct(ctx, prefix, word, rest, clause)
                 }
                 Cat::Consent => consent(ctx, prefix, word, rest),
@@ -810,6 +817,17 @@ pub(crate) fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
             .any(|w| text::contains_str(s, w))
 }
 
+/// Whether an assistant's text leaves the matter to the caller (`看您方便`) or to what the owner
+/// already wrote (`您按订单备注来就行`): it decides nothing for the owner (cases
+/// decision/own-act-left-to-the-caller, decision/the-owners-order-notes).
+fn leaves_it(text: &str) -> bool {
+    let d = &lists().decision;
+    d.left_to_caller
+        .iter()
+        .chain(d.owners_record.iter())
+        .any(|w| text::contains_str(text, w))
+}
+
 fn answers_request<'a>(
     ctx: &Ctx<'a>,
     t: &TurnCtx<'a>,
@@ -844,6 +862,9 @@ fn answers_request<'a>(
                         && between.clause_has(ci, M_RELAY | M_DEFERS | M_UNCERTAIN)
                 })
                 || agrees(between, 0)
+                // Answered already by leaving it to the caller or to what the owner wrote
+                // (case decision/the-owners-order-notes).
+                || leaves_it(between.text)
                 || WITHDRAWN.is_match(caller.text)
             {
                 return None;
@@ -879,12 +900,7 @@ fn answers_request<'a>(
     }
     // The caller's own act left to them (`您送平台失物招领也可以，看您方便`; case
     // decision/own-act-left-to-the-caller).
-    if lists()
-        .decision
-        .left_to_caller
-        .iter()
-        .any(|w| text::contains_str(t.text, w))
-    {
+    if leaves_it(t.text) {
         return None;
     }
     if let Some(f) = accepts_topic(ctx, t, req) {

@@ -204,6 +204,7 @@ word_files! {
     decision: DecisionWords = "decision.toml" {
         fact_verbs: Words,
         left_to_caller: Words,
+        owners_record: Words,
         done_marks: Words,
         owners_will: Words,
         embedding: Words,

@@ -851,7 +851,9 @@ fn event_said(
             .find(|c| c.start <= m_start && m_start < c.end)
         {
             let ct = c.text(text);
-            if ct.contains("的话")
+            // (But a question after the condition is asked now: `家里没人的话放快递柜行吗？`
+            // asks about the locker, case preset/asked-after-a-condition.)
+            if ct.contains("的话") && (!c.question || text[m_end..c.end].contains("的话"))
                 || lists()
                     .preset
                     .conditions
@@ -866,7 +868,11 @@ fn event_said(
                 .find(|d| d.sentence == c.sentence || d.sentence + 1 == c.sentence)
                 .map_or(c.start, |d| d.start);
             // (Scheduling is about the future by nature.)
-            if !reg.has(ci, ConceptTrait::Scheduling) && FUTURE.is_match(&text[from..m_start]) {
+            // (Nor is news announced ahead: `这周六的课得取消`.)
+            if !reg.has(ci, ConceptTrait::Scheduling)
+                && !reg.has(ci, ConceptTrait::Announced)
+                && FUTURE.is_match(&text[from..m_start])
+            {
                 return false;
             }
         }
@@ -911,6 +917,11 @@ fn event_said(
         .any(|w| after.starts_with(w))
         {
             return false;
+        }
+        // Announced news is reported by being announced (`得取消`, `要取消`: case
+        // preset/cancellation-announced).
+        if reg.has(ci, ConceptTrait::Announced) {
+            return true;
         }
         let before = text::tail_chars(&text[..m_start], 4);
         !NOT_YET
@@ -2239,17 +2250,44 @@ fn says_callers_words_back(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     };
     let l = &lists().preset;
     let turn = &ctx.turns[t];
-    if prev.assistant
-        || !l
-            .read_back
+    if prev.assistant {
+        return false;
+    }
+    // The caller's message read back whole (`好的，周六上午十点，三号诊室，一个小时左右，我转告她`
+    // after `周六上午十点，有号，…三号诊室，大概一个小时`): every word of the preset in the turn is
+    // the caller's, and so are details of their own beyond it (case
+    // preset/callers-message-read-back).
+    let said = prev.all_bigrams();
+    let preset_said = content
+        .iter()
+        .filter(|b| turn.bigrams.binary_search(b).is_ok())
+        .count();
+    if preset_said > 0
+        && content
             .iter()
-            .chain(l.asks_of_owner.iter())
-            .any(|w| prev.text.contains(w))
-            && !l.callers_words.iter().any(|w| turn.text.contains(w))
+            .all(|b| turn.bigrams.binary_search(b).is_err() || said.binary_search(b).is_ok())
+        && turn
+            .bigrams
+            .iter()
+            .filter(|b| {
+                contentful(**b)
+                    && said.binary_search(b).is_ok()
+                    && content.binary_search(b).is_err()
+            })
+            .count()
+            >= 3
+    {
+        return true;
+    }
+    if !l
+        .read_back
+        .iter()
+        .chain(l.asks_of_owner.iter())
+        .any(|w| prev.text.contains(w))
+        && !l.callers_words.iter().any(|w| turn.text.contains(w))
     {
         return false;
     }
-    let said = prev.all_bigrams();
     let own = content
         .iter()
         .filter(|b| turn.bigrams.binary_search(b).is_ok() && said.binary_search(b).is_err())
