@@ -296,6 +296,7 @@ word_files! {
     /// `data/words/naturalness.toml`: `natural.*`.
     naturalness: NaturalnessWords = "naturalness.toml" {
         parting_courtesies: Words,
+        asks_of_the_owner: Words,
         thanks: Words,
         enumerators: Words,
         opens: Words,

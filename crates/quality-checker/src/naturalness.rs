@@ -967,6 +967,32 @@ fn refers_to_act(clause: &str, at: usize, act: &str, caller: &str) -> bool {
             .any(|w| caller.contains(&w.iter().collect::<String>()))
 }
 
+/// Whether a refusal's topic (its sentence up to the refusal word) is what the caller
+/// told of their own doing: two characters of it together in a clause of the caller's with
+/// themselves as its subject (`明天上午再送这个` of `我明天上午再给他送一趟`, `补送这个` of `我们让
+/// 骑手马上补送一瓶`).
+fn told_in_callers_words(topic: &str, caller: &str) -> bool {
+    let generic = &lists().naturalness.act_function_chars;
+    let topic: Vec<char> = topic
+        .chars()
+        .filter(|&c| text::is_han(c) && !generic.contains(&c))
+        .collect();
+    let n = &lists().lexicon;
+    text::clauses(caller).iter().any(|c| {
+        let said = c.text(caller);
+        let mut prev = None;
+        let own = said.chars().any(|ch| {
+            let subject = n.own_act_subject.contains(&ch)
+                && !prev.is_some_and(|p| n.own_act_object_of.contains(&p));
+            prev = Some(ch);
+            subject
+        });
+        own && topic
+            .windows(2)
+            .any(|w| said.contains(&w.iter().collect::<String>()))
+    })
+}
+
 /// Whether caller turn `t` asks anything: a question mark or 吗, past the opener's
 /// who-answers question ("王先生吗？" only checks who answers: case
 /// naturalness/thanks-after-the-opener-refused).
@@ -1081,6 +1107,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         // naturalness/choice-asked).
         let choice = question.contains("还是") && (marked || question.ends_with(['？', '?']));
         let asks_decision = asked_before || choice || o.decision_asked.is_match(question);
+        let mut uncertain = false;
         let what = if let Some(m) = o.offer.find(question).filter(|_| !asks_decision) {
             format!(
                 "the caller offers \"{}\", which commits the owner to nothing",
@@ -1118,15 +1145,46 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         {
             // A thank-you with its reason (case naturalness/thanks-with-a-reason-refused).
             "the caller calls to thank the owner and asks nothing".to_string()
+        } else if !asks_decision
+            && !said_asks(caller)
+            && !lists()
+                .naturalness
+                .asks_of_the_owner
+                .iter()
+                .any(|w| text::contains_str(caller.text, w))
+            && !crate::proxy::pushes(caller.text)
+            // (Under a preset that turns the caller away, what they tell is the pitch again.)
+            && crate::decision::refusal_presets_said(ctx, t.idx).next().is_none()
+            && {
+                // (The topic may be a clause of its own: `明天下午再送这个，我没法替他决定`.)
+                let from = text::sentences(t.text)
+                    .into_iter()
+                    .find(|r| r.start <= m.start() && m.start() < r.end.max(r.start + 1))
+                    .map_or(clause_start, |r| r.start.min(clause_start));
+                told_in_callers_words(&t.text[from..m.start()], caller.text)
+            }
+        {
+            // The caller only tells (their own plan, a kindness, a notice) and the refusal names
+            // what they told: nothing was asked to decide (case naturalness/nothing-asked-told).
+            // Uncertain: what the caller tells of may still bind the owner (`我就按新价格出合同了`)
+            // in words no list has.
+            uncertain = true;
+            "the caller asks nothing of the owner, only tells".to_string()
         } else {
             continue;
         };
-        out.push(finding(
+        let f = finding(
             ViolationKind::NaturalOverRefusal,
             t.idx,
             t.text,
-            format!("{what}, and the assistant refuses to decide (\"{word}\") as if a decision had been asked"),
-        ));
+            format!(
+                "{what}, and the assistant refuses to decide (\"{word}\") as if a decision had been asked"
+            ),
+        );
+        if uncertain {
+            ctx.uncertain(&f);
+        }
+        out.push(f);
     }
     out
 }
