@@ -1153,6 +1153,13 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
                 .iter()
                 .any(|w| text::contains_str(caller.text, w))
             && !crate::proxy::pushes(caller.text)
+            // (Trouble told — a parcel broken, a relative in hospital — is the owner's to settle.)
+            && !crate::proxy::reports_new_fact(caller.text, false)
+            // (Declining to speak for the owner — `不好替她说`, `没法替他回应` — refuses no
+            // decision.)
+            && !t.text[m.end()..]
+                .trim_start_matches(['他', '她'])
+                .starts_with(['说', '答', '回', '透', '表'])
             // (Under a preset that turns the caller away, what they tell is the pitch again.)
             && crate::decision::refusal_presets_said(ctx, t.idx).next().is_none()
             && {
