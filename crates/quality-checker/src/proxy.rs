@@ -164,7 +164,8 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
         // reported, it asks nothing (case proxy/transfer-reported).
         // A transfer asked through the assistant, as a need, or a fee to a payment code (the
         // bids and accounts of `transfer_asked`, cases proxy/transfer-bids,
-        // proxy/transfer-need-taken-down, proxy/fee-to-personal-account).
+        // proxy/transfer-need-taken-down, proxy/fee-to-personal-account,
+        // proxy/transfer-to-a-new-account).
         // (`transfer_asked` is None where no account word occurs: asked of the index first.)
         // Nor one the caller says they never ask (`我们不会让他转账到个人账户`; case
         // proxy/transfer-disowned).
