@@ -718,7 +718,8 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             // A reply that gives in at its head (`那好吧，…`, `行吧，…`) to a caller who reports
             // no new fact answers a push, in whatever words the caller pushed (`就这一回，下次我
             // 注意`, `这点面子都不给？`): the giving in shows it (cases
-            // proxy/given-in-to-a-plea-in-other-words, proxy/given-in-to-friendship). Against a
+            // proxy/given-in-to-a-plea-in-other-words, proxy/given-in-to-friendship,
+            // proxy/swayed-then-passed-on). Against a
             // preset that turns no one away, only once it was held to.
             // (Not to a caller who says it is not the preset's case at all: `不是推销，完全免费
             // 的` is a new claim the reply answers, case proxy/reframed-not-pushed.)
