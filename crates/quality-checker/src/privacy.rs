@@ -762,6 +762,13 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             {
                 continue;
             }
+            // … or asked by a modal's A-not-A right before it (能不能在家, 会不会在家: the owner to
+            // confirm it; case privacy/whereabouts-left-to-confirm).
+            if text::a_not_a(&clause[..m.start()])
+                .is_some_and(|at| clause[at..m.start()].chars().count() <= 4)
+            {
+                continue;
+            }
             // … or with the word after the negation (回不回家, 在没在家; case privacy/a-not-a-recap).
             if let Some(v) = word.chars().next() {
                 let before = &clause[..m.start()];
