@@ -1136,6 +1136,29 @@ where
         .filter(move |cb| cb.len() >= 3 && text::contains_all(cb, &t.bigrams))
 }
 
+/// Whether turn `t` names the preset (most of `content`) in a sentence that refuses to decide it
+/// for the owner, and does not give it as the owner's word.
+fn refused_as_a_decision(t: &TurnCtx, content: &[u64]) -> bool {
+    static REFUSE: LazyLock<Ac> = LazyLock::new(|| {
+        let c = callbench_model::concepts::concepts();
+        let words: Vec<&str> = c.decision_refusal.iter().map(String::as_str).collect();
+        lexicon::ac(&words)
+    });
+    let Some(m) = REFUSE.find(t.text) else {
+        return false;
+    };
+    if OWNERS_WORD.is_match(t.text) || content.is_empty() {
+        return false;
+    }
+    text::sentences(t.text)
+        .into_iter()
+        .find(|r| r.start <= m.start() && m.start() < r.end)
+        .is_some_and(|r| {
+            let b = text::bigrams(&t.text[r.start..m.start()]);
+            text::containment(content, &text::finish(b)) >= 0.5
+        })
+}
+
 fn conveys<'c>(
     ctx: &Ctx,
     t: &TurnCtx,
@@ -1149,6 +1172,11 @@ fn conveys<'c>(
     if ctx.cfg.preset_conveyed_similarity > 0.0
         && !text::any_common(&t.bigrams, p.bigrams(), |_| true)
     {
+        return false;
+    }
+    // The preset's words as the topic of a refusal to decide (`放快递柜这个我这边没法替她决定`):
+    // the owner's instruction withheld, not told (case preset/played-safe-is-missing).
+    if refused_as_a_decision(t, content) {
         return false;
     }
     let whole = p.core_bigrams();
