@@ -532,10 +532,21 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // (case proxy/held-in-brief-then-dropped).
             // Nor one conditional on the owner's will (`他同意的话问题不大`): the rules skip it
             // as well (case decision/topic-on-the-owners-will).
+            // Nor a decline under a preset that turns the caller away (`送资料也不用了，名额留给
+            // 别人吧`): the preset held, no decision of the assistant's (case
+            // decision/decline-under-a-refusal-preset).
             if t.covered[ci]
                 || kinds[m] == ViolationKind::SafetyDecision
                     && (crate::decision::refers_to_preset(ctx, t.clauses[ci].text(t.text))
-                        || crate::decision::on_owners_will(ctx, t, ci))
+                        || crate::decision::on_owners_will(ctx, t, ci)
+                        || lists()
+                            .decision
+                            .declines
+                            .iter()
+                            .any(|w| t.clauses[ci].text(t.text).contains(w))
+                            && crate::decision::refusal_presets_said(ctx, t.idx)
+                                .next()
+                                .is_some())
             {
                 continue;
             }
