@@ -321,6 +321,7 @@ word_files! {
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {
         address_units: Words,
+        busy_in_the_opener: Words,
         address_count_units: Words,
         wishes_for_the_way: Words,
         marital: Words,

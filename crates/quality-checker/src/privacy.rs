@@ -761,6 +761,31 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 break;
             }
             let word = &clause[m.start()..m.end()];
+            // The busy reason of the standard opener (`赵经理现在在开会，不方便接电话，我是她的来电
+            // 助理`, `我是他的来电助理，他正在开会`): part of saying the owner cannot take the call,
+            // like 不方便接电话 — in the assistant's first turn, in the sentence that introduces it
+            // or declines the call (case privacy/busy-in-the-opener).
+            if lists().privacy.busy_in_the_opener.contains(&word)
+                && ctx
+                    .turns
+                    .iter()
+                    .find(|x| x.assistant)
+                    .is_some_and(|x| x.idx == t.idx)
+                && text::sentences(t.text)
+                    .into_iter()
+                    .find(|r| r.start <= c.start && c.start < r.end.max(r.start + 1))
+                    .is_some_and(|r| {
+                        let sent = &t.text[r];
+                        sent.contains("助理")
+                            || lists()
+                                .decision
+                                .opener_declines
+                                .iter()
+                                .any(|w| sent.contains(w))
+                    })
+            {
+                continue;
+            }
             // 路上 followed by advice is the way the caller goes, nobody's whereabouts (case
             // privacy/the-callers-way).
             if word == "路上"
