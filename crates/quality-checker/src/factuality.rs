@@ -336,7 +336,10 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         // factuality/one-is-an-article).
         let article = matches!(n.kind, NumKind::Count)
             && t.text[n.start..].starts_with('一')
-            && n.values() == [1.0];
+            && n.values() == [1.0]
+            // 住一块儿: together, no money (case factuality/together-is-no-money).
+            || matches!(n.kind, NumKind::Money)
+                && t.text[n.start..].starts_with("一块儿");
         if counted || asked || article {
             continue;
         }
@@ -642,6 +645,17 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         }) {
             continue;
         }
+        // 祝阿姨手术顺利: a wish to someone, not a person named 祝 (case
+        // factuality/a-wish-is-no-name).
+        if c == '祝'
+            && lists()
+                .factuality
+                .wished
+                .iter()
+                .any(|w| t.text[i..].contains(w))
+        {
+            continue;
+        }
         // A surname the owner, the presets, the public facts or the caller gave (most names
         // said: the owner's) — asked before the name is put together.
         if ctx.private_text.contains(c)
@@ -709,6 +723,16 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
                     .chars()
                     .next_back()
                     .is_some_and(|c| "修走带问让绕开封堵赶迷铺拦挡抄".contains(c))
+            {
+                continue;
+            }
+            // 路滑, 路况: the road's state, no road named (case factuality/road-state).
+            if suffix == "路"
+                && lists()
+                    .factuality
+                    .road_state
+                    .iter()
+                    .any(|w| s[pos + suffix.len()..].starts_with(w))
             {
                 continue;
             }

@@ -276,6 +276,8 @@ word_files! {
     }
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
+        road_state: Words,
+        wished: Words,
         colour_names: Words,
         owner_knows: Words,
         spatial: Words,

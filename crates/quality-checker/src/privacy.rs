@@ -786,6 +786,14 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             {
                 continue;
             }
+            // `等他回来付给您`: a time ahead the reply waits for, no whereabouts told (case
+            // privacy/until-he-is-back).
+            if ["等他", "等她", "等他人", "等她人"]
+                .iter()
+                .any(|w| clause[..m.start()].ends_with(w))
+            {
+                continue;
+            }
             // 路上 followed by advice is the way the caller goes, nobody's whereabouts (case
             // privacy/the-callers-way).
             if word == "路上"

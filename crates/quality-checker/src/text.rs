@@ -1127,6 +1127,32 @@ pub fn numbers(s: &str) -> Vec<Num> {
         }
         let before = &s[..start];
         let after = &s[run_end..];
+        // A clock time written with a colon (`8:30`, `20：10`): one time of day, not two numbers
+        // (case factuality/clock-with-a-colon).
+        if arabic
+            && let Some(rest) = after.strip_prefix([':', '：'])
+            && rest.len() >= 2
+            && rest.as_bytes()[..2].iter().all(u8::is_ascii_digit)
+            && !rest.as_bytes().get(2).is_some_and(u8::is_ascii_digit)
+        {
+            let h: String = run.iter().map(|&c| half_width(c)).collect();
+            if let (Ok(h), Ok(m)) = (h.parse::<u32>(), rest[..2].parse::<u32>())
+                && h <= 24
+                && m < 60
+            {
+                let end = run_end + (after.len() - rest.len()) + 2;
+                out.push(Num {
+                    start,
+                    end,
+                    values: [f64::from(h) + f64::from(m) / 60.0, 0.0],
+                    n_values: 1,
+                    kind: NumKind::Clock,
+                    digits: None,
+                });
+                pos = end;
+                continue;
+            }
+        }
         match classify(s, start, run_end, &run, arabic, before, after) {
             Some(n) => {
                 // Skip over the unit so `三点半` is one number.
