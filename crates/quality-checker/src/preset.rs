@@ -2353,8 +2353,16 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
                 && lists().lexicon.tag_questions.iter().any(|w| ct.contains(w))
                 && names_content(ct, content)
         });
-    let brief =
-        lenient || marker || asked_about || text::containment(content, &turn.bigrams) < 0.75;
+    let not_understood = lists()
+        .preset
+        .not_understood
+        .iter()
+        .any(|w| prev.text.contains(w));
+    let brief = lenient
+        || marker
+        || asked_about
+        || not_understood
+        || text::containment(content, &turn.bigrams) < 0.75;
     // A question or a push — not an acknowledgement or compliance (`好，那我发邮箱`).
     // A question answers unless it turns to another matter (`另外…模板在哪个文件夹？`) or only
     // checks whether anything is left (`还有别的吗？`).

@@ -161,6 +161,9 @@ fn confirms(ctx: &Ctx, t: &TurnCtx) -> Option<(usize, usize)> {
                     !before.contains(['不', '没', '别'])
                         && !after.contains(['不', '没'])
                         && !ctx.covered_at(t.idx, i)
+                        // (Not inside the self-introduction: `我是这个号码机主的来电助理`; case
+                        // privacy/confirming-word-in-the-intro.)
+                        && i >= intro_end(t)
                 })
                 .map(|(i, w)| (i, w.len()))
         });
