@@ -181,6 +181,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 if text::a_not_a(&clause[m_start..]) == Some(0) {
                     continue;
                 }
+                // Nor a choice left to the owner (`签收还是拒收得她来定`): the act is the owner's
+                // to decide, not the assistant's (case embodiment/choice-left-to-the-owner).
+                if let Some(i) = clause[m_end..].find("还是")
+                    && clause[m_end + i..].contains('定')
+                {
+                    continue;
+                }
                 // (The claim first: most words claim nothing, and the echo of the caller reads
                 // the caller turns' bigrams.)
                 if !claim(ctx, t, ci, cat, prefix, word, rest) || ctx.echoes_caller(t.idx, clause) {
