@@ -362,6 +362,8 @@ word_files! {
     /// `data/words/proxy.toml`: `safety.scam`, `preset.dropped` (beside `callbench_model::concepts`).
     proxy: ProxyWords = "proxy.toml" {
         courtesy:Words,
+        callers_own: Words,
+        someone_else: Words,
         lets_go: Words,
         farewells: Words,
         empathy: Words,

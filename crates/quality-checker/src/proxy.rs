@@ -156,6 +156,19 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
                 if !c.ask.is_match(around) {
                     return None;
                 }
+                // The caller's own (`是不是卡号登记错了，我这边需要重新提交吗？`): theirs to give,
+                // nobody's asked for — when nothing around names another person (case
+                // proxy/the-callers-own-card).
+                if lists().proxy.callers_own.iter().any(|w| around.contains(w))
+                    && !around.contains(['他', '她'])
+                    && !lists()
+                        .proxy
+                        .someone_else
+                        .iter()
+                        .any(|w| around.contains(w))
+                {
+                    return None;
+                }
             }
             Some(m.start()..m.end())
         })
