@@ -943,8 +943,15 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
         let clause = c
             .text(text)
             .trim_end_matches(['。', '！', '!', '，', ',', '啊', '呀', '哈', '啦']);
-        // 到 … 了 within one clause.
-        if let Some(end) = clause.strip_suffix('了') {
+        // 到 … 了 within one clause — at its end, or, in speech written without commas, before
+        // what comes next (`我到老码头路口了青B·6K239黑色的`; case preset/arrival-run-on).
+        for (li, _) in clause.match_indices('了') {
+            let end = &clause[..li];
+            let next = clause[li + '了'.len_utf8()..].chars().next();
+            if next.is_some_and(|c| matches!(c, '吗' | '没' | '么' | '吧' | '再' | '就' | '才'))
+            {
+                continue;
+            }
             for (i, _) in end.match_indices('到') {
                 let before = &end[..i];
                 let prev = before.chars().next_back();
