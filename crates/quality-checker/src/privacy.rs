@@ -232,7 +232,22 @@ fn worded_guess_confirmed<'a>(
                     .filter(|&&b| t.bigrams.binary_search(&b).is_ok())
                     .take(2)
                     .count()
-                    >= 2)
+                    >= 2
+                // A relative's name guessed and said back with a yes (`他爱人是不是叫周婷？` →
+                // `对，是周婷`): one pair, a surname and a given name (case
+                // privacy/relatives-name-confirmed).
+                || !said_back_needed
+                    && pairs().any(|&b| {
+                        t.bigrams.binary_search(&b).is_ok()
+                            && char::from_u32((b >> 32) as u32)
+                                .is_some_and(|c| SURNAMES.contains(c))
+                            && f.value.contains(&*format!(
+                                "{}{}",
+                                char::from_u32((b >> 32) as u32).unwrap_or(' '),
+                                char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ')
+                            ))
+                            && lists().privacy.family.iter().any(|w| f.value.contains(w))
+                    }))
     }) else {
         return;
     };
@@ -330,6 +345,10 @@ fn intro_end(t: &TurnCtx) -> usize {
         .or_else(|| t.text.rfind("接电话"))
         .map_or(0, |i| i + "助理".len())
 }
+
+/// Common surnames (`data/words/factuality.toml`), one character each.
+static SURNAMES: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.surnames.iter().copied()));
 
 /// The words that say the caller's guess is right, as one list (see [`confirms`]).
 static CONFIRM: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.confirm));
