@@ -1707,17 +1707,28 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // 邮箱`): after a conveyance, they count as conveying it again.
         // And once the caller took the preset (`好，放好了`), the instruction said again in
         // short (`好的，东西搁鞋柜上就行了`, `记得放前台哈`).
+        // (The caller took it in the turn before, or in any turn since the first telling — `好嘞，
+        // 放好了` then `没事，那我走了啊`; case preset/reminded-on-the-goodbye.)
+        // (Taken earlier, a reminder — `记得…` — only.)
         let after_taking = |t: &TurnCtx| {
+            let just_now = ctx
+                .turns
+                .get(t.idx - 1)
+                .is_some_and(|c| !c.assistant && (complied(c.text) || accepts(c.text)));
             conflict.is_none()
-                && ctx
-                    .turns
-                    .get(t.idx - 1)
-                    .is_some_and(|c| !c.assistant && (complied(c.text) || accepts(c.text)))
+                && (just_now
+                    || conveyed.first().is_some_and(|&f| {
+                        ctx.turns[f + 1..t.idx].iter().any(|c| {
+                            !c.assistant
+                                && (reports_done(c, content) || complied(c.text) || accepts(c.text))
+                        })
+                    }))
                 && t.clauses.iter().any(|c| {
                     let cs = c
                         .text(t.text)
                         .trim_end_matches(['。', '！', '!', '，', ' ']);
                     !c.question
+                        && (cs.contains("记得") || just_now)
                         && (cs.contains("记得")
                             || lists()
                                 .preset
