@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Format check for the heldout48 labelled set (adapted from the heldout33 checker: ids end in
+kNNN, per-file counts from the heldout48 brief (7 privacy, 7 decision, 5 scam, 6 factuality,
+5 embodiment, 6 missing, 6 conflict, 5 premature, 6 repeat, 5 dropped, 5 repetition, 6 closing,
+4 meta, 5 over_refusal, 42 clean), calls of 6 to 12 turns with at least a third of 8 or more,
+new scenario names (kindergarten, gas_company, pharmacy, airline, lost_and_found) beside the
+contract's six, about two thirds of the set in the contract scenarios, and a check that every
+expected turn index points at an assistant turn).
+Run: python3 check_format.py"""
+import json, os, re, sys
+from collections import Counter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# file order = id order (001..150)
+KINDS = ["safety.privacy", "safety.decision", "safety.scam", "safety.factuality",
+         "safety.embodiment", "preset.missing", "preset.conflict", "preset.premature",
+         "preset.repeat", "preset.dropped", "natural.repetition", "natural.closing",
+         "natural.meta", "natural.over_refusal"]
+# positive dialogues per file (brief table)
+PER_FILE = {"safety.privacy": 7, "safety.decision": 7, "safety.scam": 5, "safety.factuality": 6,
+            "safety.embodiment": 5, "preset.missing": 6, "preset.conflict": 6,
+            "preset.premature": 5, "preset.repeat": 6, "preset.dropped": 5,
+            "natural.repetition": 5, "natural.closing": 6, "natural.meta": 4,
+            "natural.over_refusal": 5}
+# every file must cover at least min(MIN_SCEN, n) distinct scenarios, with at least
+# min(MIN_CONTRACT, n - 1) contract scenarios and at least MIN_NEW new ones (n = dialogues in
+# the file; the 3- and 4-dialogue files are small, hence the min())
+MIN_SCEN = 4
+MIN_CONTRACT = 3
+MIN_NEW = 0
+SHORT = {k: k.split(".")[1] for k in KINDS}
+SCENARIOS = {"takeout", "delivery", "taxi", "work", "life", "harassment"}
+NEW_SCENARIOS = {"kindergarten", "gas_company", "pharmacy", "airline", "lost_and_found"}
+# "calls of 6 to 12 turns"; at least a third of the calls have 8 or more turns
+MIN_TURNS, MAX_TURNS = 6, 12
+MOST_RANGE = (8, 12)
+LONG_SHARE = 1 / 3
+# share of dialogues in the contract scenarios over the whole set ("about two thirds")
+CONTRACT_SHARE = (0.6, 0.75)
+CASES = {"regular", "emergent", "none"}
+RELATIONS = {"alignment", "complementarity", "irrelevance", "conflict", "none"}
+TOP_KEYS = {"id", "scenario", "preset_case", "relation", "owner", "caller", "turns", "expected", "note"}
+CLEAN = 42
+TOTAL = sum(PER_FILE.values()) + CLEAN
+
+errors = []
+def err(where, msg):
+    errors.append(f"{where}: {msg}")
+
+def check_numbers(where, text):
+    for m in re.finditer(r"\d{11,}", text):
+        s = m.group(0)
+        if len(s) not in (11, 18):
+            err(where, f"digit run of length {len(s)}: {s}")
+        elif not s.startswith("100"):
+            err(where, f"non-synthetic number {s}")
+
+def main():
+    files = [(k, f"{k}.jsonl") for k in KINDS] + [("clean", "clean.jsonl")]
+    seen_ids = {}
+    all_scen = Counter()
+    kind_entries = Counter()
+    numbers = []
+    table = []
+    turn_lengths = []
+    for kind, fname in files:
+        path = os.path.join(HERE, fname)
+        if not os.path.exists(path):
+            err(fname, "missing file"); continue
+        scen = Counter(); n = 0; n_exp = 0
+        with open(path, encoding="utf-8") as f:
+            for ln, line in enumerate(f, 1):
+                where = f"{fname}:{ln}"
+                if not line.strip():
+                    err(where, "blank line"); continue
+                try:
+                    d = json.loads(line)
+                except Exception as e:
+                    err(where, f"bad JSON: {e}"); continue
+                n += 1
+                check_numbers(where, line)
+                keys = set(d)
+                if keys != TOP_KEYS:
+                    err(where, f"keys {sorted(keys ^ TOP_KEYS)} differ")
+                did = d.get("id", "")
+                where = f"{fname}:{ln} {did}"
+                short = "clean" if kind == "clean" else SHORT[kind]
+                m = re.fullmatch(r"([a-z_]+)-([a-z_]+)-k(\d{3})", did)
+                if not m:
+                    err(where, "id not <short-kind>-<scenario>-kNNN")
+                else:
+                    if m.group(1) != short:
+                        err(where, f"id prefix {m.group(1)} != {short}")
+                    if m.group(2) != d.get("scenario"):
+                        err(where, "id scenario differs from scenario field")
+                    num = int(m.group(3))
+                    numbers.append(num)
+                    if not 1 <= num <= TOTAL:
+                        err(where, f"id number {num} out of 1..{TOTAL}")
+                    if num != len(numbers):
+                        err(where, f"id number {num} is not the running number {len(numbers)} in file order")
+                if did in seen_ids:
+                    err(where, f"duplicate id (also {seen_ids[did]})")
+                seen_ids[did] = where
+                sc = d.get("scenario"); scen[sc] += 1
+                if sc not in SCENARIOS | NEW_SCENARIOS: err(where, f"bad scenario {sc}")
+                all_scen[sc] += 1
+                pc, rel = d.get("preset_case"), d.get("relation")
+                if pc not in CASES: err(where, f"bad preset_case {pc}")
+                if rel not in RELATIONS: err(where, f"bad relation {rel}")
+                if (pc == "none") != (rel == "none"):
+                    err(where, "relation must be none exactly when preset_case is none")
+                if pc == "regular" and sc not in ("takeout", "delivery", "taxi"):
+                    err(where, "regular preset outside takeout/delivery/taxi")
+                ow = d.get("owner", {})
+                for k in ("name", "public", "private", "presets"):
+                    if k not in ow: err(where, f"owner.{k} missing")
+                if "title" not in ow.get("public", {}): err(where, "owner.public.title missing")
+                priv = ow.get("private", {})
+                for k in ("phone", "address", "schedule", "workplace", "family"):
+                    if k not in priv: err(where, f"owner.private.{k} missing")
+                for k in ("phone", "phone2"):
+                    if k in priv and not re.fullmatch(r"100\d{8}", priv[k]):
+                        err(where, f"owner.private.{k} not a synthetic 11-digit number")
+                if "id_number" in priv and not re.fullmatch(r"100\d{15}", priv["id_number"]):
+                    err(where, "owner.private.id_number not a synthetic 18-digit number")
+                presets = ow.get("presets", [])
+                if (pc == "none") != (len(presets) == 0):
+                    err(where, "presets must be empty exactly when preset_case is none")
+                for p in presets:
+                    if set(p) != {"id", "kind", "trigger", "response"}:
+                        err(where, f"preset keys {sorted(p)}")
+                    if p.get("kind") != pc:
+                        err(where, f"preset kind {p.get('kind')} != preset_case {pc}")
+                cal = d.get("caller", {})
+                if set(cal) != {"role", "goal"}: err(where, f"caller keys {sorted(cal)}")
+                turns = d.get("turns", [])
+                if not MIN_TURNS <= len(turns) <= MAX_TURNS:
+                    err(where, f"{len(turns)} turns (want {MIN_TURNS}..{MAX_TURNS})")
+                turn_lengths.append(len(turns))
+                for i, t in enumerate(turns):
+                    want = "caller" if i % 2 == 0 else "assistant"
+                    if set(t) != {"speaker", "text"}:
+                        err(where, f"turn {i} keys {sorted(t)} (no action/preset_id allowed)")
+                    if t.get("speaker") != want:
+                        err(where, f"turn {i} speaker {t.get('speaker')} != {want}")
+                    if not t.get("text", "").strip():
+                        err(where, f"turn {i} empty text")
+                if turns and turns[-1].get("speaker") != "assistant":
+                    if kind != "clean":
+                        err(where, "positive dialogue ends on a caller turn")
+                    elif not re.search(r"再见|拜拜", turns[-1]["text"]) or not re.search(r"再见|拜拜", turns[-2]["text"]):
+                        err(where, "clean dialogue ends on a caller turn that is not a goodbye after the assistant's goodbye")
+                exp = d.get("expected", [])
+                n_exp += len(exp)
+                last = -1; kinds_here = set()
+                for e in exp:
+                    if set(e) != {"kind", "turn"}: err(where, f"expected entry keys {sorted(e)}")
+                    if e.get("kind") not in KINDS: err(where, f"bad expected kind {e.get('kind')}")
+                    kinds_here.add(e.get("kind"))
+                    kind_entries[e.get("kind")] += 1
+                    t = e.get("turn")
+                    if not isinstance(t, int) or not 0 <= t < len(turns):
+                        err(where, f"expected turn {t} out of range"); continue
+                    if turns[t].get("speaker") != "assistant":
+                        err(where, f"expected turn {t} is not an assistant turn")
+                    if t < last: err(where, "expected entries not sorted by turn")
+                    last = t
+                if len({(e.get("kind"), e.get("turn")) for e in exp}) != len(exp):
+                    err(where, "duplicate expected entry")
+                if kind == "clean":
+                    if exp: err(where, "clean line has expected entries")
+                    if not d.get("note", "").startswith("trap:"): err(where, "clean note must start with 'trap:'")
+                else:
+                    if kind not in kinds_here:
+                        err(where, f"file kind {kind} not in expected")
+                    if not re.match(r"(obvious|subtle|borderline):", d.get("note", "")):
+                        err(where, "note must start with obvious:/subtle:/borderline:")
+                    if kind == "safety.scam":
+                        n_scam = sum(1 for e in exp if e.get("kind") == "safety.scam")
+                        if n_scam != 1: err(where, f"{n_scam} safety.scam entries, want exactly 1")
+                        if pc != "none": err(where, "scam dialogues have no preset")
+                    if kind == "preset.dropped" and pc == "none":
+                        err(where, "preset.dropped dialogue without a preset")
+                    if kind == "preset.missing":
+                        last_a = max(i for i, t in enumerate(turns) if i % 2 == 1)
+                        for e in exp:
+                            if e.get("kind") == "preset.missing" and e.get("turn") != last_a:
+                                err(where, "preset.missing must be on the last assistant turn")
+        want_n = CLEAN if kind == "clean" else PER_FILE[kind]
+        if n != want_n: err(fname, f"{n} dialogues, want {want_n}")
+        if len(set(scen)) < min(MIN_SCEN, n):
+            err(fname, f"only {len(set(scen))} scenarios, want at least {min(MIN_SCEN, n)}")
+        if len(set(scen) & SCENARIOS) < min(MIN_CONTRACT, n - 1):
+            err(fname, f"only {len(set(scen) & SCENARIOS)} contract scenarios, want at least {min(MIN_CONTRACT, n - 1)}")
+        if len(set(scen) & NEW_SCENARIOS) < MIN_NEW:
+            err(fname, f"only {len(set(scen) & NEW_SCENARIOS)} new scenarios, want at least {MIN_NEW}")
+        table.append((fname, n, n_exp))
+    if sorted(numbers) != list(range(1, TOTAL + 1)):
+        err("ids", "running numbers are not exactly 001..%03d" % TOTAL)
+    n_all = sum(all_scen.values())
+    share = sum(v for k, v in all_scen.items() if k in SCENARIOS) / max(n_all, 1)
+    if not CONTRACT_SHARE[0] <= share <= CONTRACT_SHARE[1]:
+        err("scenarios", f"contract-scenario share {share:.2f} outside {CONTRACT_SHARE}")
+    long_share = sum(1 for n in turn_lengths if MOST_RANGE[0] <= n <= MOST_RANGE[1]) / max(len(turn_lengths), 1)
+    if long_share < LONG_SHARE:
+        err("turns", f"only {long_share:.2f} of calls have {MOST_RANGE[0]}-{MOST_RANGE[1]} turns, want at least {LONG_SHARE}")
+    for k in KINDS:
+        if kind_entries[k] < PER_FILE[k]:
+            err("kinds", f"{k} has {kind_entries[k]} entries, want at least {PER_FILE[k]}")
+    for fname, n, n_exp in table:
+        print(f"{fname:28s} {n:4d} dialogues {n_exp:4d} expected")
+    print(f"{'total':28s} {sum(t[1] for t in table):4d} dialogues {sum(t[2] for t in table):4d} expected")
+    print("\nentries per kind over all files:")
+    for k in KINDS:
+        print(f"  {k:22s} {kind_entries[k]:3d}")
+    print(f"\nturns per call: min {min(turn_lengths)}, max {max(turn_lengths)}, "
+          f"mean {sum(turn_lengths)/len(turn_lengths):.1f}, share with {MOST_RANGE[0]}-{MOST_RANGE[1]} turns {long_share:.2f}")
+    print(f"\nscenarios (contract share {share:.2f}):")
+    for k, v in sorted(all_scen.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"  {k:12s} {v:3d}{'' if k in SCENARIOS else '  (new)'}")
+    if errors:
+        print("\nFAILED:")
+        for e in errors: print("  " + e)
+        sys.exit(1)
+    print("OK")
+
+if __name__ == "__main__":
+    main()
