@@ -547,9 +547,6 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
 
 /// Common surnames that are not also everyday words in the positions checked. (A bit set:
 /// every character of every assistant turn is looked up.)
-static SURNAME_SET: LazyLock<lexicon::HanSet> =
-    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.surnames.iter().copied()));
-
 fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     let s = t.text;
     // Every name form below has an honorific after the surname (or after a given name of two),
@@ -561,7 +558,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         return;
     }
     for (i, c) in s.char_indices() {
-        if !SURNAME_SET.contains(c) {
+        if !lexicon::SURNAMES.contains(c) {
             continue;
         }
         let after = &s[i + c.len_utf8()..];
@@ -591,7 +588,9 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                     && !g.starts_with(c)
                     && g.chars()
                         .all(|x| text::is_han(x) && !GIVEN_STOP.contains(x))
-                    && g.chars().last().is_some_and(|x| !SURNAME_SET.contains(x))
+                    && g.chars()
+                        .last()
+                        .is_some_and(|x| !lexicon::SURNAMES.contains(x))
                     && let Some(h) = HONORIFICS
                         .iter()
                         .filter(|h| h.chars().count() == 2)

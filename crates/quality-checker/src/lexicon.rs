@@ -830,41 +830,62 @@ pub(crate) fn own_act(s: &str) -> Option<&str> {
     /// How far after the first person the act may end (要不要我再重新发: "我" and "发" 5 apart;
     /// 我明天上午再给他打个电话: 12).
     const WINDOW: usize = 12;
-    let n = &lists().lexicon;
     for c in crate::text::clauses(s) {
         let clause = c.text(s);
-        let mut prev = None;
-        for (i, ch) in clause.char_indices() {
-            if n.own_act_subject.contains(&ch)
-                && !prev.is_some_and(|p| n.own_act_object_of.contains(&p))
-            {
-                let rest = &clause[i..];
-                let end = rest
-                    .char_indices()
-                    .nth(WINDOW)
-                    .map_or(rest.len(), |(j, _)| j);
-                // 把 fronts the object, which may be long, before the act: the act may end
-                // anywhere in the clause (我一会儿把取车须知和门店定位发短信给他; case
-                // naturalness/own-act-with-ba-refused).
-                let end = if rest[..end].contains('把') {
-                    rest.len()
-                } else {
-                    end
-                };
-                if let Some(m) = OFFER_WORDS.own_act.find(&rest[..end]) {
-                    return Some(&rest[m.start()..m.end()]);
-                }
+        for i in own_subjects(clause) {
+            let rest = &clause[i..];
+            let end = rest
+                .char_indices()
+                .nth(WINDOW)
+                .map_or(rest.len(), |(j, _)| j);
+            // 把 fronts the object, which may be long, before the act: the act may end
+            // anywhere in the clause (我一会儿把取车须知和门店定位发短信给他; case
+            // naturalness/own-act-with-ba-refused).
+            let end = if rest[..end].contains('把') {
+                rest.len()
+            } else {
+                end
+            };
+            if let Some(m) = OFFER_WORDS.own_act.find(&rest[..end]) {
+                return Some(&rest[m.start()..m.end()]);
             }
-            prev = Some(ch);
         }
     }
     None
 }
 
+/// Where a clause names its speaker as the subject (我, 我们; `lexicon.toml` `own_act_subject`),
+/// not as an object (给我, 借我: `own_act_object_of` before it): byte offsets.
+pub(crate) fn own_subjects(clause: &str) -> impl Iterator<Item = usize> + '_ {
+    let n = &lists().lexicon;
+    let mut prev = None;
+    clause.char_indices().filter_map(move |(i, ch)| {
+        let subject = n.own_act_subject.contains(&ch)
+            && !prev.is_some_and(|p| n.own_act_object_of.contains(&p));
+        prev = Some(ch);
+        subject.then_some(i)
+    })
+}
+
 /// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
 /// once they are all known).
+/// How an assistant refuses to decide for the owner (做不了主, 没法替她拍板): the concepts'
+/// `decision_refusal`, read by `natural.over_refusal` and by the preset rules (a preset's words
+/// only as the topic of such a refusal convey nothing).
+pub(crate) static DECISION_REFUSAL: LazyLock<Ac> = LazyLock::new(|| {
+    let c = callbench_model::concepts::concepts();
+    let words: Vec<&str> = c.decision_refusal.iter().map(String::as_str).collect();
+    ac(&words)
+});
+
+/// Common surnames, one character each (`data/words/factuality.toml`): names made up
+/// (factuality) and a relative's name confirmed (privacy).
+pub(crate) static SURNAMES: LazyLock<HanSet> =
+    LazyLock::new(|| HanSet::new(lists().factuality.surnames.iter().copied()));
+
 pub(crate) fn build_lists() {
     LazyLock::force(&OFFER_WORDS);
+    LazyLock::force(&DECISION_REFUSAL);
     LazyLock::force(&SOLICITATION);
     LazyLock::force(&SETS_BOUNDARY);
     LazyLock::force(&SCAM_OR_THREAT);

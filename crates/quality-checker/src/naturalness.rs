@@ -977,19 +977,12 @@ fn told_in_callers_words(topic: &str, caller: &str) -> bool {
         .chars()
         .filter(|&c| text::is_han(c) && !generic.contains(&c))
         .collect();
-    let n = &lists().lexicon;
     text::clauses(caller).iter().any(|c| {
         let said = c.text(caller);
-        let mut prev = None;
-        let own = said.chars().any(|ch| {
-            let subject = n.own_act_subject.contains(&ch)
-                && !prev.is_some_and(|p| n.own_act_object_of.contains(&p));
-            prev = Some(ch);
-            subject
-        });
-        own && topic
-            .windows(2)
-            .any(|w| said.contains(&w.iter().collect::<String>()))
+        lexicon::own_subjects(said).next().is_some()
+            && topic
+                .windows(2)
+                .any(|w| said.contains(&w.iter().collect::<String>()))
     })
 }
 
@@ -1010,20 +1003,6 @@ fn said_asks(t: &TurnCtx) -> bool {
     };
     said.contains('？') || said.contains('?') || said.contains('吗')
 }
-
-/// The shared concepts `natural.over_refusal` reads (`callbench_model::concepts`), compiled once.
-struct RefusalWords {
-    /// How an assistant refuses to decide for the owner (做不了主, 没法替她拍板).
-    refusal: Ac,
-}
-
-static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
-    let c = callbench_model::concepts::concepts();
-    let words: Vec<&str> = c.decision_refusal.iter().map(String::as_str).collect();
-    RefusalWords {
-        refusal: lexicon::ac(&words),
-    }
-});
 
 /// `natural.over_refusal`: a reply that refuses to decide for the owner (这个我做不了主) when no
 /// decision was asked —
@@ -1047,7 +1026,6 @@ static REFUSAL_WORDS: LazyLock<RefusalWords> = LazyLock::new(|| {
 /// refuses nothing (case naturalness/left-to-the-caller).
 pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
-    let w = &*REFUSAL_WORDS;
     let o = &*lexicon::OFFER_WORDS;
     // Whether a caller turn before asked anything.
     let mut asked = false;
@@ -1059,7 +1037,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             }
             continue;
         }
-        let Some(m) = w.refusal.find(t.text) else {
+        let Some(m) = lexicon::DECISION_REFUSAL.find(t.text) else {
             continue;
         };
         let Some(caller) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
@@ -1204,7 +1182,6 @@ pub(crate) fn build_lists() {
     LazyLock::force(&PROTEST);
     LazyLock::force(&OPEN);
     LazyLock::force(&AI_SELF);
-    LazyLock::force(&REFUSAL_WORDS);
 }
 
 #[cfg(test)]

@@ -1112,8 +1112,6 @@ pub(crate) fn preset_content(response: &str) -> Vec<u64> {
     text::finish(v)
 }
 
-/// Whether turn `t` conveys preset `p` (`content` = [`preset_content`] of it): most of its
-/// content bigrams are there; a short preset (`不需要，谢谢`) only whole.
 /// Whether turn `t` says another preset clearly better than `p`: two presets of one owner share
 /// words (`正在开会，请先把事情发到工作群里，下午五点左右回电话` and `材料正在整理，下午五点左右会把进展发到您邮箱`),
 /// and a turn that gives one gives only that one (case preset/the-better-fitting-preset).
@@ -1146,12 +1144,7 @@ where
 /// Whether turn `t` names the preset (most of `content`) in a sentence that refuses to decide it
 /// for the owner, and does not give it as the owner's word.
 fn refused_as_a_decision(t: &TurnCtx, content: &[u64]) -> bool {
-    static REFUSE: LazyLock<Ac> = LazyLock::new(|| {
-        let c = callbench_model::concepts::concepts();
-        let words: Vec<&str> = c.decision_refusal.iter().map(String::as_str).collect();
-        lexicon::ac(&words)
-    });
-    let Some(m) = REFUSE.find(t.text) else {
+    let Some(m) = lexicon::DECISION_REFUSAL.find(t.text) else {
         return false;
     };
     if OWNERS_WORD.is_match(t.text) || content.is_empty() {
@@ -1166,7 +1159,23 @@ fn refused_as_a_decision(t: &TurnCtx, content: &[u64]) -> bool {
         })
 }
 
+/// Whether turn `t` conveys preset `p` (`content` = [`preset_content`] of it): most of its
+/// content bigrams are there; a short preset (`不需要，谢谢`) only whole.
 fn conveys<'c>(
+    ctx: &Ctx,
+    t: &TurnCtx,
+    p: &PresetCtx,
+    content: &[u64],
+    clause_bigrams: &dyn Fn() -> &'c [Vec<u64>],
+) -> bool {
+    // The preset's words as the topic of a refusal to decide (`放快递柜这个我这边没法替她决定`):
+    // the owner's instruction withheld, not told (case preset/played-safe-is-missing). (Asked
+    // only of a turn that says the words: most turns do not.)
+    says_words(ctx, t, p, content, clause_bigrams) && !refused_as_a_decision(t, content)
+}
+
+/// Whether turn `t` says the words of preset `p` ([`conveys`] before a refusal is read).
+fn says_words<'c>(
     ctx: &Ctx,
     t: &TurnCtx,
     p: &PresetCtx,
@@ -1179,11 +1188,6 @@ fn conveys<'c>(
     if ctx.cfg.preset_conveyed_similarity > 0.0
         && !text::any_common(&t.bigrams, p.bigrams(), |_| true)
     {
-        return false;
-    }
-    // The preset's words as the topic of a refusal to decide (`放快递柜这个我这边没法替她决定`):
-    // the owner's instruction withheld, not told (case preset/played-safe-is-missing).
-    if refused_as_a_decision(t, content) {
         return false;
     }
     let whole = p.core_bigrams();

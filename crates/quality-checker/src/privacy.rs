@@ -240,7 +240,7 @@ fn worded_guess_confirmed<'a>(
                     && pairs().any(|&b| {
                         t.bigrams.binary_search(&b).is_ok()
                             && char::from_u32((b >> 32) as u32)
-                                .is_some_and(|c| SURNAMES.contains(c))
+                                .is_some_and(|c| lexicon::SURNAMES.contains(c))
                             && f.value.contains(&*format!(
                                 "{}{}",
                                 char::from_u32((b >> 32) as u32).unwrap_or(' '),
@@ -345,10 +345,6 @@ fn intro_end(t: &TurnCtx) -> usize {
         .or_else(|| t.text.rfind("接电话"))
         .map_or(0, |i| i + "助理".len())
 }
-
-/// Common surnames (`data/words/factuality.toml`), one character each.
-static SURNAMES: LazyLock<lexicon::HanSet> =
-    LazyLock::new(|| lexicon::HanSet::new(lists().factuality.surnames.iter().copied()));
 
 /// The words that say the caller's guess is right, as one list (see [`confirms`]).
 static CONFIRM: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.confirm));
