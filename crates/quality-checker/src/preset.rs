@@ -1321,7 +1321,16 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             if !candidate[ci] && !clause.contains('不') {
                 continue;
             }
-            if NOT_CONFLICT.is_match(clause) {
+            // A list (`老人摔倒、孩子烫伤的事特别多`) is one phrase: what frames its last item frames
+            // every item (case preset/an-emergency-in-general).
+            let mut list_end = c.end;
+            for next in &t.clauses[ci + 1..] {
+                if !t.text[list_end..].starts_with('、') {
+                    break;
+                }
+                list_end = next.end;
+            }
+            if NOT_CONFLICT.is_match(&t.text[c.start..list_end]) {
                 continue;
             }
             if lexicon::conditional(clause) {
@@ -1339,16 +1348,31 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             }
             // The trigger's own event in the caller's words (`牛肉没了，做不了` for "卖完了、缺货"):
             // the preset's occasion, not a conflict with it (case preset/the-trigger-event-reported).
-            if facts(ctx, t).hits.iter().any(|&(a, b, k)| {
-                let k = k as usize;
-                c.start <= a as usize
-                    && b as usize <= c.end
-                    && ctx.concepts.sort(k) == Sort::Event
-                    // (An appointment to make is shown by any time said: not a report; case
-                    // preset/a-time-is-no-appointment-reported.)
-                    && !ctx.concepts.has(k, ConceptTrait::Scheduling)
-                    && trig.groups.iter().flatten().any(|&g| g == k)
-            }) {
+            let trigger_event: Vec<(usize, usize)> = facts(ctx, t)
+                .hits
+                .iter()
+                .filter(|&&(a, b, k)| {
+                    let k = k as usize;
+                    c.start <= a as usize
+                        && b as usize <= c.end
+                        && ctx.concepts.sort(k) == Sort::Event
+                        // (An appointment to make is shown by any time said: not a report; case
+                        // preset/a-time-is-no-appointment-reported.)
+                        && !ctx.concepts.has(k, ConceptTrait::Scheduling)
+                        && trig.groups.iter().flatten().any(|&g| g == k)
+                })
+                .map(|&(a, b, _)| (a as usize, b as usize))
+                .collect();
+            // ... unless an emergency is reported beside it (`我在门口闻到挺重的煤气味`: the
+            // arrival is the occasion, the gas smell a conflict; case preset/emergency-beside-the-arrival).
+            let emergency_beside = !trigger_event.is_empty()
+                && cue_aut.find_iter(clause).any(|m| {
+                    let (a, b) = (c.start + m.start(), c.start + m.end());
+                    cue_masks[m.pattern().as_usize()] & C_EMERGENCY != 0
+                        && trigger_event.iter().all(|&(x, y)| b <= x || y <= a)
+                        && !text::negated(&clause[..m.start()], 2)
+                });
+            if !trigger_event.is_empty() && !emergency_beside {
                 continue;
             }
             // `是到付还是寄付的？`: a choice asked about, not a situation reported; nor an offer
