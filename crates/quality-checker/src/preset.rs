@@ -230,11 +230,21 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
     let mut last_end: Option<usize> = None;
     let mut last_role_end: Option<usize> = None;
     let mut masked: Vec<(usize, usize)> = Vec::new();
+    // Events named only by a bare 到了 (`药房来电说药到了时`).
+    let mut bare_arrival: Vec<usize> = Vec::new();
+    let mut named: Vec<usize> = Vec::new();
     for m in aut.find_iter(s) {
         let ci = owner[m.pattern().as_usize()];
         masked.push((m.start(), m.end()));
         if reg.sort(ci) == Sort::Weak {
             continue;
+        }
+        if &s[m.start()..m.end()] == "到了" {
+            if !bare_arrival.contains(&ci) {
+                bare_arrival.push(ci);
+            }
+        } else {
+            named.push(ci);
         }
         if reg.sort(ci) == Sort::Event {
             let before = text::tail_chars(&s[..m.start()], 3).replace("快递", "");
@@ -273,6 +283,20 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
             }
             _ => t.groups.push(vec![ci]),
         }
+    }
+    // A delivery trade's call is the news that the goods are here (`快递员说快递到了`): the bare
+    // 到了 beside a trade names no event of its own to wait for. A shop's or a pharmacy's is not
+    // (`药房来电说药到了时` holds only when the medicine is said to be in; case
+    // preset/goods-in-is-news, preset/goods-in-is-news-held).
+    bare_arrival.retain(|ci| !named.contains(ci));
+    if !bare_arrival.is_empty()
+        && t.groups
+            .iter()
+            .flatten()
+            .any(|&ci| reg.sort(ci) == Sort::Role && reg.has(ci, ConceptTrait::Trade))
+    {
+        t.groups
+            .retain(|g| !(g.len() == 1 && bare_arrival.contains(&g[0])));
     }
     for m in TRIGGER_FRAME.find_iter(s) {
         masked.push((m.start(), m.end()));
