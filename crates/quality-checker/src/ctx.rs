@@ -327,6 +327,25 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// Whether what the assistant said in turn `earlier` had not reached whoever listens at
+    /// turn `later` (both assistant turns): the caller said they did not hear it and `later` is
+    /// the next reply, or the phone was handed to someone else in between who has spoken since.
+    /// Said again then, it is said for the first time to that listener: no repetition (cases
+    /// naturalness/said-again-to-a-caller-who-did-not-hear, preset/said-again-after-a-hand-over).
+    pub fn unheard(&self, earlier: usize, later: usize) -> bool {
+        let l = &lists().ctx;
+        let says = |i: usize, words: &[&str]| {
+            self.turns
+                .get(i)
+                .is_some_and(|t| !t.assistant && words.iter().any(|w| t.text.contains(w)))
+        };
+        if later == earlier + 2 && says(earlier + 1, &l.not_heard) {
+            return true;
+        }
+        (earlier + 1..later)
+            .any(|h| says(h, &l.hands_over) && (h + 1..later).any(|c| !self.turns[c].assistant))
+    }
+
     /// Analyses a dialogue, with the compiled-in concepts alone.
     pub fn new(d: &'a Dialogue, cfg: &'a CheckConfig) -> Ctx<'a> {
         Ctx::with_concepts(d, cfg, crate::concepts::Concepts::compiled_in())

@@ -358,6 +358,8 @@ word_files! {
         address_suffix:Chars,
         generic_place:Words,
         corrections:Words,
+        not_heard: Words,
+        hands_over: Words,
     }
     /// `data/words/proxy.toml`: `safety.scam`, `preset.dropped` (beside `callbench_model::concepts`).
     proxy: ProxyWords = "proxy.toml" {

@@ -150,6 +150,9 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
         };
         let mut hit: Option<&str> = None;
         'prev: for prev in &seen {
+            if ctx.unheard(prev.idx, t.idx) {
+                continue;
+            }
             if whole_len >= 6
                 && prev.whole_len >= 6
                 && text::dice_at_least(&whole, &prev.whole, theta)
@@ -197,6 +200,7 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
             // 不需要，谢谢。)
             if ctx.turns[..t.idx].iter().any(|u| {
                 u.assistant
+                    && !ctx.unheard(u.idx, t.idx)
                     && (bare(u.text) == mine
                         || text::sentences(u.text)
                             .into_iter()

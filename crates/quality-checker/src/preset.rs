@@ -1914,6 +1914,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         p.id
                     ),
                 ));
+            } else if legit.is_some_and(|pc| ctx.unheard(pc, t)) {
+                // Said to someone who did not hear it before (the line broke up, the phone was
+                // handed over): a first telling to them, with its own allowance (cases
+                // preset/said-again-to-a-caller-who-did-not-hear, preset/said-again-after-a-hand-over).
+                legit = Some(t);
+                allowance = true;
             } else if let Some(pc) = legit {
                 // The caller pushed against the preset (a penalty, a deadline, a scam's demand):
                 // saying it again is holding it, which is right, not a repeat. A protective
@@ -2458,6 +2464,20 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
         .iter()
         .any(|c| c.question && names_content(c.text(prev.text), content));
     if had_complied && !marker && !asks_about_it {
+        return false;
+    }
+    // The caller said the preset back unasked and asks nothing (`好的，行程不变，按原订单出票…
+    // 那没别的事了。`): taken, like compliance — the preset said once more answers nothing
+    // (case preset/said-again-after-a-read-back). A caller who asks to check it (`我再跟您确认
+    // 一下：…`) is answered (`says_callers_words_back`).
+    let read_back = !prev.clauses.iter().any(|c| c.question)
+        && !lists()
+            .preset
+            .read_back
+            .iter()
+            .any(|w| prev.text.contains(w))
+        && text::containment(content, &prev.all_bigrams()) >= 0.6;
+    if read_back {
         return false;
     }
     // An explicit back-reference (`还是那句话`) is an answer by its form, unless the caller
