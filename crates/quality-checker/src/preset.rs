@@ -1338,6 +1338,7 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
                 candidate[k] = true;
             }
         }
+        let trigger_trouble_told = OnceCell::new();
         for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
             // No cue, inability or blocking, and no `不`: nothing below can find a conflict
@@ -1414,6 +1415,20 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
                     return false;
                 }
                 let mask = cue_masks[m.pattern().as_usize()];
+                // The trigger's own trouble reported in the turn (`路上洒了` for "餐洒了"): the
+                // other troubles told with it (`汤漏了一袋子`) describe it — only an emergency is
+                // news beside it (case preset/the-triggers-trouble-described).
+                // (Exceptions only: `能不能放快递柜` in a trigger names no trouble.)
+                if mask == C_STRONG
+                    && *trigger_trouble_told.get_or_init(|| {
+                        cue_aut.find_iter(t.text).any(|m| {
+                            let w = &t.text[m.start()..m.end()];
+                            cue_masks[m.pattern().as_usize()] == C_STRONG && p.trigger.contains(w)
+                        })
+                    })
+                {
+                    return false;
+                }
                 if !protective_preset && mask & C_EMERGENCY != 0 {
                     return true;
                 }
@@ -1742,7 +1757,18 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     .as_ref()
                     .is_some_and(|(_, ch)| ch.iter().any(|b| t.bigrams.binary_search(b).is_ok()))
                     && !RELAYS.is_match(t.text);
-                if (holds_to || again) && !answers_callers_own_word(ctx, t, content) {
+                // (A turn that says another preset — the one for the conflict, `他交代过这种情况：
+                // 不用重送，拍张照片发过来` — holds to that one, whatever words they share; case
+                // preset/another-preset-for-the-conflict.)
+                let says_another = || {
+                    ctx.presets.iter().any(|q| {
+                        !std::ptr::eq(q, p) && text::containment(q.bigrams(), &t.bigrams) >= 0.5
+                    })
+                };
+                if (holds_to || again)
+                    && !answers_callers_own_word(ctx, t, content)
+                    && !says_another()
+                {
                     insisting.push(t.idx);
                 }
             }
