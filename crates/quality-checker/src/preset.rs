@@ -1009,6 +1009,10 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
                 .any(|w| head.contains(w))
                 && !text::negated(&clause[..i], 2)
                 && !clause[..i].ends_with(['要', '会'])
+                // Someone else there (`他在小区门口等还是我进去？`), or asked about, reports no
+                // arrival of the caller's (case preset/where-the-passenger-waits).
+                && !clause[..i].ends_with(['他', '她', '您', '你'])
+                && !c.question
             {
                 return true;
             }
@@ -1827,6 +1831,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     && !suspended.contains(&t.idx)
                     // (Each way below names a character pair of the response.)
                     && text::any_common(&t.bigrams, p.bigrams(), |_| true)
+                    // A turn that gives another preset (`不需要升级，也不办卡，按原订单就行`)
+                    // restates none of this one's words it shares (`按原订单入住…`; case
+                    // preset/another-preset-sharing-words).
+                    && !another_fits_better(ctx, t, p)
                     && (content.len() >= 4
                         && content
                             .iter()
