@@ -2046,6 +2046,15 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 // … or trouble of any kind (`按规定这类件要实名签收` against "不用等人签收"):
                 // the conflict may be worded beyond the conflict rules.
                 || TROUBLE.is_match(ctx.caller_text())
+                // … or the caller's turn was answered with a sibling preset (`我放小区快递柜可以
+                // 吗？` — "可以，放快递柜或者南门的驿站都行"): the assistant chose the one that
+                // answers what was asked, which may be right (case preset/a-sibling-answered).
+                || ctx.turns.get(h + 1).is_some_and(|a| {
+                    a.assistant
+                        && ctx.presets.iter().any(|q| {
+                            q.id != p.id && text::containment(q.content(), &a.bigrams) >= 0.5
+                        })
+                })
             {
                 ctx.uncertain(&f);
             }
