@@ -470,6 +470,13 @@ fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()
 fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usize>, ()> {
     let reg = ctx.concepts;
     if trig.groups.is_empty() && trig.topic.is_empty() {
+        // A trigger that names only a relative in the owner's words (`如果是我妈打来的`): it
+        // holds from the caller turn that introduces them as that relative (`我是他妈妈呀`,
+        // `我是你妈`), not for another relative (`我舅舅`) or one who speaks of them (`就是妈那
+        // 边…`; cases preset/my-mum-calls, preset/mum-named-alone, preset/mum-spoken-of).
+        if !trig.kin.is_empty() {
+            return Ok(kin_introduced(ctx, trig));
+        }
         return Err(());
     }
     if other_kin(ctx, trig) || denied(ctx, trig) {
@@ -689,6 +696,38 @@ fn denied(ctx: &Ctx, trig: &Trigger) -> bool {
 
 /// Kin words: a trigger for one relative (`妈妈打电话问…`) does not hold for another.
 static KIN: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.kin.0);
+
+/// The first caller turn with a clause that introduces the caller (`我是…`, `我…`) as one of the
+/// relatives the trigger names, within its first six characters, or names them alone.
+fn kin_introduced(ctx: &Ctx, trig: &Trigger) -> Option<usize> {
+    ctx.turns.iter().filter(|t| !t.assistant).find_map(|t| {
+        t.clauses
+            .iter()
+            .enumerate()
+            .any(|(ci, c)| {
+                let s = c
+                    .text(t.text)
+                    .trim_start_matches(['喂', '啊', '哎', '嗯', ' ']);
+                // The relative named alone after the owner's name (`晓雯？妈呀，…`, `晓雯呀，
+                // 妈。`) — not first, where a bare 妈 or 哥 addresses the owner.
+                let bare = s.trim_end_matches(['呀', '啊', '哈', '呢', '。', ' ']);
+                if ci > 0
+                    && !s.is_empty()
+                    && bare.chars().count() <= 2
+                    && trig.kin.iter().any(|k| bare.contains(k))
+                {
+                    return true;
+                }
+                let Some(rest) = s.strip_prefix('我') else {
+                    return false;
+                };
+                let rest = rest.strip_prefix('是').unwrap_or(rest);
+                let head = text::head_chars(rest, 6);
+                trig.kin.iter().any(|k| head.contains(k))
+            })
+            .then_some(t.idx)
+    })
+}
 
 /// The trigger names relatives, and the caller introduces themselves as another one
 /// (`我是你小姑` for "妈妈打电话问周末回不回家").
