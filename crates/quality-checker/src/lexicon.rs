@@ -375,6 +375,7 @@ word_files! {
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
         not_content_in_bigrams: Chars,
+        time_chars: Chars,
         not_understood: Words,
         polite: Words,
         day_ranks: DayRanks,
