@@ -306,6 +306,22 @@ fn claim(
     {
         return false;
     }
+    // An act said right before 我转告她 (`寄还是来拿我转告她`) is the topic passed on (case
+    // embodiment/a-choice-passed-on).
+    if let Some(r) = rest.strip_prefix('我') {
+        let mut r = r;
+        for w in ["马上", "一起", "会", "都", "也", "就", "先"] {
+            r = r.strip_prefix(w).unwrap_or(r);
+        }
+        if lists()
+            .embodiment
+            .relaying_verbs
+            .iter()
+            .any(|w| r.starts_with(w))
+        {
+            return false;
+        }
+    }
     if word == "搬" && (rest.starts_with('家') || rest.starts_with("走了")) {
         // 搬家 is a topic, not an act here.
         return false;
