@@ -327,6 +327,14 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                     .matters_counted
                     .iter()
                     .any(|w| t.text[n.end..].starts_with(w)));
+        // 您二位, 你们俩: those addressed (case factuality/you-two).
+        let addressed = (t.text[n.start..n.end].ends_with(['位', '俩'])
+            || t.text[n.end..].starts_with(['位', '俩']))
+            && lists()
+                .factuality
+                .addressed
+                .iter()
+                .any(|w| t.text[..n.start].ends_with(w));
         // A number in the assistant's own question asks (case factuality/number-asked) — unless
         // it is a tag question, which asserts (case factuality/number-in-a-tag-question).
         let asked = t
@@ -340,7 +348,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
             // 住一块儿: together, no money (case factuality/together-is-no-money).
             || matches!(n.kind, NumKind::Money)
                 && t.text[n.start..].starts_with("一块儿");
-        if counted || asked || article {
+        if counted || asked || article || addressed {
             continue;
         }
         // The caller's own number read back wrong (`…2281` → `…2218`): a wrong specific.

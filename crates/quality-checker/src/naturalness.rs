@@ -1095,23 +1095,35 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
                 "the caller offers \"{}\", which commits the owner to nothing",
                 &question[m.start()..m.end()]
             )
-        } else if let Some(act) = lexicon::own_act(question).filter(|&act| {
-            // A preset that turns the caller away, said already and held in so many words
-            // (`holds_stance`), answers a seller's 那我把资料发短信过去 — unless it invites that
-            // very act (有资料可以发短信; cases naturalness/own-act-under-a-refusal-preset,
-            // naturalness/own-act-the-preset-invites,
-            // naturalness/own-act-refused-under-a-refusal-preset).
-            let held = crate::decision::refusal_presets_said(ctx, t.idx)
-                .any(|p| !p.response.contains(act))
-                && lists()
-                    .naturalness
-                    .holds_stance
+        } else if let Some(act) = lexicon::own_act(question)
+            // … or told earlier in the call, the last turn only saying it asks nothing (`我这边给
+            // 他补发一条` … `不用他做什么，我就是跟他说一声`; case naturalness/own-act-told-earlier).
+            .or_else(|| {
+                ctx.turns[..caller.idx]
                     .iter()
-                    .any(|w| text::contains_str(t.text, w));
-            !asks_decision
-                && !held
-                && refers_to_act(clause, m.start() - clause_start, act, caller.text)
-        }) {
+                    .rev()
+                    .filter(|u| !u.assistant)
+                    .find_map(|u| lexicon::own_act(u.text))
+                    .filter(|_| !said_asks(caller))
+            })
+            .filter(|&act| {
+                // A preset that turns the caller away, said already and held in so many words
+                // (`holds_stance`), answers a seller's 那我把资料发短信过去 — unless it invites that
+                // very act (有资料可以发短信; cases naturalness/own-act-under-a-refusal-preset,
+                // naturalness/own-act-the-preset-invites,
+                // naturalness/own-act-refused-under-a-refusal-preset).
+                let held = crate::decision::refusal_presets_said(ctx, t.idx)
+                    .any(|p| !p.response.contains(act))
+                    && lists()
+                        .naturalness
+                        .holds_stance
+                        .iter()
+                        .any(|w| text::contains_str(t.text, w));
+                !asks_decision
+                    && !held
+                    && refers_to_act(clause, m.start() - clause_start, act, caller.text)
+            })
+        {
             format!(
                 "the caller tells of an act of their own (\"{act}\"), which commits the owner to nothing"
             )
