@@ -275,6 +275,12 @@ pub(crate) struct OwnerClaim<'a> {
     pub word: &'a str,
 }
 
+/// The caller did not hear the last turn (`你刚才说什么？`; see [`Ctx::unheard`]).
+static NOT_HEARD: LazyLock<lexicon::Ac> = LazyLock::new(|| lexicon::ac(&lists().ctx.not_heard));
+
+/// The caller hands the phone to someone else (`我让他跟您说`; see [`Ctx::unheard`]).
+static HANDS_OVER: LazyLock<lexicon::Ac> = LazyLock::new(|| lexicon::ac(&lists().ctx.hands_over));
+
 /// The per-dialogue context handed to every detector.
 #[derive(Debug)]
 pub struct Ctx<'a> {
@@ -322,6 +328,9 @@ pub struct Ctx<'a> {
     caller_nums: OnceCell<Vec<(usize, f64)>>,
     /// Per turn index: where `caller_concat` ends before that turn.
     caller_end: Vec<usize>,
+    /// Per turn index: whether a caller turn says it did not hear, and whether it hands the
+    /// phone over (computed on first use, see [`Ctx::unheard`]).
+    hearing: OnceCell<Vec<(bool, bool)>>,
     /// Findings a detector reported as uncertain: (turn, kind) (see [`Ctx::uncertain`]).
     uncertain: std::cell::RefCell<Vec<(usize, String, String)>>,
 }
@@ -333,17 +342,23 @@ impl<'a> Ctx<'a> {
     /// Said again then, it is said for the first time to that listener: no repetition (cases
     /// naturalness/said-again-to-a-caller-who-did-not-hear, preset/said-again-after-a-hand-over).
     pub fn unheard(&self, earlier: usize, later: usize) -> bool {
-        let l = &lists().ctx;
-        let says = |i: usize, words: &[&str]| {
+        let hearing = self.hearing.get_or_init(|| {
             self.turns
-                .get(i)
-                .is_some_and(|t| !t.assistant && words.iter().any(|w| t.text.contains(w)))
-        };
-        if later == earlier + 2 && says(earlier + 1, &l.not_heard) {
+                .iter()
+                .map(|t| {
+                    if t.assistant {
+                        return (false, false);
+                    }
+                    (NOT_HEARD.is_match(t.text), HANDS_OVER.is_match(t.text))
+                })
+                .collect()
+        });
+        if later == earlier + 2 && hearing.get(earlier + 1).is_some_and(|h| h.0) {
             return true;
         }
+        let later = later.min(hearing.len());
         (earlier + 1..later)
-            .any(|h| says(h, &l.hands_over) && (h + 1..later).any(|c| !self.turns[c].assistant))
+            .any(|h| hearing[h].1 && (h + 1..later).any(|c| !self.turns[c].assistant))
     }
 
     /// Analyses a dialogue, with the compiled-in concepts alone.
@@ -556,6 +571,7 @@ impl<'a> Ctx<'a> {
             private: OnceCell::new(),
             solicitation: OnceCell::new(),
             uncertain: Default::default(),
+            hearing: OnceCell::new(),
         }
     }
 
@@ -953,6 +969,8 @@ static ATTRIBUTIONS: LazyLock<crate::wordindex::AllMatches> = LazyLock::new(|| {
 /// once they are all known).
 pub(crate) fn build_lists() {
     LazyLock::force(&ATTRIBUTIONS);
+    LazyLock::force(&NOT_HEARD);
+    LazyLock::force(&HANDS_OVER);
 }
 
 /// Suffixes that end a component of an address.
