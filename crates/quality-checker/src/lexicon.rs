@@ -298,6 +298,7 @@ word_files! {
     }
     /// `data/words/naturalness.toml`: `natural.*`.
     naturalness: NaturalnessWords = "naturalness.toml" {
+        speaks_for: Words,
         parting_courtesies: Words,
         asks_of_the_owner: Words,
         thanks: Words,
@@ -376,6 +377,8 @@ word_files! {
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
         not_content_in_bigrams: Chars,
+        closed: Words,
+        moves: Words,
         time_chars: Chars,
         not_understood: Words,
         polite: Words,

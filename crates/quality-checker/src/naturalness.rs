@@ -1104,7 +1104,13 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
                     .rev()
                     .filter(|u| !u.assistant)
                     .find_map(|u| lexicon::own_act(u.text))
-                    .filter(|_| !said_asks(caller))
+                    // (Only when the last turn asks nothing at all — `你直接把号码告诉我呗` asks —
+                    // and the refusal is not one to speak for the owner: `不好替她说`.)
+                    .filter(|_| {
+                        !said_asks(caller)
+                            && !caller.text.contains(['？', '?', '吗', '呗', '吧'])
+                            && !speaks_for(&t.text[m.end()..])
+                    })
             })
             .filter(|&act| {
                 // A preset that turns the caller away, said already and held in so many words
@@ -1150,10 +1156,11 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             // (Trouble told — a parcel broken, a relative in hospital — is the owner's to settle.)
             && !crate::proxy::reports_new_fact(caller.text, false)
             // (Declining to speak for the owner — `不好替她说`, `没法替他回应` — refuses no
-            // decision.)
+            // decision; nor, told only, does one to answer for them — `没法替他答应`.)
+            && !speaks_for(&t.text[m.end()..])
             && !t.text[m.end()..]
                 .trim_start_matches(['他', '她'])
-                .starts_with(['说', '答', '回', '透', '表'])
+                .starts_with(['答', '表'])
             // (Under a preset that turns the caller away, what they tell is the pitch again.)
             && crate::decision::refusal_presets_said(ctx, t.idx).next().is_none()
             && {
@@ -1188,6 +1195,17 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         out.push(f);
     }
     out
+}
+
+/// Whether the words after a refusal word decline to speak for the owner (`不好替她说`, `没法替
+/// 他回应`) rather than to decide (`不能替他答应`; case naturalness/own-act-told-earlier).
+fn speaks_for(after: &str) -> bool {
+    let rest = after.trim_start_matches(['他', '她']);
+    lists()
+        .naturalness
+        .speaks_for
+        .iter()
+        .any(|w| rest.starts_with(w))
 }
 
 /// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built

@@ -122,6 +122,7 @@ fn conflict_words() -> Vec<&'static str> {
         l.pressure_words,
         l.inability,
         l.blocked,
+        l.closed,
     ]
     .iter()
     .flat_map(|list| list.iter().copied())
@@ -130,6 +131,9 @@ fn conflict_words() -> Vec<&'static str> {
 
 /// Problems that conflict only when they touch what the preset says (进不去 with "放门口").
 static WEAK_CONFLICT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.weak_conflict));
+
+/// A place closed that day (停诊): a conflict with a preset that keeps a day or a time.
+static CLOSED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.closed));
 
 /// Words that contain a conflict cue but name none (紧急联系人).
 static NOT_CONFLICT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.not_conflict));
@@ -1362,7 +1366,8 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
         if !(t.text.contains('不')
             || t.text.contains('没')
             || t.text.contains('无')
-            || cue_aut.is_match(t.text))
+            || cue_aut.is_match(t.text)
+            || CLOSED.is_match(t.text))
         {
             continue;
         }
@@ -1457,6 +1462,13 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
                     .choice_asked
                     .iter()
                     .any(|w| clause.contains(w));
+            // A place closed that day, against a preset that keeps a day or a time.
+            if CLOSED.is_match(clause)
+                && p.bigrams().iter().any(|&b| time_pair(b))
+                && !lists().preset.moves.iter().any(|w| p.response.contains(w))
+            {
+                return Some(t.idx);
+            }
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
             let hit = cue_aut.find_iter(clause).any(|m| {
                 let word = &clause[m.start()..m.end()];
@@ -2867,6 +2879,7 @@ pub(crate) fn build_lists() {
     LazyLock::force(&CONFLICT_WORDS);
     LazyLock::force(&WEAK_CONFLICT);
     LazyLock::force(&NOT_CONFLICT);
+    LazyLock::force(&CLOSED);
     LazyLock::force(&PROBLEM);
     LazyLock::force(&SUSPENDS);
     LazyLock::force(&SUSPENDS_ANY);
