@@ -659,6 +659,17 @@ fn confused_after(ctx: &Ctx, t: usize) -> bool {
         || words.is_match(text)
 }
 
+/// Whether turn `i` (a caller's) tells of an emergency (`冒烟`, `着火`).
+fn emergency_in(ctx: &Ctx, i: usize) -> bool {
+    let (aut, masks) = &*CUES;
+    ctx.turns.get(i).is_some_and(|t| {
+        !t.assistant
+            && aut
+                .find_iter(t.text)
+                .any(|m| masks[m.pattern().as_usize()] & C_EMERGENCY != 0)
+    })
+}
+
 /// Whether the words right before a trigger's word deny it (`不是停水啊`, `没超时`, `我不是推销`,
 /// `您先别取消订单啊`, `不用问怎么走`): the checker's one reading of negation, `text::negated`,
 /// within two characters, and the literary 并非 it does not know.
@@ -1967,8 +1978,11 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // Read leniently (a caller who names no role may be the one the trigger names), the
             // trigger holds: still premature when the caller's answer shows they asked for
             // nothing of the kind (`啊？什么包裹？我问的是接口文档`).
+            // (A caller puzzled over the emergency they reported is puzzled about it: `什么不需
+            // 要？真冒烟了！`.)
+            let puzzled_by_emergency = conflict.is_some_and(|c| c < t) && emergency_in(ctx, t + 1);
             let not_yet = before(&held)
-                && (before(&lenient) || confused_after(ctx, t))
+                && (before(&lenient) || confused_after(ctx, t) && !puzzled_by_emergency)
                 && !shown_by_conflict
                 && objection.as_ref().is_none_or(|o| o.0 >= t);
             if not_yet {
