@@ -365,6 +365,10 @@ fn refuses(t: &TurnCtx) -> bool {
 
 /// Whether an assistant's text refuses or ends the call: a refusal word, not inside an A-not-A
 /// question (`能不能`, `行不行`) nor the opener's `不方便接电话` (case proxy/opener-refuses-nothing).
+///
+/// (A verification promised as a step before going along — `我记下来让他核实后退给您` — refuses
+/// nothing: the refusal words name verification asked of the caller or done first, not 核实
+/// alone; case proxy/a-mistaken-transfer.)
 fn refuses_text(text: &str) -> bool {
     refusal_words(text, false).next().is_some()
 }
