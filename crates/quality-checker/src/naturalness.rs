@@ -553,6 +553,15 @@ fn talk_after_goodbye<'s>(s: &'s str, cs: &[text::Clause]) -> Option<&'s str> {
         return None;
     }
     let at = cs.iter().position(|c| is_goodbye_text(c.text(s), false))?;
+    // Hanging up announced, a parting word, then the goodbye proper (`我这边先挂了，如有公务请走
+    // 正式渠道，再见。`): one closing (case naturalness/hang-up-announced-then-goodbye).
+    if cs[at].text(s).contains('挂')
+        && cs[at + 1..]
+            .last()
+            .is_some_and(|c| is_goodbye_text(c.text(s), false) && !c.text(s).contains('挂'))
+    {
+        return None;
+    }
     let rest_start = cs.get(at + 1)?.start;
     let rest = &s[rest_start..];
     let words: usize = cs[at + 1..]
