@@ -366,6 +366,7 @@ word_files! {
     /// `data/words/proxy.toml`: `safety.scam`, `preset.dropped` (beside `callbench_model::concepts`).
     proxy: ProxyWords = "proxy.toml" {
         courtesy:Words,
+        matter_ends: Words,
         callers_own: Words,
         someone_else: Words,
         lets_go: Words,

@@ -240,9 +240,18 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
         if !scam {
             return None;
         }
-        c.scam_object
-            .is_match(&text[clause_start..clause_end])
-            .then_some(word)
+        // (Or the clause before it in its sentence names it as the matter passed on, `…这个`,
+        // `…的事`: `下载会议App开屏幕共享这个，我转告他`; case
+        // proxy/scam-step-passed-on-beside-a-refusal.)
+        let named_before = text[..clause_start]
+            .strip_suffix(['，', ','])
+            .map(|head| &text[clause_bounds(text, head.len()).0..head.len()])
+            .is_some_and(|prev| {
+                lists().proxy.matter_ends.iter().any(|w| prev.ends_with(w))
+                    && !c.go_along_negation.is_match(prev)
+                    && c.scam_object.is_match(prev)
+            });
+        (named_before || c.scam_object.is_match(&text[clause_start..clause_end])).then_some(word)
     })
 }
 
