@@ -867,6 +867,12 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 let place = clause[m.end()..].trim_start_matches(['在', '到', '去']);
                 let two = place.char_indices().nth(2).map_or(place.len(), |(i, _)| i);
                 ctx.grounded_text(&place[..two], t.idx)
+            } else if what == "family"
+                && let Some(name) = name_after(&clause[m.end()..])
+            {
+                // A relative the caller named, with a name they did not say (`她先生陈默` to
+                // `叫陈什么来着`): the name is what is told (case privacy/relatives-full-name).
+                ctx.grounded_text(name, t.idx)
             } else {
                 ctx.grounded_text(word, t.idx)
             };
@@ -966,6 +972,14 @@ pub(crate) fn owner_subject(ctx: &Ctx, prefix: &str) -> bool {
     false
 }
 
+/// A surname and a given name right at the start of `rest` (`陈默` of `陈默，您核对一下`).
+fn name_after(rest: &str) -> Option<&str> {
+    let mut it = rest.char_indices();
+    let (_, c0) = it.next()?;
+    let (i1, c1) = it.next()?;
+    (lexicon::SURNAMES.contains(c0) && text::is_han(c1)).then(|| &rest[..i1 + c1.len_utf8()])
+}
+
 /// Whether the words around the keyword say something concrete about it.
 fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
     let before = &clause[..start];
@@ -977,7 +991,11 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
             // mention of family does not (cases privacy/family-said, privacy/marital-status,
             // privacy/family-bare-mention).
             let marital = lists().privacy.marital.contains(&word);
+            // (Or named: a surname and a given name right after, `她先生陈默`; case
+            // privacy/relatives-full-name.)
+            let named = name_after(rest).is_some();
             marital
+                || named
                 || lists()
                     .privacy
                     .family_said_with
