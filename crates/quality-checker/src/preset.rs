@@ -1004,7 +1004,9 @@ fn event_said(
         }
         // Announced news is reported by being announced (`得取消`, `要取消`: case
         // preset/cancellation-announced).
-        if reg.has(ci, ConceptTrait::Announced) {
+        // So is an appointment asked for (`要入户检查`, `要上门看`): what is to come is the
+        // appointment itself (case preset/visit-announced).
+        if reg.has(ci, ConceptTrait::Announced) || reg.has(ci, ConceptTrait::Scheduling) {
             return true;
         }
         let before = text::tail_chars(&text[..m_start], 4);
