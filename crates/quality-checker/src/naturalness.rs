@@ -209,6 +209,13 @@ pub fn repetition(ctx: &Ctx) -> Vec<Finding> {
                 hit = Some(t.text);
             }
         }
+        // A short courtesy said again as the call's goodbye (`好的，谢谢师傅。` … `好的，谢谢师傅，
+        // 再见。`) closes the call, no repeated reply (case
+        // naturalness/thanks-said-again-at-the-goodbye) — said again without one, it is (case
+        // naturalness/thanks-said-again-without-a-goodbye).
+        if hit.is_some() && whole_len <= 8 && t.says_goodbye(false) {
+            hit = None;
+        }
         // The caller checking what was said (`周末给我打是吧？`) is answered by saying it again
         // after a yes (`对，周末给您回电话。`): an answer, no parrot (case
         // naturalness/check-question-confirmed).
