@@ -1372,6 +1372,13 @@ fn classify(
             }
             num.kind = kind;
             num.end = run_end + skipped + u.len();
+            // 五毛, 三角: tenths of a yuan (not the 五 of 五分钟 said before; case
+            // factuality/tenths-of-a-yuan).
+            if kind == NumKind::Money && (*u == "毛" || *u == "角") {
+                for v in num.values.iter_mut() {
+                    *v /= 10.0;
+                }
+            }
             // 二十八块五: 五 is 角.
             if kind == NumKind::Money && (*u == "块" || *u == "元" || *u == "块钱") {
                 let rest = &s[num.end..];
