@@ -379,6 +379,7 @@ word_files! {
     preset: PresetWords = "preset.toml" {
         not_content_in_bigrams: Chars,
         closed: Words,
+        perishable: Words,
         moves: Words,
         time_chars: Chars,
         not_understood: Words,

@@ -1520,6 +1520,7 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
                     mask & C_STRONG != 0
                         || leaves_goods && mask & C_HANDOFF != 0
                         || waits && mask & C_PRESSURE != 0
+                        || waits && lists().preset.perishable.contains(&word)
                 };
                 let prefix = &clause[..m.start()];
                 // 能不能放: an A-not-A question, not "cannot put".
