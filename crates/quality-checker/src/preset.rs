@@ -2596,7 +2596,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
             .read_back
             .iter()
             .any(|w| prev.text.contains(w))
-        && text::containment(content, &prev.all_bigrams()) >= 0.6;
+        && text::containment(content, prev.all_bigrams()) >= 0.6;
     if read_back {
         return false;
     }
