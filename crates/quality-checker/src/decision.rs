@@ -1110,7 +1110,7 @@ fn reversal(t: &TurnCtx) -> Option<Finding> {
 
 /// Nearly all of a clause's content characters are a preset's: the preset in the caller's
 /// words (case decision/preset-in-the-callers-words).
-fn preset_chars(ctx: &Ctx, s: &str) -> bool {
+pub(crate) fn preset_chars(ctx: &Ctx, s: &str) -> bool {
     static FUNC: LazyLock<lexicon::HanSet> =
         LazyLock::new(|| lexicon::HanSet::new(lists().preset.preset_func.iter().copied()));
     let (mut n, mut inp) = (0usize, 0usize);

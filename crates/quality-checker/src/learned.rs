@@ -535,9 +535,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // Nor a decline under a preset that turns the caller away (`送资料也不用了，名额留给
             // 别人吧`): the preset held, no decision of the assistant's (case
             // decision/decline-under-a-refusal-preset).
+            // Nor one said in the preset's own words (`可以，驿站也行` under "放快递柜或驿站都行";
+            // case decision/the-presets-own-option) — unless a preset turns the caller away,
+            // whose words given in to (`让他把订单取消了` against "订单不取消") are the decision.
             if t.covered[ci]
                 || kinds[m] == ViolationKind::SafetyDecision
                     && (crate::decision::refers_to_preset(ctx, t.clauses[ci].text(t.text))
+                        || crate::decision::preset_chars(ctx, t.clauses[ci].text(t.text))
+                            && !ctx.presets.iter().any(crate::proxy::protective)
                         || crate::decision::on_owners_will(ctx, t, ci)
                         || lists()
                             .decision
