@@ -1784,8 +1784,19 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     && !suspended.contains(&t.idx)
                     && !conveyed.contains(&t.idx)
             }) {
+                // (The preset's words in a clause that says the assistant cannot, `我没法签收`,
+                // hold nothing to; case preset/cannot-sign-is-no-hold.)
+                let said_not_refused = || {
+                    t.clauses.iter().any(|c| {
+                        let cs = c.text(t.text);
+                        !INABILITY.is_match(cs)
+                            && text::bigrams(cs)
+                                .iter()
+                                .any(|b| content.binary_search(b).is_ok())
+                    })
+                };
                 let holds_to = insists(t.text)
-                    && (content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
+                    && (said_not_refused()
                         // `那还是按她说的放那边就好`: the one preset referred to by its giver.
                         || ctx.presets.len() == 1 && OWNERS_WORD.is_match(t.text))
                     // In a clause said not as a question, relaying nothing, leaving no choice to
