@@ -260,7 +260,8 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
 static PUT_OFF: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.put_off));
 
 /// Whether a preset is written to turn a kind of caller away (a seller, a scammer, a collector, a
-/// rider who asks for more: case proxy/a-rider-asks-for-more).
+/// rider who asks for more: case proxy/a-rider-asks-for-more; an unknown caller: case
+/// proxy/unknown-caller-not-put-through).
 pub fn protective(p: &PresetCtx) -> bool {
     *p.info.protective.get_or_init(|| {
         let c = &*CONCEPTS;
