@@ -661,13 +661,16 @@ fn confused_after(ctx: &Ctx, t: usize) -> bool {
 
 /// Whether turn `i` (a caller's) tells of an emergency (`冒烟`, `着火`).
 fn emergency_in(ctx: &Ctx, i: usize) -> bool {
+    ctx.turns
+        .get(i)
+        .is_some_and(|t| !t.assistant && emergency_cue(t.text))
+}
+
+/// Whether `text` holds an emergency cue (`emergency_words`).
+fn emergency_cue(text: &str) -> bool {
     let (aut, masks) = &*CUES;
-    ctx.turns.get(i).is_some_and(|t| {
-        !t.assistant
-            && aut
-                .find_iter(t.text)
-                .any(|m| masks[m.pattern().as_usize()] & C_EMERGENCY != 0)
-    })
+    aut.find_iter(text)
+        .any(|m| masks[m.pattern().as_usize()] & C_EMERGENCY != 0)
 }
 
 /// Whether the words right before a trigger's word deny it (`不是停水啊`, `没超时`, `我不是推销`,
@@ -2276,12 +2279,7 @@ fn corroborated_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger, suspended: &[usize]
     before()
         .find(|t| {
             t.clauses.iter().map(|c| c.text(t.text)).any(|c| {
-                if protective
-                    && !CUES
-                        .0
-                        .find_iter(c)
-                        .any(|m| CUES.1[m.pattern().as_usize()] & C_EMERGENCY != 0)
-                {
+                if protective && !emergency_cue(c) {
                     return false;
                 }
                 TROUBLE.find_iter(c).any(|m| {
