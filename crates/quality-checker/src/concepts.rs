@@ -55,7 +55,14 @@ pub struct Registry {
     shows_all: crate::wordindex::AllMatches,
     /// Per pattern of `shows_all`, the concepts whose word it is.
     shows_owner: Vec<Vec<u32>>,
+    /// The gapped words (`放…驿站`): per word, the patterns of its two parts and its concept.
+    gapped: Vec<(u32, u32, u32)>,
+    /// Per pattern of `shows_all`, whether it is a part of a gapped word.
+    gap_part: Vec<bool>,
 }
+
+/// The most characters a gapped word's gap holds (`放…驿站` in `放到小区南门驿站`).
+const GAP_CHARS: usize = 6;
 
 /// Where a concept's word occurs in a text: (start, end, concept).
 pub(crate) type ShowsHit = (u32, u32, u32);
@@ -89,8 +96,28 @@ impl Registry {
         let trigger_words = automaton(&words);
         let mut all: Vec<&str> = Vec::new();
         let mut shows_owner: Vec<Vec<u32>> = Vec::new();
+        let mut gapped: Vec<(u32, u32, u32)> = Vec::new();
+        let mut parts: Vec<usize> = Vec::new();
         for (i, c) in concepts.iter().enumerate() {
             for w in &c.shows {
+                // A gapped word (`放…驿站`): its two parts are patterns of their own, owned by
+                // no concept unless listed alone too; `shows_in` joins them.
+                if let Some((head, tail)) = w.split_once('…') {
+                    let mut k = [0u32; 2];
+                    for (j, x) in [head, tail].into_iter().enumerate() {
+                        k[j] = match all.iter().position(|y| *y == x) {
+                            Some(k) => k as u32,
+                            None => {
+                                all.push(x);
+                                shows_owner.push(Vec::new());
+                                (all.len() - 1) as u32
+                            }
+                        };
+                        parts.push(k[j] as usize);
+                    }
+                    gapped.push((k[0], k[1], i as u32));
+                    continue;
+                }
                 match all.iter().position(|x| x == w) {
                     Some(k) => {
                         if !shows_owner[k].contains(&(i as u32)) {
@@ -104,6 +131,10 @@ impl Registry {
                 }
             }
         }
+        let mut gap_part = vec![false; all.len()];
+        for k in parts {
+            gap_part[k] = true;
+        }
         // Standard semantics: every occurrence of every word is reported.
         let shows_all = crate::wordindex::AllMatches::new(&all).expect("a word list compiles");
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -115,6 +146,8 @@ impl Registry {
             concepts,
             shows_all,
             shows_owner,
+            gapped,
+            gap_part,
         }
     }
 
@@ -125,11 +158,28 @@ impl Registry {
     /// [`leftmost_longest`] of these.
     pub(crate) fn shows_in(&self, text: &str) -> Vec<ShowsHit> {
         let mut v: Vec<ShowsHit> = Vec::new();
+        let mut parts: Vec<(u32, u32, u32)> = Vec::new();
         self.shows_all.for_each(text, |start, end, p| {
             for &ci in &self.shows_owner[p] {
                 v.push((start as u32, end as u32, ci));
             }
+            if self.gap_part[p] {
+                parts.push((start as u32, end as u32, p as u32));
+            }
         });
+        // A gapped word: its head, then its tail after at most `GAP_CHARS` characters of the
+        // same clause (no punctuation between; case preset/locker-gap-stops-at-a-clause).
+        for &(h, t, ci) in &self.gapped {
+            for &(hs, he, _) in parts.iter().filter(|x| x.2 == h) {
+                let tail = parts.iter().filter(|x| x.2 == t && x.0 >= he).find(|x| {
+                    let gap = &text[he as usize..x.0 as usize];
+                    gap.chars().count() <= GAP_CHARS && gap.chars().all(crate::text::is_han)
+                });
+                if let Some(&(_, te, _)) = tail {
+                    v.push((hs, te, ci));
+                }
+            }
+        }
         v.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
         v
     }

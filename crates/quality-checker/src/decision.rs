@@ -467,9 +467,16 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
         .min()
         .unwrap_or(rest.len());
     let obj: String = rest[..end].chars().filter(|&c| text::is_han(c)).collect();
+    // (A negation's pairs say how it is worded, not what: `别敲门` is the preset's `不用敲门`;
+    // case decision/preset-said-with-another-negation.)
+    let negation = |b: u64| {
+        [(b >> 32) as u32, b as u32]
+            .iter()
+            .any(|&c| char::from_u32(c).is_some_and(|c| "别不没甭勿".contains(c)))
+    };
     let content: Vec<u64> = text::bigrams(&obj)
         .into_iter()
-        .filter(|&b| !lexicon::is_function_bigram(b))
+        .filter(|&b| !lexicon::is_function_bigram(b) && !negation(b))
         .collect();
     if content.is_empty() {
         return ctx

@@ -1998,8 +1998,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // (A caller puzzled over the emergency they reported is puzzled about it: `什么不需
             // 要？真冒烟了！`.)
             let puzzled_by_emergency = conflict.is_some_and(|c| c < t) && emergency_in(ctx, t + 1);
+            // (Confusion after a telling once taken — `行。` then `……我问的是他在不在公司` —
+            // is at the preset said again to another question: a repeat, not a sign the trigger
+            // never held; case preset/said-again-to-another-question.)
             let not_yet = before(&held)
-                && (before(&lenient) || confused_after(ctx, t) && !puzzled_by_emergency)
+                && (before(&lenient)
+                    || confused_after(ctx, t) && !puzzled_by_emergency && legit.is_none())
                 && !shown_by_conflict
                 && objection.as_ref().is_none_or(|o| o.0 >= t);
             if not_yet {
