@@ -378,6 +378,7 @@ word_files! {
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
         not_content_in_bigrams: Chars,
+        loan_glosses: Words,
         closed: Words,
         perishable: Words,
         moves: Words,

@@ -373,6 +373,35 @@ fn topic_said(trig: &Trigger, text: &str, owner: &str) -> bool {
     false
 }
 
+/// The text with the Chinese of the English words it says (`loan_glosses`) added after it, so
+/// a topic said in English is said (`English homework` says 作业; case
+/// preset/topic-in-an-english-word). Most turns have no Latin letter and are returned as they
+/// are.
+fn glossed(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.bytes().any(|b| b.is_ascii_alphabetic()) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let lower = text.to_ascii_lowercase();
+    let mut out = text.to_string();
+    for g in lists().preset.loan_glosses.iter() {
+        let Some((en, zh)) = g.split_once(' ') else {
+            continue;
+        };
+        // A whole word (`class` is not in `classic`).
+        let whole = lower.match_indices(en).any(|(i, _)| {
+            let before = lower[..i].chars().next_back();
+            let after = lower[i + en.len()..].chars().next();
+            !before.is_some_and(|c| c.is_ascii_alphabetic())
+                && !after.is_some_and(|c| c.is_ascii_alphabetic())
+        });
+        if whole {
+            out.push('。');
+            out.push_str(zh);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Where a caller says who they are: the first turn, and clauses with 我是 / 这边是.
 static INTRO_MARK: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.intro_mark));
 
@@ -510,7 +539,7 @@ fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<us
             .turns
             .iter()
             .filter(|t| !t.assistant)
-            .find(|t| topic_said(trig, t.text, &owner))
+            .find(|t| topic_said(trig, &glossed(t.text), &owner))
             .map(|t| t.idx);
         match said {
             Some(i) => Some(i),
