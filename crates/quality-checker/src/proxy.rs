@@ -109,7 +109,8 @@ fn clause_bounds(text: &str, at: usize) -> (usize, usize) {
 /// named in passing it asks for nothing (case proxy/secret-named-in-passing); typed into the
 /// caller's link it is asked for (case proxy/card-number-typed-into-a-link), and money sent back
 /// to the caller's account is a transfer (case proxy/refund-to-a-strangers-account).
-/// (A fee to a designated account: case proxy/fee-to-a-designated-account.)
+/// (A fee to a designated account: case proxy/fee-to-a-designated-account; a payee's "new" account:
+/// case proxy/changed-account-taken-down.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
