@@ -297,8 +297,18 @@ fn new_fact(t: &TurnCtx, protective: bool) -> bool {
 /// proxy/cancelling-argued-for; so is the driver's breakdown, the very case "师傅要是来不了…"
 /// answers: cases proxy/breakdown-is-a-plea, proxy/breakdown-plea-given-in-to.)
 pub(crate) fn reports_new_fact(text: &str, protective: bool) -> bool {
+    reports_new_fact_beyond(text, protective, "")
+}
+
+/// [`reports_new_fact`], less the words the preset `response` says itself: a caller who echoes
+/// them (`当面？` to "他会本人到派出所当面核实") reports nothing new (case
+/// proxy/preset-word-echoed-is-no-fact).
+fn reports_new_fact_beyond(text: &str, protective: bool, response: &str) -> bool {
     let c = &*CONCEPTS;
     c.new_fact.find_iter(text).any(|m| {
+        if !response.is_empty() && response.contains(&text[m.start()..m.end()]) {
+            return false;
+        }
         if protective && c.hardship.is_match(&text[m.start()..m.end()]) {
             return false;
         }
@@ -737,6 +747,10 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
                 return false;
             }
             let protective = protective(p);
+            // A new fact, not the preset's own words echoed (rare: read again only then).
+            let fresh_fact = |t: &TurnCtx| {
+                new_fact(t, protective) && reports_new_fact_beyond(t.text, protective, p.response)
+            };
             // The caller's turn must press (the last test below): asked first, of the caller's
             // words alone, before the preset's history asks every earlier turn whether it
             // states the preset (most turns a reply goes along with press nothing).
@@ -755,7 +769,7 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
             // 的` is a new claim the reply answers, case proxy/reframed-not-pushed.)
             let gave_in_to_push = || {
                 gave_in.is_some()
-                    && !new_fact(caller, protective)
+                    && !fresh_fact(caller)
                     && !crate::preset::SUSPENDS_ANY.is_match(caller.text)
                     && !crate::text::sentences(caller.text)
                         .first()
@@ -847,7 +861,7 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
                 let since = ctx.turns[..caller.idx].iter().position(states).unwrap_or(0);
                 !ctx.turns[since..=caller.idx]
                     .iter()
-                    .any(|t| !t.assistant && new_fact(t, true))
+                    .any(|t| !t.assistant && fresh_fact(t))
             } else {
                 // (The caller's turn only presses: `presses`.)
                 true
