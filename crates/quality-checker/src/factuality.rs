@@ -520,18 +520,13 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
         if ctx.grounded_text(w, t.idx) {
             continue;
         }
-        // 下周 grounded by 下周一, 明天 by 明儿.
-        let alt_grounded = match w {
-            "明天" | "明儿" | "明早" | "明晚" => ["明天", "明儿", "明早", "明晚", "明日"]
-                .iter()
-                .any(|a| ctx.grounded_text(a, t.idx)),
-            "下周" | "下礼拜" | "下星期" | "下个星期" | "下个礼拜" => {
-                ["下周", "下礼拜", "下星期", "下个星期", "下个礼拜"]
-                    .iter()
-                    .any(|a| ctx.grounded_text(a, t.idx))
-            }
-            _ => false,
-        };
+        // 明天 grounded by 明儿 or 听日 (`day_synonyms`).
+        let alt_grounded = lists()
+            .factuality
+            .day_synonyms
+            .iter()
+            .find(|g| g.split_whitespace().any(|x| x == w))
+            .is_some_and(|g| g.split_whitespace().any(|a| ctx.grounded_text(a, t.idx)));
         if alt_grounded {
             continue;
         }

@@ -276,6 +276,7 @@ word_files! {
     }
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
+        day_synonyms: Words,
         addressed: Words,
         road_state: Words,
         wished: Words,

@@ -918,7 +918,18 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
             }
         } else if let Some(st) = start.take() {
             let w = &s[st..i];
-            if w.len() >= 2 {
+            // Letters joined to digits are a code — a model, a flight, a plate (`JSQ-24`,
+            // `CA1234`) — read out as it is, no English (case naturalness/model-code-is-no-english).
+            let digit_at = |x: &str| x.chars().next().is_some_and(|c| c.is_ascii_digit());
+            let after = &s[i..];
+            let code = digit_at(after)
+                || after.strip_prefix('-').is_some_and(digit_at)
+                || s[..st]
+                    .trim_end_matches('-')
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_digit());
+            if w.len() >= 2 && !code {
                 latin_words.push(w);
             }
         }
