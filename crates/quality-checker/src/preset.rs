@@ -2504,6 +2504,18 @@ fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         && !lexicon::GOODBYE.is_match(prev.text)
         && !l.asks_who.iter().any(|w| prev.text.contains(w))
         && !crate::proxy::reports_new_fact(prev.text, true)
+        && !asks_another_matter(prev, p.content())
+}
+
+/// Whether a caller's turn asks about another matter and presses nothing (`月底前是吧，那发票要
+/// 不要重新开？`): the preset said again to it holds nothing (case
+/// preset/protective-said-again-to-another-question).
+fn asks_another_matter(prev: &TurnCtx, content: &[u64]) -> bool {
+    !crate::proxy::pushes(prev.text)
+        && prev.clauses.iter().any(|c| {
+            let ct = c.text(prev.text);
+            (c.question || ct.contains(['？', '?'])) && asks_new(ct) && !names_content(ct, content)
+        })
 }
 
 /// Whether assistant turn `t` says back the caller's previous turn — a read-back to check, a
@@ -2607,11 +2619,14 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     let shift = TOPIC_SHIFT
         .find(prev.text)
         .map_or(prev.text.len(), |m| m.start());
+    // (A question about another matter — `发票要不要重新开？` to "月底前付清" — is not
+    // answered by the preset said again: case preset/said-again-to-another-question.)
     let answers = prev.clauses.iter().any(|c| {
         let ct = c.text(prev.text);
         (c.question || ct.contains(['？', '?']))
             && c.start < shift
             && !lists().preset.anything_else.iter().any(|w| ct.contains(w))
+            && (names_content(ct, content) || !asks_new(ct))
     }) || lists()
         .preset
         .pushback
@@ -2647,6 +2662,17 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     brief
         && !added_on
         && (answers || marker && !lexicon::CLOSE.is_match(prev.text) && !complied(prev.text))
+}
+
+/// Whether a question clause asks about something of its own — a question word with at least
+/// two content characters beside it (`发票要不要重新开？`, `前台在几楼？`) — rather than only
+/// checking what was said (`是吧？`, `真的假的？`, `那怎么办？`).
+fn asks_new(q: &str) -> bool {
+    ASKS.is_match(q)
+        && q.chars()
+            .filter(|&c| text::is_han(c) && !lists().preset.preset_func.contains(&c))
+            .count()
+            >= 5
 }
 
 /// Whether a caller's turn opens by reporting the preset's own action done (`好，放鞋柜了。`):
