@@ -380,6 +380,7 @@ word_files! {
     preset: PresetWords = "preset.toml" {
         not_content_in_bigrams: Chars,
         loan_glosses: Words,
+        instruction_openers: Words,
         closed: Words,
         perishable: Words,
         moves: Words,

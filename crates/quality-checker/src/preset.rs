@@ -1910,10 +1910,22 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // 放好了` then `没事，那我走了啊`; case preset/reminded-on-the-goodbye.)
         // (Taken earlier, a reminder — `记得…` — only.)
         let after_taking = |t: &TurnCtx| {
-            let just_now = ctx
-                .turns
-                .get(t.idx - 1)
-                .is_some_and(|c| !c.assistant && (complied(c.text) || accepts(c.text)));
+            // (Taking it in the preset's own words counts, its 不 too: `好嘞 那我给您放门口了
+            // 不敲门`; case preset/told-again-as-a-request.)
+            let takes_it_back = |c: &TurnCtx| {
+                lists()
+                    .preset
+                    .glad_acks
+                    .iter()
+                    .any(|w| c.text.trim_start().starts_with(w))
+                    && c.clauses.iter().all(|x| {
+                        let xt = x.text(c.text);
+                        !x.question && (complied(xt) || names_content(xt, content))
+                    })
+            };
+            let just_now = ctx.turns.get(t.idx - 1).is_some_and(|c| {
+                !c.assistant && (complied(c.text) || accepts(c.text) || takes_it_back(c))
+            });
             conflict.is_none()
                 && (just_now
                     || conveyed.first().is_some_and(|&f| {
@@ -1933,7 +1945,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 .preset
                                 .instruction_endings
                                 .iter()
-                                .any(|e| cs.ends_with(e)))
+                                .any(|e| cs.ends_with(e))
+                            // (Or opens as one: `麻烦就放门口，千万别敲门啊`; case
+                            // preset/told-again-as-a-request.)
+                            || lists()
+                                .preset
+                                .instruction_openers
+                                .iter()
+                                .any(|o| cs.trim_start().starts_with(o)))
                         && !lexicon::UNCERTAIN.is_match(cs)
                         && names_content(cs, content)
                 })
