@@ -300,6 +300,7 @@ word_files! {
     /// `data/words/naturalness.toml`: `natural.*`.
     naturalness: NaturalnessWords = "naturalness.toml" {
         speaks_for: Words,
+        left_to_the_owner: Words,
         parting_courtesies: Words,
         asks_of_the_owner: Words,
         thanks: Words,

@@ -775,7 +775,16 @@ fn premature(ctx: &Ctx, caller: &TurnCtx, assistant: &TurnCtx) -> bool {
         return own <= 8 && !RELAY.is_match(assistant.text);
     }
     own <= 3
-        && OPEN.is_match(caller.text)
+        && OPEN.find_iter(caller.text).any(|m| {
+            !caller.clause_at(m.start()).is_some_and(|(_, c)| {
+                let ct = c.text(caller.text);
+                lists()
+                    .naturalness
+                    .left_to_the_owner
+                    .iter()
+                    .any(|w| ct.contains(w))
+            })
+        })
         && !(caller.clauses.iter().all(|c| !c.question)
             && !caller.text.contains(['？', '?'])
             && says_nothing_new(ctx, caller, 0))
