@@ -301,6 +301,7 @@ word_files! {
     naturalness: NaturalnessWords = "naturalness.toml" {
         speaks_for: Words,
         left_to_the_owner: Words,
+        hang_up_of_others: Words,
         parting_courtesies: Words,
         asks_of_the_owner: Words,
         thanks: Words,

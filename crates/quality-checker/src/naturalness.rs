@@ -341,9 +341,23 @@ fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
         {
             let w = &clause[m.start..m.end];
             match w {
-                "再见" | "拜拜" | "回见" | "先挂" | "挂断" => {
+                "再见" | "拜拜" | "回见" | "先挂" => {
                     // 别挂断 / 先别挂: not a goodbye (case naturalness/dont-hang-up).
                     if !text::negated(&clause[..m.start], 2) {
+                        return true;
+                    }
+                }
+                "挂断" => {
+                    // (Nor talk about someone's hanging up: `她为什么挂断`; case
+                    // naturalness/hanging-up-talked-about.)
+                    let before = &clause[..m.start];
+                    if !text::negated(before, 2)
+                        && !lists()
+                            .naturalness
+                            .hang_up_of_others
+                            .iter()
+                            .any(|w| before.contains(w))
+                    {
                         return true;
                     }
                 }
