@@ -560,8 +560,15 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // decision/giving-in-then-deferring).
             // (Not when the turn has the owner act: `…让他点个取消` commits him, case
             // proxy/cancelling-argued-for.)
+            // Nor material asked to be sent over for the owner to see, in a turn that relays or
+            // defers (`您把资料发过来吧，我让她看看`; case decision/material-sent-over-to-the-owner).
             if kinds[m] == ViolationKind::SafetyDecision
-                && interjection(t.clauses[ci].text(t.text))
+                && (interjection(t.clauses[ci].text(t.text))
+                    || lists()
+                        .decision
+                        .sent_over
+                        .iter()
+                        .any(|w| t.clauses[ci].text(t.text).contains(w)))
                 && (0..t.clauses.len()).any(|j| {
                     j != ci && t.clause_has(j, crate::lexicon::M_RELAY | crate::lexicon::M_DEFERS)
                 })

@@ -203,6 +203,7 @@ word_files! {
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
         fact_verbs: Words,
+        sent_over: Words,
         left_to_caller: Words,
         owners_record: Words,
         done_marks: Words,
