@@ -332,8 +332,14 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         && !refusal_preset_said(ctx, t)
                         && refuse(ctx, prefix, word)
                 }
+                // (The owner's own plan in the preset, said in other words — `他晚上会自己去取`
+                // for "刘先生晚上自己取" — commits him to nothing new; case
+                // decision/the-presets-plan-in-other-words.)
                 Cat::Commit => {
-                    !own_deferred && !names_a_matter(clause) && commit(ctx, prefix, word)
+                    !own_deferred
+                        && !names_a_matter(clause)
+                        && commit(ctx, prefix, word)
+                        && !preset_chars(ctx, clause)
                 }
                 Cat::Promise => {
                     !negated
