@@ -54,6 +54,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
     for t in ctx.turns.iter().filter(|t| t.assistant) {
         numbers(ctx, t, &mut said, &mut out);
         names(ctx, t, &mut said_words, &mut out);
+        titled_full_names(ctx, t, &mut said_words, &mut out);
         // One pass decides whether days, places, directions or landmarks are there at all.
         if ANY_SPECIFIC.is_match(t.text) {
             days(ctx, t, &mut said_words, &mut out);
@@ -548,6 +549,53 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
     }
 }
 
+/// Job titles a full name may follow (`titles_before_names`).
+static TITLES: LazyLock<lexicon::Ac> =
+    LazyLock::new(|| lexicon::ac(&lists().factuality.titles_before_names));
+
+/// A full name after a job title (`她们公司的品控专员刘晓东`): a surname, a given name of two and
+/// no Han character after (a clause ends, or 他/她/也 goes on), made up unless someone said it
+/// (case factuality/titled-full-name; said by the caller first, no fault: case
+/// factuality/titled-full-name-said-by-the-caller).
+fn titled_full_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
+    let s = t.text;
+    {
+        for m in TITLES.find_iter(s) {
+            let after = &s[m.end()..];
+            let name: Vec<char> = after.chars().take(4).collect();
+            if name.len() < 3
+                || !lexicon::SURNAMES.contains(name[0])
+                || !name[1..3]
+                    .iter()
+                    .all(|&x| text::is_han(x) && !GIVEN_STOP.contains(x))
+                || name
+                    .get(3)
+                    .is_some_and(|&x| text::is_han(x) && !"他她也会就".contains(x))
+            {
+                continue;
+            }
+            let full: String = name[..3].iter().collect();
+            if said.contains(&full)
+                || ctx.private_text.contains(&full)
+                || ctx.d.owner.name.contains(&full)
+                || ctx.allowed_text.contains(&full)
+                || ctx
+                    .caller_turns_before(t.idx)
+                    .any(|ct| ct.text.contains(&full))
+            {
+                continue;
+            }
+            said.push(full.clone());
+            out.push(finding(
+                KIND,
+                t.idx,
+                &full,
+                format!("the assistant names a person (\"{full}\") nobody in the call mentioned"),
+            ));
+        }
+    }
+}
+
 /// Common surnames that are not also everyday words in the positions checked. (A bit set:
 /// every character of every assistant turn is looked up.)
 fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
@@ -842,4 +890,5 @@ pub(crate) fn build_lists() {
     LazyLock::force(&PLACE_SUFFIXES);
     LazyLock::force(&OWNER_KNOWS);
     LazyLock::force(&HONORIFIC_WORDS);
+    LazyLock::force(&TITLES);
 }

@@ -278,6 +278,7 @@ word_files! {
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
         day_synonyms: Words,
+        titles_before_names: Words,
         addressed: Words,
         road_state: Words,
         wished: Words,
