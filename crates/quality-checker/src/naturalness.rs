@@ -986,8 +986,20 @@ fn list_items(s: &str) -> Option<String> {
     }
     let markers = ["1.", "1、", "1）", "一、"];
     let seconds = ["2.", "2、", "2）", "二、"];
+    // (A marker is no digit of a code or a number: `XO2041、XO2042` lists codes, it numbers
+    // nothing; case naturalness/codes-are-no-list.)
+    let marker_at = |m: &str| {
+        s.match_indices(m)
+            .find(|&(i, _)| {
+                !s[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric())
+            })
+            .map(|(i, _)| i)
+    };
     for (a, b) in markers.iter().zip(seconds.iter()) {
-        if let (Some(i), Some(j)) = (s.find(a), s.find(b))
+        if let (Some(i), Some(j)) = (marker_at(a), marker_at(b))
             && i < j
         {
             // Not a decimal or a time: the marker is followed by text, not a digit.

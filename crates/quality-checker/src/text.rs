@@ -1012,8 +1012,15 @@ fn parse_cn(run: &[char]) -> ([f64; 2], u8, Option<String>) {
     let mut digit: Option<u64> = None;
     let mut last_mult: u64 = 1;
     let mut range_second: Option<u64> = None;
+    // 零 holds an empty place: the digit after it is in its own place, not a range's second
+    // (一千零五十 = 1050, 七百零一 = 701; case factuality/zero-holds-a-place).
+    let mut zero = false;
     for &c in run {
         if let Some(d) = cn_digit(c) {
+            if d == 0 && last_mult > 1 && digit.is_none() {
+                zero = true;
+                continue;
+            }
             if let Some(prev) = digit {
                 // 十五六 / 二三十: a range; keep the first, remember the second.
                 range_second = Some(u64::from(d));
@@ -1037,7 +1044,7 @@ fn parse_cn(run: &[char]) -> ([f64; 2], u8, Option<String>) {
     let mut value = total + section;
     if let Some(d) = digit {
         // A trailing digit after a multiplier means the next lower place: 一千二 = 1200.
-        value += if last_mult >= 100 {
+        value += if last_mult >= 100 && !zero {
             d * last_mult / 10
         } else {
             d
