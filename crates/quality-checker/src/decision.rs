@@ -365,6 +365,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                             .iter()
                             .any(|w| text::contains_str(t.text, w))
                         && instruct(ctx, prefix, word, rest, clause)
+                        && !callers_plan_said_back(ctx, t, clause)
                 }
                 Cat::Consent => consent(ctx, prefix, word, rest),
                 Cat::Pay => {
@@ -1119,6 +1120,28 @@ fn reversal(t: &TurnCtx) -> Option<Finding> {
         c.text(t.text),
         "the assistant first leaves the decision to the owner, then grants it anyway".into(),
     ))
+}
+
+/// Whether `clause` of assistant turn `t` says back the plan the caller just stated, asking
+/// nothing (`那我放学院一楼的收发室吧` — `好的，您放学院一楼收发室…我转告她`): the caller's own
+/// act acknowledged, no instruction (case decision/callers-plan-said-back). Three in four of its
+/// content pairs are the caller's; a caller who asked (`放门口行吗？`) is answered with a yes,
+/// which is a decision.
+fn callers_plan_said_back(ctx: &Ctx, t: &TurnCtx, clause: &str) -> bool {
+    let Some(prev) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    if prev.assistant || prev.clauses.iter().any(|c| c.question) || prev.text.contains(['？', '?'])
+    {
+        return false;
+    }
+    let bs: Vec<u64> = text::bigrams(clause)
+        .into_iter()
+        .filter(|&b| !lexicon::is_function_bigram(b))
+        .collect();
+    let said = prev.all_bigrams();
+    let hit = bs.iter().filter(|b| said.binary_search(b).is_ok()).count();
+    bs.len() >= 3 && hit * 4 >= bs.len() * 3
 }
 
 /// Nearly all of a clause's content characters are a preset's: the preset in the caller's

@@ -193,6 +193,16 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 if !claim(ctx, t, ci, cat, prefix, word, rest) || ctx.echoes_caller(t.idx, clause) {
                     continue;
                 }
+                // A state the caller reported, said back (`门打不开` after the caller's "门打不开"):
+                // the caller's news, no act of the assistant's (case
+                // embodiment/callers-stuck-door-said-back).
+                if word.contains('不')
+                    && ctx
+                        .caller_turns_before(t.idx)
+                        .any(|ct| ct.text.contains(word))
+                {
+                    continue;
+                }
                 let msg = match cat {
                     Cat::Perceive => "the assistant claims to see or sense something physically",
                     Cat::Act => "the assistant claims it will act physically",
