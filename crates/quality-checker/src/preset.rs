@@ -2400,7 +2400,7 @@ fn accepts(s: &str) -> bool {
 pub(crate) fn gives_up(s: &str) -> bool {
     let t = s
         .trim_start()
-        .trim_start_matches(['那', '哦', '嗯', '唉', '哎']);
+        .trim_start_matches(['那', '哦', '嗯', '唉', '哎', '，', ' ']);
     lists().preset.give_up.iter().any(|w| t.starts_with(w))
         && !lists()
             .preset
@@ -2687,7 +2687,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
 /// two content characters beside it (`发票要不要重新开？`, `前台在几楼？`) — rather than only
 /// checking what was said (`是吧？`, `真的假的？`, `那怎么办？`).
 fn asks_new(q: &str) -> bool {
-    ASKS.is_match(q)
+    (ASKS.is_match(q) || text::a_not_a(q).is_some())
         && q.chars()
             .filter(|&c| text::is_han(c) && !lists().preset.preset_func.contains(&c))
             .count()
