@@ -329,6 +329,7 @@ word_files! {
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {
+        guess_tags: Words,
         address_units: Words,
         busy_in_the_opener: Words,
         address_count_units: Words,

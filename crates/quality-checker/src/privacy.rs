@@ -115,9 +115,7 @@ fn guess_questions<'a>(caller: &TurnCtx<'a>) -> Vec<&'a str> {
     let asks = |c: &Clause| {
         c.question || {
             let q = c.text(caller.text).trim_end();
-            ["对吧", "是吧", "是不是", "对不对"]
-                .iter()
-                .any(|w| q.ends_with(w))
+            lists().privacy.guess_tags.iter().any(|w| q.ends_with(w))
         }
     };
     let mut out = Vec::new();
@@ -128,7 +126,14 @@ fn guess_questions<'a>(caller: &TurnCtx<'a>) -> Vec<&'a str> {
         let q = c.text(caller.text);
         let bare = q.trim().chars().filter(|&ch| text::is_han(ch)).count() <= 5
             && !q.chars().any(text::is_digitish);
-        if bare
+        // A question opening with a tag (`…在城关镇卫生院上班，是不是在药房啊？`) asks about
+        // the statement before it too (case privacy/hearsay-then-tag-question).
+        let tagged = lists()
+            .privacy
+            .guess_tags
+            .iter()
+            .any(|w| q.trim_start().starts_with(w));
+        if (bare || tagged)
             && let Some(prev) = i.checked_sub(1).map(|j| &caller.clauses[j])
             && !asks(prev)
         {
