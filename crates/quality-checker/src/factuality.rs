@@ -575,25 +575,37 @@ fn titled_full_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut V
                 continue;
             }
             let full: String = name[..3].iter().collect();
-            if said.contains(&full)
-                || ctx.private_text.contains(&full)
-                || ctx.d.owner.name.contains(&full)
-                || ctx.allowed_text.contains(&full)
-                || ctx
-                    .caller_turns_before(t.idx)
-                    .any(|ct| ct.text.contains(&full))
-            {
-                continue;
-            }
-            said.push(full.clone());
-            out.push(finding(
-                KIND,
-                t.idx,
-                &full,
-                format!("the assistant names a person (\"{full}\") nobody in the call mentioned"),
-            ));
+            full_name_made_up(ctx, t, full, said, out);
         }
     }
+}
+
+/// Reports the full name `full` as a person made up, unless someone said it (the caller before
+/// turn `t`, the owner's name and facts, a preset) or this turn's check reported it already.
+fn full_name_made_up(
+    ctx: &Ctx,
+    t: &TurnCtx,
+    full: String,
+    said: &mut Vec<String>,
+    out: &mut Vec<Finding>,
+) {
+    if said.contains(&full)
+        || ctx.private_text.contains(&full)
+        || ctx.d.owner.name.contains(&full)
+        || ctx.allowed_text.contains(&full)
+        || ctx
+            .caller_turns_before(t.idx)
+            .any(|ct| ct.text.contains(&full))
+    {
+        return;
+    }
+    out.push(finding(
+        KIND,
+        t.idx,
+        &full,
+        format!("the assistant names a person (\"{full}\") nobody in the call mentioned"),
+    ));
+    said.push(full);
 }
 
 /// Common surnames that are not also everyday words in the positions checked. (A bit set:
@@ -653,25 +665,9 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
             }
         }
         if let Some(g) = given {
-            let full = format!("{c}{g}");
-            if skip_at(t, i)
-                || said.contains(&full)
-                || ctx.private_text.contains(&full)
-                || ctx.d.owner.name.contains(&full)
-                || ctx.allowed_text.contains(&full)
-                || ctx
-                    .caller_turns_before(t.idx)
-                    .any(|ct| ct.text.contains(&full))
-            {
-                continue;
+            if !skip_at(t, i) {
+                full_name_made_up(ctx, t, format!("{c}{g}"), said, out);
             }
-            said.push(full.clone());
-            out.push(finding(
-                KIND,
-                t.idx,
-                &full,
-                format!("the assistant names a person (\"{full}\") nobody in the call mentioned"),
-            ));
             continue;
         }
         let nick = matches!(before, Some('小' | '老'))
