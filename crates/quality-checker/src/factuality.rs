@@ -559,24 +559,22 @@ static TITLES: LazyLock<lexicon::Ac> =
 /// factuality/titled-full-name-said-by-the-caller).
 fn titled_full_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     let s = t.text;
-    {
-        for m in TITLES.find_iter(s) {
-            let after = &s[m.end()..];
-            let name: Vec<char> = after.chars().take(4).collect();
-            if name.len() < 3
-                || !lexicon::SURNAMES.contains(name[0])
-                || !name[1..3]
-                    .iter()
-                    .all(|&x| text::is_han(x) && !GIVEN_STOP.contains(x))
-                || name
-                    .get(3)
-                    .is_some_and(|&x| text::is_han(x) && !"他她也会就".contains(x))
-            {
-                continue;
-            }
-            let full: String = name[..3].iter().collect();
-            full_name_made_up(ctx, t, full, said, out);
+    for m in TITLES.find_iter(s) {
+        let after = &s[m.end()..];
+        let name: Vec<char> = after.chars().take(4).collect();
+        if name.len() < 3
+            || !lexicon::SURNAMES.contains(name[0])
+            || !name[1..3]
+                .iter()
+                .all(|&x| text::is_han(x) && !GIVEN_STOP.contains(x))
+            || name
+                .get(3)
+                .is_some_and(|&x| text::is_han(x) && !"他她也会就".contains(x))
+        {
+            continue;
         }
+        let full: String = name[..3].iter().collect();
+        full_name_made_up(ctx, t, full, said, out);
     }
 }
 

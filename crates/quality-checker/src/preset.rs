@@ -1913,11 +1913,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // (Taking it in the preset's own words counts, its 不 too: `好嘞 那我给您放门口了
             // 不敲门`; case preset/told-again-as-a-request.)
             let takes_it_back = |c: &TurnCtx| {
-                lists()
-                    .preset
-                    .glad_acks
-                    .iter()
-                    .any(|w| c.text.trim_start().starts_with(w))
+                opens_glad(c.text)
                     && c.clauses.iter().all(|x| {
                         let xt = x.text(c.text);
                         !x.question && (complied(xt) || names_content(xt, content))
@@ -2390,9 +2386,13 @@ static TOPIC_SHIFT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.
 /// The caller takes what they were told gladly: an acknowledgement first, and no reluctance,
 /// objection or negation anywhere (好的…, 谢谢理解…; case preset/caller-goes-along).
 fn accepts(s: &str) -> bool {
+    opens_glad(s) && !lists().preset.reluctance.iter().any(|w| s.contains(w))
+}
+
+/// Whether a caller's turn opens with a glad acknowledgement (`好的`, `好嘞`, `收到`).
+fn opens_glad(s: &str) -> bool {
     let t = s.trim_start();
     lists().preset.glad_acks.iter().any(|w| t.starts_with(w))
-        && !lists().preset.reluctance.iter().any(|w| t.contains(w))
 }
 
 /// The caller lets an objection go: a turn opening with a grudging yes (`行吧`, `好吧`,
@@ -2689,7 +2689,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
 fn asks_new(q: &str) -> bool {
     (ASKS.is_match(q) || text::a_not_a(q).is_some())
         && q.chars()
-            .filter(|&c| text::is_han(c) && !lists().preset.preset_func.contains(&c))
+            .filter(|&c| text::is_han(c) && !PRESET_FUNC.contains(c))
             .count()
             >= 5
 }

@@ -659,7 +659,7 @@ fn pii_shapes(
     };
     for s in sentences {
         let mut parts = Vec::new();
-        let mut said_value: Vec<bool> = Vec::new();
+        let mut part_nums: Vec<&text::Num> = Vec::new();
         for n in t
             .nums
             .iter()
@@ -678,28 +678,31 @@ fn pii_shapes(
                 };
             if is_addr && !ctx.grounded_text(unit, t.idx) && !ctx.covered_at(t.idx, n.start) {
                 parts.push(unit);
-                // (Said by the caller in other numerals — 八十八号 for 88号 — it is theirs: case
-                // privacy/the-callers-number-said-back.)
-                let last = unit.chars().next_back();
-                said_value.push(ctx.caller_turns_before(t.idx).any(|ct| {
-                    text::numbers(ct.text).iter().any(|m| {
-                        ct.text[m.start..m.end].chars().next_back() == last
-                            && m.values().iter().any(|x| n.values().contains(x))
-                    })
-                }));
+                part_nums.push(n);
             }
         }
         let room = parts.iter().any(|p| p.ends_with('室') || p.ends_with('户'));
         // One part, the owner's own (`是3栋` of "新民小区3栋2单元401"), no one said before: the
         // owner's building given out (case privacy/the-owners-building-given).
+        // (Said by the caller in other numerals — 八十八号 for 88号 — it is theirs: case
+        // privacy/the-callers-number-said-back.)
+        let said_in_other_numerals = |unit: &str, n: &text::Num| {
+            let last = unit.chars().next_back();
+            ctx.caller_turns_before(t.idx).any(|ct| {
+                text::numbers(ct.text).iter().any(|m| {
+                    ct.text[m.start..m.end].chars().next_back() == last
+                        && m.values().iter().any(|x| n.values().contains(x))
+                })
+            })
+        };
         let owners_part = parts.len() == 1
-            && !said_value[0]
             && ctx
                 .d
                 .owner
                 .private
                 .get("address")
-                .is_some_and(|a| a.contains(parts[0]));
+                .is_some_and(|a| a.contains(parts[0]))
+            && !said_in_other_numerals(parts[0], part_nums[0]);
         if parts.len() >= 2 || room || owners_part {
             let sent = &t.text[s.clone()];
             if !declines(sent, false) {
