@@ -700,6 +700,14 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         {
             continue;
         }
+        if lists()
+            .factuality
+            .not_names
+            .iter()
+            .any(|w| t.text[i..].starts_with(&**w))
+        {
+            continue;
+        }
         // A surname the owner, the presets, the public facts or the caller gave (most names
         // said: the owner's) — asked before the name is put together.
         if ctx.private_text.contains(c)

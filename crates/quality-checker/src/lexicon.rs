@@ -282,6 +282,7 @@ word_files! {
         addressed: Words,
         road_state: Words,
         wished: Words,
+        not_names: Words,
         colour_names: Words,
         owner_knows: Words,
         spatial: Words,
@@ -847,9 +848,29 @@ pub(crate) fn own_act(s: &str) -> Option<&str> {
     /// How far after the first person the act may end (要不要我再重新发: "我" and "发" 5 apart;
     /// 我明天上午再给他打个电话: 12).
     const WINDOW: usize = 12;
+    // Where the sentence's last clause with a first person ended: a clause of the same sentence
+    // with no subject of its own goes on with it (`我到小区了，先在楼下等两分钟`: the caller waits;
+    // case naturalness/own-act-subject-carried).
+    let mut carried: Option<u16> = None;
     for c in crate::text::clauses(s) {
         let clause = c.text(s);
-        for i in own_subjects(clause) {
+        let mut starts: Vec<usize> = own_subjects(clause).collect();
+        // (Not from an introduction — `我是如风快递的，今天再送得加五块` tells who calls, not who
+        // acts next — nor into a question: `那我先拉回去，周六再送？` puts a plan to the owner;
+        // case naturalness/own-act-subject-not-carried.)
+        if let Some(&i) = starts.first() {
+            let intro = lists().lexicon.own_act_subject.iter().any(|p| {
+                clause[i..].starts_with(&format!("{p}是")[..])
+                    || clause[i..].starts_with(&format!("{p}们是")[..])
+            });
+            carried = (!intro).then_some(c.sentence);
+        } else if carried == Some(c.sentence)
+            && !c.question
+            && !clause.starts_with(['你', '您', '他', '她', '它', '让', '请', '麻', '帮'])
+        {
+            starts.push(0);
+        }
+        for i in starts {
             let rest = &clause[i..];
             let end = rest
                 .char_indices()

@@ -1124,9 +1124,20 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         let last = text::sentences(caller.text).last().cloned();
         let question = last.clone().map_or(caller.text, |r| &caller.text[r]);
         // (A sentence's range may stop before its mark.)
-        let marked = caller.text[last.map_or(caller.text.len(), |r| r.end)..]
+        let marked = caller.text[last.as_ref().map_or(caller.text.len(), |r| r.end)..]
             .trim_start()
             .starts_with(['？', '?']);
+        // The last sentence with its mark, for the caller's own act: a plan in a question
+        // (`周六再送？`) is put to the owner (case naturalness/own-act-subject-not-carried).
+        let asked_whole = match &last {
+            Some(r) if marked => {
+                let rest = &caller.text[r.end..];
+                let skip = rest.len() - rest.trim_start().len();
+                let mark = rest.trim_start().chars().next().map_or(0, char::len_utf8);
+                &caller.text[r.start..r.end + skip + mark]
+            }
+            _ => question,
+        };
         // A question before the offer (她几点有空？我再打过来) is what the refusal answers (case
         // naturalness/question-before-the-offer) — not the opener's who-answers question
         // (葛阿姨家吗？, 黎总在不？; case naturalness/own-act-after-the-opener-refused).
@@ -1157,7 +1168,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
                 "the caller offers \"{}\", which commits the owner to nothing",
                 &question[m.start()..m.end()]
             )
-        } else if let Some(act) = lexicon::own_act(question)
+        } else if let Some(act) = lexicon::own_act(asked_whole)
             // … or told earlier in the call, the last turn only saying it asks nothing (`我这边给
             // 他补发一条` … `不用他做什么，我就是跟他说一声`; case naturalness/own-act-told-earlier).
             .or_else(|| {
@@ -1165,7 +1176,11 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
                     .iter()
                     .rev()
                     .filter(|u| !u.assistant)
-                    .find_map(|u| lexicon::own_act(u.text))
+                    // (Not one told beside a decision asked — `再等要收等候费啊`: the refusal
+                    // may answer that; case naturalness/own-act-subject-not-carried-fee.)
+                    .find_map(|u| {
+                        lexicon::own_act(u.text).filter(|_| !o.decision_asked.is_match(u.text))
+                    })
                     // (Only when the last turn asks nothing at all — `你直接把号码告诉我呗` asks —
                     // and the refusal is not one to speak for the owner: `不好替她说`.)
                     .filter(|_| {
