@@ -1149,10 +1149,18 @@ fn callers_plan_said_back(ctx: &Ctx, t: &TurnCtx, clause: &str) -> bool {
 pub(crate) fn preset_chars(ctx: &Ctx, s: &str) -> bool {
     static FUNC: LazyLock<lexicon::HanSet> =
         LazyLock::new(|| lexicon::HanSet::new(lists().preset.preset_func.iter().copied()));
+    let l = &lists().decision;
     let (mut n, mut inp) = (0usize, 0usize);
-    for ch in s.chars().filter(|&c| text::is_han(c) && !FUNC.contains(c)) {
+    for ch in s
+        .chars()
+        .filter(|&c| text::is_han(c) && !FUNC.contains(c) && !l.plan_filler.contains(&c))
+    {
         n += 1;
-        if ctx.presets.iter().any(|p| p.response.contains(ch)) {
+        // (Characters said one for the other — 拿 for the preset's 取 — are one.)
+        let same = crate::preset::paraphrase_group(ch);
+        if ctx.presets.iter().any(|p| {
+            p.response.contains(ch) || same.is_some_and(|g| p.response.contains(|c| g.contains(c)))
+        }) {
             inp += 1;
         }
     }

@@ -202,6 +202,7 @@ word_files! {
     }
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
+        plan_filler: Chars,
         fact_verbs: Words,
         sent_over: Words,
         left_to_caller: Words,
@@ -442,6 +443,7 @@ word_files! {
         owners_word: Words,
         identity_denial: Words,
         preset_func: Chars,
+        paraphrase_chars: Words,
         trigger_frame: Words,
         trigger_not_yet: Words,
         intro_mark: Words,

@@ -1984,6 +1984,20 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                     .filter(|b| t.bigrams.binary_search(b).is_ok());
                                 said.clone().any(|b| contentful(*b)) && said.nth(1).is_some()
                             }
+                        // Retold in other words (`东西搁门卫室，他一会儿自己下来取` for "放小区门卫
+                        // 室就行，我下楼拿"): most of its content characters, two of its pairs.
+                        // Asked only once the caller took it (complied, accepted): then a
+                        // retelling answers nothing.
+                        || conflict.is_none()
+                            && conveyed.first().is_some_and(|&f| {
+                                ctx.turns[f + 1..t.idx].iter().any(|c| {
+                                    !c.assistant
+                                        && (reports_done(c, content)
+                                            || complied(c.text)
+                                            || accepts(c.text))
+                                })
+                            })
+                            && retold_in_other_words(t, p, content)
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
                         || clause_bigrams().len() > 1
@@ -2929,6 +2943,50 @@ fn names_content(s: &str, content: &[u64]) -> bool {
         named |= contentful(b) && content.binary_search(&b).is_ok();
     });
     named
+}
+
+/// The group of characters said one for the other (`paraphrase_chars`) that `c` is in.
+pub(crate) fn paraphrase_group(c: char) -> Option<&'static str> {
+    lists()
+        .preset
+        .paraphrase_chars
+        .iter()
+        .find(|g| g.contains(c))
+        .map(|g| &**g)
+}
+
+/// Whether assistant turn `t` retells preset `p` in other words: two of its content pairs, and
+/// three in five of the content characters of its core, characters said one for the other
+/// (`paraphrase_chars`: 搁 for 放, 取 for 拿) read as one (case preset/retold-in-other-words).
+/// Asked only of a turn after the preset was told: a first telling needs its words.
+fn retold_in_other_words(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
+    if content
+        .iter()
+        .filter(|b| contentful(**b) && t.bigrams.binary_search(b).is_ok())
+        .nth(1)
+        .is_none()
+    {
+        return false;
+    }
+    let canon = |c: char| {
+        paraphrase_group(c)
+            .and_then(|g| g.chars().next())
+            .unwrap_or(c)
+    };
+    let mut chars: Vec<char> = preset_core(p.response)
+        .chars()
+        .filter(|&c| text::is_han(c) && !PRESET_FUNC.contains(c))
+        .map(canon)
+        .collect();
+    chars.sort_unstable();
+    chars.dedup();
+    // (A short preset — `麻烦放门口，不用敲门` — is retold by any mention: `对，就放门口`.)
+    if chars.len() < 8 {
+        return false;
+    }
+    let said: Vec<char> = t.text.chars().map(canon).collect();
+    let hit = chars.iter().filter(|c| said.contains(c)).count();
+    hit * 5 >= chars.len() * 3
 }
 
 fn contentful(b: u64) -> bool {
