@@ -366,6 +366,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                             .any(|w| text::contains_str(t.text, w))
                         && instruct(ctx, prefix, word, rest, clause)
                         && !callers_plan_said_back(ctx, t, clause)
+                        && !done_by_caller(ctx, t, word)
                 }
                 Cat::Consent => consent(ctx, prefix, word, rest),
                 Cat::Pay => {
@@ -1144,6 +1145,24 @@ fn callers_plan_said_back(ctx: &Ctx, t: &TurnCtx, clause: &str) -> bool {
     bs.len() >= 3 && hit * 4 >= bs.len() * 3
 }
 
+/// Whether the caller's turn before `t` reports the act of `word` done (`刚把一个小姑娘送到…门口
+/// 了`): `孩子安全送到就好` is relief at it, no instruction (case decision/relief-at-a-done-act).
+fn done_by_caller(ctx: &Ctx, t: &TurnCtx, word: &str) -> bool {
+    let Some(prev) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    !prev.assistant
+        && prev.clauses.iter().any(|c| {
+            let ct = c.text(prev.text);
+            !c.question
+                && text::find_str(ct, word).is_some_and(|i| {
+                    ct[i..].contains('了')
+                        && !lexicon::UNCERTAIN.is_match(ct)
+                        && !text::negated(&ct[..i], 3)
+                })
+        })
+}
+
 /// Nearly all of a clause's content characters are a preset's: the preset in the caller's
 /// words (case decision/preset-in-the-callers-words).
 pub(crate) fn preset_chars(ctx: &Ctx, s: &str) -> bool {
@@ -1207,6 +1226,29 @@ fn condition_of_fact(ctx: &Ctx, clause: &str) -> bool {
     })
 }
 
+/// Whether `topic` is an option a preset gives, with only the caller's own detail beside it
+/// (`放南门的快递柜` to `那我放南门那个格子柜行吧` under "放快递柜或驿站都行"): at least half its
+/// content characters, and two or more, are the preset's, and every other one is the caller's
+/// (case decision/the-presets-option-in-the-callers-detail; not the caller's own place, case
+/// decision/the-callers-place-accepted-beside-the-preset).
+fn preset_option_in_callers_detail(ctx: &Ctx, topic: &str, req: &str) -> bool {
+    static FUNC: LazyLock<lexicon::HanSet> =
+        LazyLock::new(|| lexicon::HanSet::new(lists().preset.preset_func.iter().copied()));
+    let (mut n, mut inp) = (0usize, 0usize);
+    for ch in topic
+        .chars()
+        .filter(|&c| text::is_han(c) && !FUNC.contains(c))
+    {
+        n += 1;
+        if ctx.presets.iter().any(|p| p.response.contains(ch)) {
+            inp += 1;
+        } else if !req.contains(ch) {
+            return false;
+        }
+    }
+    inp >= 2 && inp * 2 >= n
+}
+
 /// The request's own thing accepted in so many words (case decision/the-request-accepted-in-words): a
 /// clause naming what was asked and ending in an acceptance.
 fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
@@ -1240,6 +1282,7 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
             || t.covered[ci]
             || topic.chars().count() < 2
             || preset_chars(ctx, topic)
+            || preset_option_in_callers_detail(ctx, topic, req)
             || refers_to_preset(ctx, topic)
             || text::negated(topic, 3)
             || (t.conditional(ci) && !condition_of_fact(ctx, s))
