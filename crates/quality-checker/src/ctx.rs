@@ -688,6 +688,9 @@ impl<'a> Ctx<'a> {
                 for n in text::numbers(t.text) {
                     v.extend(n.values().iter().map(|&x| (t.idx, x)));
                 }
+                if t.text.contains('第') {
+                    v.extend(text::ordinal_values(t.text).into_iter().map(|x| (t.idx, x)));
+                }
             }
             v
         })

@@ -1100,6 +1100,25 @@ pub fn scanned_numbers(s: &str, numerals: usize) -> Vec<Num> {
     numbers(s)
 }
 
+/// The values of the ordinals in `s` written in Chinese numerals (`第十二名`): [`numbers`] leaves
+/// them out (an ordinal states no amount), but one the caller said grounds the assistant's
+/// `第12名` (case factuality/a-score-and-a-rank-in-numerals; another rank is still made up, case
+/// factuality/a-rank-made-up).
+pub fn ordinal_values(s: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    for (i, _) in s.match_indices('第') {
+        let run: Vec<char> = s[i + '第'.len_utf8()..]
+            .chars()
+            .take_while(|&c| cn_digit(c).is_some() || cn_mult(c).is_some())
+            .collect();
+        if !run.is_empty() {
+            let (v, n, _) = parse_cn(&run);
+            out.extend_from_slice(&v[..usize::from(n)]);
+        }
+    }
+    out
+}
+
 /// Finds the numbers in `s`.
 pub fn numbers(s: &str) -> Vec<Num> {
     let mut out = Vec::new();
@@ -1410,8 +1429,9 @@ fn classify(
     }
     // A bare Chinese numeral: vague unless it carries a 十/百 (二十八 said alone is a number).
     if run.iter().any(|&c| cn_mult(c).is_some()) && !ordinal && run.len() >= 2 {
-        // 十分 (very), 十足: not a number.
-        if after.starts_with('分') || after.starts_with('足') {
+        // 十二分的 (wholly), 十足: not a number — but 八十七分 is a score (case
+        // factuality/a-score-and-a-rank-in-numerals).
+        if after.starts_with("分的") || after.starts_with('足') {
             return None;
         }
         num.kind = NumKind::Count;
