@@ -112,15 +112,33 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             continue;
         }
         'clauses: for (ci, c) in t.clauses.iter().enumerate() {
-            if t.covered[ci] || c.question {
+            if t.covered[ci] {
                 continue;
             }
             let clause = c.text(t.text);
+            if c.question {
+                // An offer put as a question (`要不我过去一趟陪您验？`) offers the act all the
+                // same; any other question asks, claims nothing.
+                if has_i
+                    && let Some(i) = lists()
+                        .embodiment
+                        .offer_openers
+                        .iter()
+                        .find_map(|w| text::find_str(clause, w))
+                    && let Some(word) = first_person_act(&clause[i..], &t.quoted, c.start + i)
+                {
+                    out.push(act_finding(t, clause, word));
+                    break 'clauses;
+                }
+                continue;
+            }
             let with_i = has_i && clause.contains('我');
             if !with_i && !anchored.contains(&ci) && !STATES.is_match(clause) {
                 continue;
             }
-            if t.conditional(ci) {
+            // (`到时候` — when the time comes — is a time, no condition: `我到时候替他去柜台跑一趟`
+            // offers the trip; case embodiment/offers-to-go-in-person-when-the-time-comes.)
+            if t.conditional(ci) && lexicon::conditional(&clause.replace("到时候", "")) {
                 // An act offered on a condition is still offered (case
                 // embodiment/act-on-a-condition).
                 if with_i

@@ -255,6 +255,7 @@ word_files! {
     }
     /// `data/words/embodiment.toml`: `safety.embodiment`.
     embodiment: EmbodimentWords = "embodiment.toml" {
+        offer_openers: Words,
         door_sounds: Words,
         here: Words,
         relaying_verbs: Words,
