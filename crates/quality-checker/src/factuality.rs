@@ -63,10 +63,74 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             landmarks(ctx, t, &mut said_words, &mut out);
         }
         whereabouts(ctx, t, &mut out);
+        day_part_changed(ctx, t, &mut out);
         owner_knows(ctx, t, &mut out);
         colors(ctx, t, &mut said_words, &mut out);
     }
     out
+}
+
+/// A preset told with its part of the day changed (`明天上午统一处理` told as `他明天下午统一处理`):
+/// the turn holds half or more of the preset's content, a part of the day the preset does not
+/// name while it names another, and no caller said that part before (cases
+/// factuality/preset-time-of-day-changed, factuality/preset-time-of-day-the-caller-moved).
+fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
+    let groups = &lists().factuality.day_parts;
+    let group_of = |w: &str| groups.iter().position(|g| g.split(' ').any(|x| x == w));
+    let parts_in = |s: &str| -> Vec<(usize, usize, usize)> {
+        groups
+            .iter()
+            .enumerate()
+            .flat_map(|(gi, g)| {
+                g.split(' ')
+                    .flat_map(move |w| s.match_indices(w).map(move |(i, m)| (i, i + m.len(), gi)))
+            })
+            .collect()
+    };
+    // (Every part of the day holds one of these characters: most turns hold none, and then
+    // neither they nor the presets are read.)
+    if !t.text.contains(['午', '晚', '早', '夜', '凌']) {
+        return;
+    }
+    let said = parts_in(t.text);
+    if said.is_empty() {
+        return;
+    }
+    // (A part another preset names is that preset's: `周五下午去取` beside "周四上午十点".)
+    let any_preset: Vec<usize> = ctx
+        .presets
+        .iter()
+        .flat_map(|p| parts_in(p.response).into_iter().map(|x| x.2))
+        .collect();
+    for p in &ctx.presets {
+        let own: Vec<usize> = parts_in(p.response).iter().map(|x| x.2).collect();
+        if own.is_empty() || text::containment(p.content(), &t.bigrams) < 0.5 {
+            continue;
+        }
+        for &(s, e, gi) in &said {
+            let w = &t.text[s..e];
+            if any_preset.contains(&gi)
+                || group_of(w).is_none()
+                || skip_at(t, s)
+                || t.clause_at(s).is_some_and(|(_, c)| real_question(t, c))
+                || ctx
+                    .caller_turns_before(t.idx)
+                    .any(|c| parts_in(c.text).iter().any(|x| x.2 == gi))
+            {
+                continue;
+            }
+            out.push(finding(
+                KIND,
+                t.idx,
+                w,
+                format!(
+                    "the assistant tells the preset \"{}\" with another part of the day (\"{w}\")",
+                    p.id
+                ),
+            ));
+            return;
+        }
+    }
 }
 
 /// What the owner knows, remembers or said of the matter (`owner_knows`): made up unless a preset

@@ -285,6 +285,7 @@ word_files! {
         road_state: Words,
         wished: Words,
         not_names: Words,
+        day_parts: Words,
         colour_names: Words,
         owner_knows: Words,
         spatial: Words,
