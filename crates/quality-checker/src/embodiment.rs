@@ -194,6 +194,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 if text::inside(&t.quoted, start) || text::negated(prefix, 6) {
                     continue;
                 }
+                // `帮您取` of `帮您取消`: the verb starts a word that does nothing physical (case
+                // embodiment/cancelling-is-no-fetching).
+                if NOT_PHYSICAL_COMPOUND
+                    .iter()
+                    .any(|(v, n)| word.ends_with(v) && rest.starts_with(n))
+                {
+                    continue;
+                }
                 // An A-not-A question (搬不搬东西…您跟乘客商量) asks, claims nothing (case
                 // embodiment/a-not-a-asks).
                 if text::a_not_a(&clause[m_start..]) == Some(0) {

@@ -120,7 +120,8 @@ pub fn scam_request(text: &str) -> Option<&str> {
 /// (`医保卡号` in a hospital's call, whose `卡号` is a scam word) — declined or passed on like
 /// any question about the owner, not a scam's request (the offline assistant reads it so too;
 /// test `a_scenario_file_teaches_the_checker_its_concepts` of crates/roleplay, call
-/// `pet_care-member-no`).
+/// `pet_care-member-no`). A refund the caller reports coming to them (`钱球馆会原路退给我`) is
+/// no bid: the words are the bid's (`让他退给我`), not the refund's (case proxy/a-refund-reported).
 pub fn scam_request_in<'t>(ctx: &Ctx, text: &'t str) -> Option<&'t str> {
     scam_requests(text)
         .find(|r| !ctx.concepts.asks_private_fact(text, r.clone()))
