@@ -1843,6 +1843,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     //   a softener as often as an instruction.
                     || t.clauses.iter().enumerate().any(|(ci, c)| {
                         let cs = c.text(t.text);
+                        // (The choice may be left in the next clause of the sentence: `拒收还是先
+                        // 签收再申请理赔，得他本人定`; case preset/choice-left-in-the-next-clause.)
+                        let sentence = t
+                            .clauses
+                            .iter()
+                            .filter(|x| x.sentence == c.sentence)
+                            .map(|x| x.text(t.text));
                         if c.question
                             || RELAYS.is_match(cs)
                             || lists().preset.choice_left.iter().any(|w| cs.contains(w))
@@ -1850,6 +1857,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             return false;
                         }
                         let still = cs.contains("还是")
+                            && !sentence
+                                .clone()
+                                .any(|x| lists().preset.choice_left.iter().any(|w| x.contains(w)))
                             && cs
                                 .chars()
                                 .filter(|&ch| {
