@@ -56,8 +56,8 @@ except (KeyError, TypeError, ValueError) as e:
 for k in PER_FILE:
     if k not in ALL_KINDS:
         sys.exit(f"{_spec_path}: per_file names unknown kind {k!r}")
-if not re.fullmatch(r"[a-z]", PREFIX):
-    sys.exit(f"{_spec_path}: prefix must be one lowercase letter, not {PREFIX!r}")
+if not re.fullmatch(r"[a-z]{1,2}", PREFIX):
+    sys.exit(f"{_spec_path}: prefix must be one or two lowercase letters (two once the alphabet is used up), not {PREFIX!r}")
 # file order = id order: the kinds in the order format.toml lists them
 KINDS = list(PER_FILE)
 MIN_SCEN = 4
