@@ -199,6 +199,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 if NOT_PHYSICAL_COMPOUND
                     .iter()
                     .any(|(v, n)| word.ends_with(v) && rest.starts_with(n))
+                    // Nor an act said not possible (`我是来电助理，搬不了东西`; case
+                    // embodiment/cannot-carry).
+                    || ["不了", "不动", "不到"].iter().any(|w| rest.starts_with(w))
                 {
                     continue;
                 }
@@ -584,6 +587,14 @@ fn first_person_act<'a>(
                 return Some("在家");
             }
             rest = &rest[a.len()..];
+        }
+        // A time clause of the assistant's own (`我上次陪他送修的时候看过`): what it did then is
+        // after it (case embodiment/went-with-the-owner).
+        // (Unless the time clause opens with a physical act of its own: `我打包的时候`.)
+        if let Some(i) = text::find_str(text::head_chars(rest, 6), "的时候")
+            && PHYSICAL.find(&rest[..i]).is_none_or(|m| m.start() > 0)
+        {
+            rest = rest[i + "的时候".len()..].trim_start_matches(['，', ',']);
         }
         if text::negated(text::head_chars(rest, 2), 2)
             || rest.starts_with('不')
