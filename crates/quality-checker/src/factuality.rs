@@ -73,25 +73,24 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
 /// A preset told with its part of the day changed (`明天上午统一处理` told as `他明天下午统一处理`):
 /// the turn holds half or more of the preset's content, a part of the day the preset does not
 /// name while it names another, and no caller said that part before (cases
-/// factuality/preset-time-of-day-changed, factuality/preset-time-of-day-the-caller-moved).
+/// factuality/preset-time-of-day-changed, factuality/preset-time-of-day-the-caller-moved,
+/// factuality/preset-weekday-changed).
 fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
-    let groups = &lists().factuality.day_parts;
-    let group_of = |w: &str| groups.iter().position(|g| g.split(' ').any(|x| x == w));
+    /// Every word of `day_parts`, with its group.
+    static PARTS: LazyLock<(Ac, Vec<(&'static str, usize)>)> = LazyLock::new(|| {
+        let words: Vec<(&'static str, usize)> = (lists().factuality.day_parts.iter().enumerate())
+            .flat_map(|(gi, g)| g.split(' ').map(move |w| (w, gi)))
+            .collect();
+        let ws: Vec<&str> = words.iter().map(|w| w.0).collect();
+        (lexicon::ac(&ws), words)
+    });
+    let (aut, words) = &*PARTS;
+    let group_of = |w: &str| words.iter().find(|x| x.0 == w).map(|x| x.1);
     let parts_in = |s: &str| -> Vec<(usize, usize, usize)> {
-        groups
-            .iter()
-            .enumerate()
-            .flat_map(|(gi, g)| {
-                g.split(' ')
-                    .flat_map(move |w| s.match_indices(w).map(move |(i, m)| (i, i + m.len(), gi)))
-            })
+        aut.find_iter(s)
+            .filter_map(|m| group_of(&s[m.start()..m.end()]).map(|g| (m.start(), m.end(), g)))
             .collect()
     };
-    // (Every part of the day holds one of these characters: most turns hold none, and then
-    // neither they nor the presets are read.)
-    if !t.text.contains(['午', '晚', '早', '夜', '凌']) {
-        return;
-    }
     let said = parts_in(t.text);
     if said.is_empty() {
         return;
