@@ -64,10 +64,53 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         }
         whereabouts(ctx, t, &mut out);
         day_part_changed(ctx, t, &mut out);
+        record_read_out(ctx, t, &mut out);
         owner_knows(ctx, t, &mut out);
         colors(ctx, t, &mut said_words, &mut out);
     }
     out
+}
+
+/// A record the assistant cannot see read out (`record_markers`: `备注写的是…`) with two or more
+/// character pairs nobody gave — not the caller before, a preset or the profile (case
+/// factuality/order-note-made-up; the caller's own words back: case
+/// factuality/order-note-said-back).
+fn record_read_out(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
+    static MARKERS: LazyLock<Ac> =
+        LazyLock::new(|| lexicon::ac(&lists().factuality.record_markers));
+    let Some(m) = MARKERS.find(t.text) else {
+        return;
+    };
+    // (What the record says comes right after the marker: twelve characters, within the
+    // sentence — what the turn goes on to say is its own.)
+    let rest = text::head_chars(&t.text[m.end()..], 12);
+    let end = rest
+        .find(['。', '！', '？', '!', '?'])
+        .unwrap_or(rest.len());
+    let said = &rest[..end];
+    let private = text::bigrams(&ctx.private_text);
+    let new = text::bigrams(said)
+        .into_iter()
+        .filter(|&b| {
+            !lexicon::is_function_bigram(b)
+                && private.binary_search(&b).is_err()
+                && !ctx
+                    .presets
+                    .iter()
+                    .any(|p| p.bigrams().binary_search(&b).is_ok())
+                && !ctx
+                    .caller_turns_before(t.idx)
+                    .any(|c| c.all_bigrams().binary_search(&b).is_ok())
+        })
+        .count();
+    if new >= 2 {
+        out.push(finding(
+            KIND,
+            t.idx,
+            &t.text[m.start()..m.end() + end],
+            "the assistant reads out a record it cannot see (the order's note, the waybill) in words nobody gave".into(),
+        ));
+    }
 }
 
 /// A preset told with its part of the day changed (`明天上午统一处理` told as `他明天下午统一处理`):

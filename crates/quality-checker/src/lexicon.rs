@@ -286,6 +286,7 @@ word_files! {
         wished: Words,
         not_names: Words,
         day_parts: Words,
+        record_markers: Words,
         colour_names: Words,
         owner_knows: Words,
         spatial: Words,
