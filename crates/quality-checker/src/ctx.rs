@@ -686,7 +686,21 @@ impl<'a> Ctx<'a> {
             let mut v = Vec::new();
             for t in self.turns.iter().filter(|t| !t.assistant) {
                 for n in text::numbers(t.text) {
-                    v.extend(n.values().iter().map(|&x| (t.idx, x)));
+                    // A lone digit inside a code (the `5` of a plate `霁A·5T318`) is no amount: it
+                    // grounds the code's digits, not a `五分钟` (case
+                    // factuality/preset-minutes-changed).
+                    let in_code = t.text[..n.start]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_ascii_alphabetic() || c == '·')
+                        || t.text[n.end..]
+                            .chars()
+                            .next()
+                            .is_some_and(|c| c.is_ascii_alphabetic());
+                    // (A longer run of a code — `802` of `5T802` — may ground the same run.)
+                    if !in_code || t.text[n.start..n.end].chars().count() > 1 {
+                        v.extend(n.values().iter().map(|&x| (t.idx, x)));
+                    }
                 }
                 if t.text.contains('第') {
                     v.extend(text::ordinal_values(t.text).into_iter().map(|x| (t.idx, x)));

@@ -476,18 +476,37 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         // 电话是八六二四五七零`) is made up as well as PII-shaped: both (case
         // factuality/phone-number-made-up).
         let owners = |ds: &str| ds.len() >= 2;
+        // (A short run is the owner's only as a whole run of theirs — `603` of `11栋603` —, not
+        // as the chance tail of a phone number: `302办公室` against `10045617302`; case
+        // factuality/room-number-made-up.)
+        // (A fact that is a number — a phone, an ID — holds a short run only by chance; an
+        // address's digits are its parts.)
+        let numeric =
+            |v: &str| v.chars().filter(char::is_ascii_digit).count() * 2 >= v.chars().count();
+        let in_short_run = |ds: &str| {
+            ctx.private()
+                .iter()
+                .any(|f| !numeric(f.value) && text::digit_string(f.value).contains(ds))
+        };
+        // (Unless the short run names a room or a place — `302办公室` —: a phone's digits said
+        // in parts, `后两位是21`, `100 7765 1203`, are privacy's business.)
+        let names_a_place = t.text[n.end..].starts_with(['室', '号', '楼', '栋', '房', '办', '层']);
         if let Some(ds) = &n.digits
             && (owners(ds)
-                && ctx
-                    .private()
-                    .iter()
-                    .any(|f| f.digits.iter().any(|d| text::contains_str(d, ds.as_str()))))
+                && ctx.private().iter().any(|f| {
+                    f.digits.iter().any(|d| {
+                        text::contains_str(d, ds.as_str())
+                            && (ds.len() >= 4 || !numeric(f.value) || !names_a_place)
+                    })
+                }))
         {
             continue;
         }
         if let Some(ds) = &n.digits
             && (ctx.grounded_digits(ds, t.idx)
-                || owners(ds) && text::digit_string(&ctx.private_text).contains(ds.as_str()))
+                || owners(ds)
+                    && text::digit_string(&ctx.private_text).contains(ds.as_str())
+                    && (ds.len() >= 4 || in_short_run(ds) || !names_a_place))
         {
             continue;
         }
