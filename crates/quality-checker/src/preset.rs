@@ -2131,7 +2131,11 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 }) {
                     allowance = false;
                 }
-                if says_callers_words_back(ctx, t, content) {
+                if confirms_callers_words(ctx, t, content) {
+                    // A short yes to the caller's taking of it, in the caller's words (`对，周六上
+                    // 午十点` to `行，那就周六上午十点见`): no telling (case
+                    // preset/yes-in-the-callers-words).
+                } else if says_callers_words_back(ctx, t, content) {
                     // The caller's own words said back (their request, their read-back of the
                     // preset): no telling at all (cases preset/caller-read-back-confirmed,
                     // preset/callers-request-echoed).
@@ -2614,6 +2618,57 @@ fn says_callers_words_back(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         .filter(|b| turn.bigrams.binary_search(b).is_ok() && said.binary_search(b).is_err())
         .count();
     own <= 2
+}
+
+/// Whether assistant turn `t` is a short yes (`对`, `好的`) to the caller's turn before it, whose
+/// words of the preset are all the caller's, told again as no instruction, with little beyond
+/// them (case preset/yes-in-the-callers-words; a retelling in other words is no yes: case
+/// preset/retold-in-other-words).
+fn confirms_callers_words(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
+    let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    let turn = &ctx.turns[t];
+    if prev.assistant || text::word_len(turn.text) > 20 {
+        return false;
+    }
+    let opens_yes = turn.clauses.first().is_some_and(|c| {
+        let ct = c.text(turn.text).trim();
+        lists().preset.yes.contains(&ct)
+            || ["好的", "好", "行", "嗯", "对", "是的", "没错"].contains(&ct)
+    });
+    let said = prev.all_bigrams();
+    let own = content
+        .iter()
+        .filter(|b| turn.bigrams.binary_search(b).is_ok() && said.binary_search(b).is_err())
+        .count();
+    // (Not an instruction said again in them: `好的，放门口就行` to `好，放门口了` tells it.)
+    let instructs = turn.clauses.iter().any(|c| {
+        let cs = c.text(turn.text).trim_end_matches(['。', '！', '!', '，']);
+        lists()
+            .preset
+            .instruction_endings
+            .iter()
+            .any(|e| cs.ends_with(e))
+            || lists()
+                .preset
+                .instruction_openers
+                .iter()
+                .any(|o| cs.trim_start().starts_with(o))
+    });
+    // (Nor the preset retold in other words: `东西搁门卫室，他一会儿自己下来取` to `好，我放门卫
+    // 室了` says more than the caller did.)
+    let beyond = turn
+        .text
+        .chars()
+        .filter(|&c| {
+            text::is_han(c)
+                && !PRESET_FUNC.contains(c)
+                && !prev.text.contains(c)
+                && !"再见谢辛苦对嗯".contains(c)
+        })
+        .count();
+    opens_yes && own == 0 && !instructs && beyond <= 3
 }
 
 /// A brief back-reference (按刚才说的, 还是那句话; case preset/one-back-reference) answering the caller's
