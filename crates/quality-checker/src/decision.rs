@@ -568,6 +568,11 @@ fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     if other_subject(prefix) && !imperative || in_preset(ctx, word, rest) {
         return false;
     }
+    // The preset's own cancelling in other words (`缺的那样给他退了就行` for "缺的那一样直接退掉就
+    // 行"; case decision/the-presets-cancel-in-other-words).
+    if preset_chars(ctx, clause) {
+        return false;
+    }
     let agent = lists()
         .decision
         .agents
