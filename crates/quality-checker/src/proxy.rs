@@ -728,7 +728,7 @@ pub(crate) fn about_preset(push: &str, response: &str) -> bool {
 /// `preset.dropped`: a preset stated, then set aside or handed to the owner after a caller turn
 /// that only presses (the pitch invited to the owner after all, `把报价发到这个号码，我转给赵先生`:
 /// case proxy/pitch-invited-after-all; the owner asked again whether she will, case
-/// proxy/asked-again-whether-she-will). A protective preset (a seller's, a collector's, a stranger's call) is held
+/// proxy/asked-again-whether-she-will; the caller's point conceded, case proxy/point-conceded). A protective preset (a seller's, a collector's, a stranger's call) is held
 /// against any push that reports no new fact — a plea, a deadline, a threat; any other preset
 /// against a penalty or a threat.
 fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
