@@ -276,6 +276,11 @@ fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Optio
     if text::inside(&t.quoted, t.clauses[ci].start + m.start()) || text::negated(prefix, 3) {
         return None;
     }
+    // The caller's own words passed on (`让她把手机充好电，Wi-Fi开着` — `好的，…Wi-Fi开着，我一起
+    // 转告她`): what to keep on, not what the assistant sees (case embodiment/state-asked-for-said-back).
+    if ctx.echoes_caller(t.idx, clause) {
+        return None;
+    }
     let weather = !matches!(word, "亮着" | "开着" | "关着" | "锁着" | "黑着");
     let sent = sentence_prefix(t, ci, prefix);
     if weather {

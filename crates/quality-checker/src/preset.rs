@@ -2643,19 +2643,23 @@ fn confirms_callers_words(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         .filter(|b| turn.bigrams.binary_search(b).is_ok() && said.binary_search(b).is_err())
         .count();
     // (Not an instruction said again in them: `好的，放门口就行` to `好，放门口了` tells it.)
-    let instructs = turn.clauses.iter().any(|c| {
+    let ends_as_instruction = turn.clauses.iter().any(|c| {
         let cs = c.text(turn.text).trim_end_matches(['。', '！', '!', '，']);
         lists()
             .preset
             .instruction_endings
             .iter()
             .any(|e| cs.ends_with(e))
-            || lists()
-                .preset
-                .instruction_openers
-                .iter()
-                .any(|o| cs.trim_start().starts_with(o))
     });
+    let opens_as_instruction = turn.clauses.iter().any(|c| {
+        let cs = c.text(turn.text);
+        lists()
+            .preset
+            .instruction_openers
+            .iter()
+            .any(|o| cs.trim_start().starts_with(o))
+    });
+    let instructs = ends_as_instruction || opens_as_instruction;
     // (Nor the preset retold in other words: `东西搁门卫室，他一会儿自己下来取` to `好，我放门卫
     // 室了` says more than the caller did.)
     let beyond = turn
@@ -2668,7 +2672,14 @@ fn confirms_callers_words(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
                 && !"再见谢辛苦对嗯".contains(c)
         })
         .count();
-    opens_yes && own == 0 && !instructs && beyond <= 3
+    // (A yes to the caller's own plan — `那我放青松路口那个快递柜里` — may say it as an
+    // instruction: `好的，放快递柜就行`; case preset/yes-to-the-callers-plan.)
+    let proposes = prev.text.contains("那我") && !reports_done(prev, content);
+    // (Not asked again — `麻烦就放门口，千万别敲门啊` to `那我给您放门口了` — which is a request.)
+    opens_yes
+        && (own == 0 && !instructs
+            || proposes && ends_as_instruction && !opens_as_instruction && own <= 1)
+        && beyond <= 3
 }
 
 /// A brief back-reference (按刚才说的, 还是那句话; case preset/one-back-reference) answering the caller's

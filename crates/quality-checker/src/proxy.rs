@@ -122,6 +122,9 @@ pub fn scam_request(text: &str) -> Option<&str> {
 /// test `a_scenario_file_teaches_the_checker_its_concepts` of crates/roleplay, call
 /// `pet_care-member-no`). A refund the caller reports coming to them (`钱球馆会原路退给我`) is
 /// no bid: the words are the bid's (`让他退给我`), not the refund's (case proxy/a-refund-reported).
+///
+/// (An account to be sent after a transfer is asked — `你先帮我转一下，账户我发给你` — is asked
+/// in concepts.toml's words: case proxy/account-to-be-sent.)
 pub fn scam_request_in<'t>(ctx: &Ctx, text: &'t str) -> Option<&'t str> {
     scam_requests(text)
         .find(|r| !ctx.concepts.asks_private_fact(text, r.clone()))
