@@ -117,7 +117,7 @@ fn record_read_out(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 /// the turn holds half or more of the preset's content, a part of the day the preset does not
 /// name while it names another, and no caller said that part before (cases
 /// factuality/preset-time-of-day-changed, factuality/preset-time-of-day-the-caller-moved,
-/// factuality/preset-weekday-changed).
+/// factuality/preset-weekday-changed, factuality/preset-span-changed).
 fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     /// Every word of `day_parts`, with its group.
     static PARTS: LazyLock<(Ac, Vec<(&'static str, usize)>)> = LazyLock::new(|| {
@@ -151,7 +151,12 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         }
         for &(s, e, gi) in &said {
             let w = &t.text[s..e];
+            // (A Saturday or a Sunday is within the preset's 周末: case
+            // factuality/a-saturday-within-the-weekend.)
+            let weekend_day = w.ends_with(['六', '日', '天'])
+                && ctx.presets.iter().any(|p| p.response.contains("周末"));
             if any_preset.contains(&gi)
+                || weekend_day
                 || group_of(w).is_none()
                 || skip_at(t, s)
                 || t.clause_at(s).is_some_and(|(_, c)| real_question(t, c))
