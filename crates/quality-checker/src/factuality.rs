@@ -525,6 +525,39 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
             continue;
         }
         let vals = n.values();
+        // The owner's own date or floor (`9号` of "9日晚上回", `6楼` of room 602): privacy's
+        // business, not a made-up one, however small (case factuality/owners-floor-and-date).
+        if matches!(n.kind, NumKind::Date)
+            && vals.iter().all(|&v| {
+                text::numbers(&ctx.private_text).iter().any(|p| {
+                    matches!(p.kind, NumKind::Date)
+                        && p.values().iter().any(|&x| (x - v).abs() < 1e-6)
+                })
+            })
+            || n.digits.as_ref().is_some_and(|ds| {
+                // (A floor, `6楼` — not a building, `5号楼`.)
+                let span = &t.text[n.start..n.end];
+                ds.len() == 1
+                    && (span.ends_with(['楼', '层']) && !span.ends_with("号楼")
+                        || t.text[n.end..].starts_with(['楼', '层']))
+                    && ctx.private().iter().any(|f| {
+                        !numeric(f.value)
+                            && text::digit_runs(f.value, 3)
+                                .iter()
+                                .any(|(_, r)| r.len() <= 4 && r.starts_with(ds.as_str()))
+                    })
+            })
+        {
+            continue;
+        }
+        // 周六 within a preset's 周末 (weekdays are read as 100 + the day; case
+        // factuality/a-saturday-within-the-weekend).
+        if matches!(n.kind, NumKind::Date)
+            && vals == [106.0]
+            && ctx.presets.iter().any(|p| p.response.contains("周末"))
+        {
+            continue;
+        }
         // A private number said is privacy's business — but a small number (两个箱子) matches a
         // profile by chance, and a number inside the preset's own words changed is a distorted
         // preset, whatever the profile holds (case factuality/distorted-preset-time).
@@ -763,6 +796,15 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         {
             continue;
         }
+        // An everyday word that starts with a surname (`施工`, `辛苦`): no name starts here.
+        if lists()
+            .factuality
+            .not_names
+            .iter()
+            .any(|w| s[i..].starts_with(&**w))
+        {
+            continue;
+        }
         let mut honor = HONORIFICS.iter().find(|h| after.starts_with(*h));
         // A given name between the surname and the title — made up unless said (case
         // factuality/made-up-given-name).
@@ -827,14 +869,6 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                 .wished
                 .iter()
                 .any(|w| t.text[i..].contains(w))
-        {
-            continue;
-        }
-        if lists()
-            .factuality
-            .not_names
-            .iter()
-            .any(|w| t.text[i..].starts_with(&**w))
         {
             continue;
         }
