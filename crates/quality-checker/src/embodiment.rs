@@ -669,7 +669,13 @@ fn first_person_act<'a>(
                         continue;
                     }
                 }
-                if rest.starts_with('把') || p.start() == 0 || went {
+                // (Or done for someone first named: `我早上刚给团子梳过一遍`; case
+                // embodiment/groomed-the-dog.)
+                if rest.starts_with('把')
+                    || p.start() == 0
+                    || went
+                    || rest.starts_with(['给', '帮', '替'])
+                {
                     return Some(verb);
                 }
             }
