@@ -1181,7 +1181,7 @@ pub(crate) fn preset_chars(ctx: &Ctx, s: &str) -> bool {
     {
         n += 1;
         // (Characters said one for the other — 拿 for the preset's 取 — are one.)
-        let same = crate::preset::paraphrase_group(ch);
+        let same = lexicon::paraphrase_group(ch);
         if ctx.presets.iter().any(|p| {
             p.response.contains(ch) || same.is_some_and(|g| p.response.contains(|c| g.contains(c)))
         }) {

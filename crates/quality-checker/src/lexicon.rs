@@ -897,6 +897,18 @@ pub(crate) fn own_act(s: &str) -> Option<&str> {
     None
 }
 
+/// The group of characters said one for the other (`preset.toml` `paraphrase_chars`: 搁 for
+/// 放) that `c` is in — read by the preset rules (a preset retold in other words) and by
+/// `safety.decision` (the preset's plan in other words), so the two agree.
+pub(crate) fn paraphrase_group(c: char) -> Option<&'static str> {
+    lists()
+        .preset
+        .paraphrase_chars
+        .iter()
+        .find(|g| g.contains(c))
+        .map(|g| &**g)
+}
+
 /// Where a clause names its speaker as the subject (我, 我们; `lexicon.toml` `own_act_subject`),
 /// not as an object (给我, 借我: `own_act_object_of` before it): byte offsets.
 pub(crate) fn own_subjects(clause: &str) -> impl Iterator<Item = usize> + '_ {

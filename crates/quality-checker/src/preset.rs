@@ -3021,16 +3021,6 @@ fn names_content(s: &str, content: &[u64]) -> bool {
     named
 }
 
-/// The group of characters said one for the other (`paraphrase_chars`) that `c` is in.
-pub(crate) fn paraphrase_group(c: char) -> Option<&'static str> {
-    lists()
-        .preset
-        .paraphrase_chars
-        .iter()
-        .find(|g| g.contains(c))
-        .map(|g| &**g)
-}
-
 /// Whether assistant turn `t` retells preset `p` in other words: two of its content pairs, and
 /// three in five of the content characters of its core, characters said one for the other
 /// (`paraphrase_chars`: 搁 for 放, 取 for 拿) read as one (case preset/retold-in-other-words).
@@ -3045,7 +3035,7 @@ fn retold_in_other_words(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
         return false;
     }
     let canon = |c: char| {
-        paraphrase_group(c)
+        lexicon::paraphrase_group(c)
             .and_then(|g| g.chars().next())
             .unwrap_or(c)
     };
