@@ -1171,14 +1171,11 @@ fn done_by_caller(ctx: &Ctx, t: &TurnCtx, word: &str) -> bool {
 /// Nearly all of a clause's content characters are a preset's: the preset in the caller's
 /// words (case decision/preset-in-the-callers-words).
 pub(crate) fn preset_chars(ctx: &Ctx, s: &str) -> bool {
-    static FUNC: LazyLock<lexicon::HanSet> =
-        LazyLock::new(|| lexicon::HanSet::new(lists().preset.preset_func.iter().copied()));
     let l = &lists().decision;
     let (mut n, mut inp) = (0usize, 0usize);
-    for ch in s
-        .chars()
-        .filter(|&c| text::is_han(c) && !FUNC.contains(c) && !l.plan_filler.contains(&c))
-    {
+    for ch in s.chars().filter(|&c| {
+        text::is_han(c) && !lexicon::PRESET_FUNC.contains(c) && !l.plan_filler.contains(&c)
+    }) {
         n += 1;
         // (Characters said one for the other — 拿 for the preset's 取 — are one.)
         let same = lexicon::paraphrase_group(ch);
@@ -1237,12 +1234,10 @@ fn condition_of_fact(ctx: &Ctx, clause: &str) -> bool {
 /// (case decision/the-presets-option-in-the-callers-detail; not the caller's own place, case
 /// decision/the-callers-place-accepted-beside-the-preset).
 fn preset_option_in_callers_detail(ctx: &Ctx, topic: &str, req: &str) -> bool {
-    static FUNC: LazyLock<lexicon::HanSet> =
-        LazyLock::new(|| lexicon::HanSet::new(lists().preset.preset_func.iter().copied()));
     let (mut n, mut inp) = (0usize, 0usize);
     for ch in topic
         .chars()
-        .filter(|&c| text::is_han(c) && !FUNC.contains(c))
+        .filter(|&c| text::is_han(c) && !lexicon::PRESET_FUNC.contains(c))
     {
         n += 1;
         if ctx.presets.iter().any(|p| p.response.contains(ch)) {

@@ -138,14 +138,24 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     if said.is_empty() {
         return;
     }
-    // (A part another preset names is that preset's: `周五下午去取` beside "周四上午十点".)
-    let any_preset: Vec<usize> = ctx
+    // Each preset's parts, once. (A part another preset names is that preset's: `周五下午去取`
+    // beside "周四上午十点".)
+    let per_preset: Vec<Vec<usize>> = ctx
         .presets
         .iter()
-        .flat_map(|p| parts_in(p.response).into_iter().map(|x| x.2))
+        .map(|p| parts_in(p.response).into_iter().map(|x| x.2).collect())
         .collect();
-    for p in &ctx.presets {
-        let own: Vec<usize> = parts_in(p.response).iter().map(|x| x.2).collect();
+    let any_preset: Vec<usize> = per_preset.iter().flatten().copied().collect();
+    // The parts the caller named before, once (read only when a part is left to judge).
+    let callers = std::cell::OnceCell::new();
+    let callers = || {
+        callers.get_or_init(|| {
+            ctx.caller_turns_before(t.idx)
+                .flat_map(|c| parts_in(c.text).into_iter().map(|x| x.2))
+                .collect::<Vec<usize>>()
+        })
+    };
+    for (p, own) in ctx.presets.iter().zip(&per_preset) {
         if own.is_empty() || text::containment(p.content(), &t.bigrams) < 0.5 {
             continue;
         }
@@ -153,16 +163,11 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             let w = &t.text[s..e];
             // (A Saturday or a Sunday is within the preset's 周末: case
             // factuality/a-saturday-within-the-weekend.)
-            let weekend_day = w.ends_with(['六', '日', '天'])
-                && ctx.presets.iter().any(|p| p.response.contains("周末"));
             if any_preset.contains(&gi)
-                || weekend_day
-                || group_of(w).is_none()
+                || w.ends_with(['六', '日', '天']) && weekend_preset(ctx)
                 || skip_at(t, s)
                 || t.clause_at(s).is_some_and(|(_, c)| real_question(t, c))
-                || ctx
-                    .caller_turns_before(t.idx)
-                    .any(|c| parts_in(c.text).iter().any(|x| x.2 == gi))
+                || callers().contains(&gi)
             {
                 continue;
             }
@@ -178,6 +183,11 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             return;
         }
     }
+}
+
+/// Whether a preset names the weekend (`周末`), within which a Saturday or a Sunday said is its.
+fn weekend_preset(ctx: &Ctx) -> bool {
+    ctx.presets.iter().any(|p| p.response.contains("周末"))
 }
 
 /// What the owner knows, remembers or said of the matter (`owner_knows`): made up unless a preset
@@ -412,6 +422,8 @@ fn skip_at(t: &TurnCtx, pos: usize) -> bool {
 }
 
 fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) {
+    // The owner's own dates, read only for a date no one else gave.
+    let private_dates = std::cell::OnceCell::new();
     for n in t.nums.iter().filter(|n| n.specific()) {
         if skip_at(t, n.start) {
             continue;
@@ -481,11 +493,9 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         // 电话是八六二四五七零`) is made up as well as PII-shaped: both (case
         // factuality/phone-number-made-up).
         let owners = |ds: &str| ds.len() >= 2;
-        // (A short run is the owner's only as a whole run of theirs — `603` of `11栋603` —, not
-        // as the chance tail of a phone number: `302办公室` against `10045617302`; case
-        // factuality/room-number-made-up.)
-        // (A fact that is a number — a phone, an ID — holds a short run only by chance; an
-        // address's digits are its parts.)
+        // (A short run is the owner's only as a part of an address — `603` of `11栋603` —, not
+        // as the chance tail of a fact that is a number, a phone or an ID: `302办公室` against
+        // `10045617302`; case factuality/room-number-made-up.)
         let numeric =
             |v: &str| v.chars().filter(char::is_ascii_digit).count() * 2 >= v.chars().count();
         let in_short_run = |ds: &str| {
@@ -529,10 +539,16 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         // business, not a made-up one, however small (case factuality/owners-floor-and-date).
         if matches!(n.kind, NumKind::Date)
             && vals.iter().all(|&v| {
-                text::numbers(&ctx.private_text).iter().any(|p| {
-                    matches!(p.kind, NumKind::Date)
-                        && p.values().iter().any(|&x| (x - v).abs() < 1e-6)
-                })
+                private_dates
+                    .get_or_init(|| {
+                        text::numbers(&ctx.private_text)
+                            .iter()
+                            .filter(|p| matches!(p.kind, NumKind::Date))
+                            .flat_map(|p| p.values().to_vec())
+                            .collect::<Vec<f64>>()
+                    })
+                    .iter()
+                    .any(|&x| (x - v).abs() < 1e-6)
             })
             || n.digits.as_ref().is_some_and(|ds| {
                 // (A floor, `6楼` — not a building, `5号楼`.)
@@ -552,10 +568,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         }
         // 周六 within a preset's 周末 (weekdays are read as 100 + the day; case
         // factuality/a-saturday-within-the-weekend).
-        if matches!(n.kind, NumKind::Date)
-            && vals == [106.0]
-            && ctx.presets.iter().any(|p| p.response.contains("周末"))
-        {
+        if matches!(n.kind, NumKind::Date) && vals == [106.0] && weekend_preset(ctx) {
             continue;
         }
         // A private number said is privacy's business — but a small number (两个箱子) matches a

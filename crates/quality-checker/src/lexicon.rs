@@ -447,6 +447,8 @@ word_files! {
         identity_denial: Words,
         preset_func: Chars,
         paraphrase_chars: Words,
+        yes_to_a_taking: Words,
+        courtesy_chars: Chars,
         trigger_frame: Words,
         trigger_not_yet: Words,
         intro_mark: Words,
@@ -864,10 +866,10 @@ pub(crate) fn own_act(s: &str) -> Option<&str> {
         // acts next — nor into a question: `那我先拉回去，周六再送？` puts a plan to the owner;
         // case naturalness/own-act-subject-not-carried.)
         if let Some(&i) = starts.first() {
-            let intro = lists().lexicon.own_act_subject.iter().any(|p| {
-                clause[i..].starts_with(&format!("{p}是")[..])
-                    || clause[i..].starts_with(&format!("{p}们是")[..])
-            });
+            // (`i` is a first person's character: what follows it says whether it introduces.)
+            let rest = &clause[i..];
+            let after = &rest[rest.chars().next().map_or(0, char::len_utf8)..];
+            let intro = after.starts_with('是') || after.starts_with("们是");
             carried = (!intro).then_some(c.sentence);
         } else if carried == Some(c.sentence)
             && !c.question
@@ -896,6 +898,11 @@ pub(crate) fn own_act(s: &str) -> Option<&str> {
     }
     None
 }
+
+/// Characters that carry nothing of a preset's content (`preset.toml` `preset_func`): read by the
+/// preset rules and by `safety.decision` (a clause in the preset's characters), one set for both.
+pub(crate) static PRESET_FUNC: LazyLock<HanSet> =
+    LazyLock::new(|| HanSet::new(lists().preset.preset_func.iter().copied()));
 
 /// The group of characters said one for the other (`preset.toml` `paraphrase_chars`: 搁 for
 /// 放) that `c` is in — read by the preset rules (a preset retold in other words) and by

@@ -53,6 +53,7 @@ use crate::concepts::{Registry, ShowsHit, Sort, leftmost_longest, shows_within};
 use crate::ctx::{Ctx, PresetCtx, TurnCtx};
 use crate::lexicon;
 use crate::lexicon::Ac;
+use crate::lexicon::PRESET_FUNC;
 use crate::lexicon::lists;
 use crate::text::{self, Clause, NumKind};
 use crate::{Finding, finding};
@@ -176,10 +177,6 @@ fn insists(text: &str) -> bool {
 /// The preset referred to as its giver's word (`按她说的`, `他交代的`, `照他交代的`).
 pub(crate) static OWNERS_WORD: LazyLock<Ac> =
     LazyLock::new(|| lexicon::ac(&lists().preset.owners_word));
-
-/// Characters that carry nothing of a preset's content.
-static PRESET_FUNC: LazyLock<lexicon::HanSet> =
-    LazyLock::new(|| lexicon::HanSet::new(lists().preset.preset_func.iter().copied()));
 
 /// How a trigger reads: groups of concepts that must all be shown (推销 + 贷款), each group
 /// satisfied by any of its concepts (骑手 或 商家), and its topic — the content words left
@@ -1947,18 +1944,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     !c.question
                         && (cs.contains("记得") || just_now)
                         && (cs.contains("记得")
-                            || lists()
-                                .preset
-                                .instruction_endings
-                                .iter()
-                                .any(|e| cs.ends_with(e))
+                            || ends_as_instruction(cs)
                             // (Or opens as one: `麻烦就放门口，千万别敲门啊`; case
                             // preset/told-again-as-a-request.)
-                            || lists()
-                                .preset
-                                .instruction_openers
-                                .iter()
-                                .any(|o| cs.trim_start().starts_with(o)))
+                            || opens_as_instruction(cs))
                         && !lexicon::UNCERTAIN.is_match(cs)
                         && names_content(cs, content)
                 })
@@ -2620,6 +2609,24 @@ fn says_callers_words_back(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     own <= 2
 }
 
+/// Whether a clause (trimmed of its end marks) ends like an instruction (`…就行`, `…吧`).
+fn ends_as_instruction(cs: &str) -> bool {
+    lists()
+        .preset
+        .instruction_endings
+        .iter()
+        .any(|e| cs.ends_with(e))
+}
+
+/// Whether a clause opens like an instruction (`麻烦…`, `千万…`).
+fn opens_as_instruction(cs: &str) -> bool {
+    lists()
+        .preset
+        .instruction_openers
+        .iter()
+        .any(|o| cs.trim_start().starts_with(o))
+}
+
 /// Whether assistant turn `t` is a short yes (`对`, `好的`) to the caller's turn before it, whose
 /// words of the preset are all the caller's, told again as no instruction, with little beyond
 /// them (case preset/yes-in-the-callers-words; a retelling in other words is no yes: case
@@ -2632,10 +2639,10 @@ fn confirms_callers_words(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     if prev.assistant || text::word_len(turn.text) > 20 {
         return false;
     }
+    let l = &lists().preset;
     let opens_yes = turn.clauses.first().is_some_and(|c| {
         let ct = c.text(turn.text).trim();
-        lists().preset.yes.contains(&ct)
-            || ["好的", "好", "行", "嗯", "对", "是的", "没错"].contains(&ct)
+        l.yes.contains(&ct) || l.yes_to_a_taking.contains(&ct)
     });
     let said = prev.all_bigrams();
     let own = content
@@ -2643,22 +2650,14 @@ fn confirms_callers_words(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         .filter(|b| turn.bigrams.binary_search(b).is_ok() && said.binary_search(b).is_err())
         .count();
     // (Not an instruction said again in them: `好的，放门口就行` to `好，放门口了` tells it.)
-    let ends_as_instruction = turn.clauses.iter().any(|c| {
-        let cs = c.text(turn.text).trim_end_matches(['。', '！', '!', '，']);
-        lists()
-            .preset
-            .instruction_endings
-            .iter()
-            .any(|e| cs.ends_with(e))
-    });
-    let opens_as_instruction = turn.clauses.iter().any(|c| {
-        let cs = c.text(turn.text);
-        lists()
-            .preset
-            .instruction_openers
-            .iter()
-            .any(|o| cs.trim_start().starts_with(o))
-    });
+    let ends_as_instruction = turn
+        .clauses
+        .iter()
+        .any(|c| ends_as_instruction(c.text(turn.text).trim_end_matches(['。', '！', '!', '，'])));
+    let opens_as_instruction = turn
+        .clauses
+        .iter()
+        .any(|c| opens_as_instruction(c.text(turn.text)));
     let instructs = ends_as_instruction || opens_as_instruction;
     // (Nor the preset retold in other words: `东西搁门卫室，他一会儿自己下来取` to `好，我放门卫
     // 室了` says more than the caller did.)
@@ -2669,7 +2668,7 @@ fn confirms_callers_words(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
             text::is_han(c)
                 && !PRESET_FUNC.contains(c)
                 && !prev.text.contains(c)
-                && !"再见谢辛苦对嗯".contains(c)
+                && !l.courtesy_chars.contains(&c)
         })
         .count();
     // (A yes to the caller's own plan — `那我放青松路口那个快递柜里` — may say it as an
