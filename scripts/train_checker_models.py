@@ -51,7 +51,17 @@ REFERENCE = os.path.join(CRATE, "tests", "data", "learned_reference.jsonl")
 
 # Per kind: the probability at or above which a turn is reported. Chosen on the
 # leave-one-set-out figures (`--loso`), for precision: a false finding throws a good dialogue away.
-THRESHOLDS = {"safety.decision": 0.5, "safety.embodiment": 0.6}
+# A finding between the threshold and CERTAIN (default: halfway to 1) is uncertain (reported,
+# not rejecting; src/learned.rs), so the threshold sets recall and CERTAIN the clean dialogues
+# rejected. `preset.dropped` joined on 2026-12-05: leave one set out over heldout55-84 it found
+# 153 of 155 labelled turns and no clean dialogue at 0.5. Tried then and left out:
+# `preset.conflict`, `preset.repeat` and `natural.over_refusal` measured as well leave-one-set-out
+# (0.89-0.99 recall, few clean dialogues) but failed 18 of the hand-written cases in
+# tests/cases: they had learned the writers' wording (`这个我做不了主` for an over-refusal, any
+# `还是按她交代的` for a pushed preset), not the situation.
+THRESHOLDS = {"safety.decision": 0.5, "safety.embodiment": 0.6, "preset.dropped": 0.5}
+CERTAIN = {}
+
 # Character n-gram lengths per block. Bigrams only: single characters and trigrams cost the
 # checker most (a lookup each per character, most of them hits) and, measured leave-one-set-out,
 # added nothing (decision: 1-3-grams 0.842 recall at 0.857 precision, bigrams 0.883 at 0.858).
@@ -196,8 +206,9 @@ def loso(kind, sim):
     names = sets()
     data = {s: load(os.path.join(ROOT, s), kind) for s in names}
     th = THRESHOLDS[kind]
+    certain = CERTAIN.get(kind, (th + 1) / 2)
     tot = np.zeros(5, dtype=int)
-    print(f"{kind}: leave one set out, threshold {th}")
+    print(f"{kind}: leave one set out, threshold {th}, certain {certain}")
     for test in names:
         train = [r for s in names if s != test for r in data[s]] + sim
         held = data[test]
@@ -207,14 +218,15 @@ def loso(kind, sim):
         tp = int((pred & (y == 1)).sum())
         fp = int((pred & (y == 0)).sum())
         fn = int((~pred & (y == 1)).sum())
-        hit = len({r[0] for r, q in zip(held, pred) if q and r[5]})
+        # A clean dialogue is rejected by a certain finding (see CERTAIN), only reported below.
+        hit = len({r[0] for r, q in zip(held, p) if q >= certain and r[5]})
         nclean = len({r[0] for r in held if r[5]})
         tot += (tp, fp, fn, hit, nclean)
         print(f"  {test:10} recall {tp / max(tp + fn, 1):.2f} ({tp}/{tp + fn})  wrong turns {fp}  "
-              f"clean dialogues hit {hit}/{nclean}")
+              f"clean dialogues rejected {hit}/{nclean}")
     tp, fp, fn, hit, nclean = tot
     print(f"  pooled: recall {tp / (tp + fn):.3f}, precision {tp / max(tp + fp, 1):.3f}, "
-          f"clean dialogues hit {hit}/{nclean} ({hit / nclean:.1%})")
+          f"clean dialogues rejected {hit}/{nclean} ({hit / nclean:.1%})")
 
 
 def write_model(kind, model, names, n_rows, n_pos, n_sim):
@@ -232,6 +244,7 @@ def write_model(kind, model, names, n_rows, n_pos, n_sim):
         f.write(f"kind\t{kind}\n")
         f.write(f"intercept\t{float(model.clf.intercept_[0]):.9g}\n")
         f.write(f"threshold\t{THRESHOLDS[kind]}\n")
+        f.write(f"certain\t{CERTAIN.get(kind, (THRESHOLDS[kind] + 1) / 2)}\n")
         f.write(f"caller_scale\t{CALLER_SCALE}\n")
         f.write("assistant_ngrams\t%d\t%d\n" % ASSISTANT_NGRAMS)
         f.write("caller_ngrams\t%d\t%d\n" % CALLER_NGRAMS)

@@ -1,8 +1,12 @@
-//! Learned turn classifiers beside the rules: `safety.decision` and `safety.embodiment`.
+//! Learned turn classifiers beside the rules: `safety.decision`, `safety.embodiment` and
+//! `preset.dropped`.
 //!
 //! Why: measured blind, the word rules plateau for the kinds every writer words anew — a
-//! commitment made for the owner, a body the assistant does not have (BENCHMARKS.md, "Blind
-//! measurements"). A logistic regression on character n-grams, trained on the labelled sets,
+//! commitment made for the owner, a body the assistant does not have, a protective preset given
+//! up under pressure (BENCHMARKS.md, "Blind measurements"). Each model reports only when the rules
+//! of its kind are on. Which kinds have a model is the training script's choice
+//! (`scripts/train_checker_models.py`, where the kinds tried and left out are named), made on
+//! leave-one-set-out figures and on the hand-written cases of `tests/cases`. A logistic regression on character n-grams, trained on the labelled sets,
 //! generalises from phrasings it has seen to ones it has not better than word lists do, and
 //! its precision is high enough to run beside them: a turn is reported when the rules *or* the
 //! model find it (the rule's finding wins on the same turn: its evidence is sharper).
@@ -37,6 +41,10 @@ const SOURCES: &[(&str, &str)] = &[
         "models/safety.embodiment.tsv",
         include_str!("../models/safety.embodiment.tsv"),
     ),
+    (
+        "models/preset.dropped.tsv",
+        include_str!("../models/preset.dropped.tsv"),
+    ),
 ];
 
 /// The embedded models, parsed on first use. A malformed embedded file is a build defect, caught
@@ -54,6 +62,11 @@ pub struct Model {
     pub intercept: f64,
     /// A turn is reported at or above this probability.
     pub threshold: f64,
+    /// At or above this probability the finding is certain (it rejects); between `threshold`
+    /// and here it is uncertain (a second opinion's business). Chosen per kind on the
+    /// leave-one-set-out figures for the clean dialogues it would reject (the `certain` line;
+    /// without one, halfway between the threshold and 1).
+    pub certain: f64,
     /// Weight of the caller block against the assistant block.
     pub caller_scale: f64,
 }
@@ -82,16 +95,22 @@ impl std::fmt::Display for ModelError {
 impl std::error::Error for ModelError {}
 
 /// Most models the checker carries: they share one table whose slots hold every model's
-/// weights, so a slot stays small (24 bytes). Raise it to ship a third model.
-pub const MAX_MODELS: usize = 2;
+/// weight, so a slot stays small (48 bytes, one cache line). Raise it to ship a ninth model.
+pub const MAX_MODELS: usize = 8;
 
-/// An n-gram and, per model, its idf and weight (0 and 0 when the model does not know it).
-/// f32: the files give 7 significant digits; sums are in f64.
+/// An n-gram, its idf and, per model, its weight (0 when the model does not know it).
+///
+/// One idf for all models: the training script fits every model on the same turns, so an
+/// n-gram's document frequency — and idf — is the same in every file that has it (`parse`
+/// checks). Which models know the n-gram is a bit mask: a model's L2 norm runs over its own
+/// n-grams only. f32: the files give 7 significant digits; sums are in f64.
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
     /// Packed n-gram; 0 is an empty slot (no key is 0: every character adds at least 1).
     key: u64,
-    idf: [f32; MAX_MODELS],
+    idf: f32,
+    /// Bit m: model m knows the n-gram.
+    known: u16,
     w: [f32; MAX_MODELS],
 }
 
@@ -238,6 +257,7 @@ impl Models {
             let mut kind = None;
             let mut intercept = None;
             let mut threshold = None;
+            let mut certain = None;
             let mut caller_scale = None;
             // Per block (assistant, caller): the n-gram lengths, lowest and highest.
             let mut lengths: [Option<(usize, usize)>; 2] = [None, None];
@@ -257,6 +277,7 @@ impl Models {
                     ["kind", k] => kind = Some(k.to_string()),
                     ["intercept", v] => intercept = Some(num(v)?),
                     ["threshold", v] => threshold = Some(num(v)?),
+                    ["certain", v] => certain = Some(num(v)?),
                     ["caller_scale", v] => caller_scale = Some(num(v)?),
                     [which @ ("assistant_ngrams" | "caller_ngrams"), lo, hi] => {
                         let b = usize::from(*which == "caller_ngrams");
@@ -297,7 +318,15 @@ impl Models {
                         let k = key(&chars) | if *block == "c" { CALLER_BIT } else { 0 };
                         let e = entries.entry(k).or_default();
                         // f32: see `Slot`.
-                        e.idf[m] = num(idf)? as f32;
+                        let idf = num(idf)? as f32;
+                        if e.known != 0 && e.idf != idf {
+                            return Err(err(&format!(
+                                "n-gram {gram:?} has idf {idf}, another model {}: the models share one idf (train them together)",
+                                e.idf
+                            )));
+                        }
+                        e.idf = idf;
+                        e.known |= 1 << m;
                         e.w[m] = num(w)? as f32;
                     }
                     _ => return Err(err(&format!("unexpected line {line:?}"))),
@@ -308,6 +337,15 @@ impl Models {
                 kind: kind.ok_or_else(|| missing("kind"))?,
                 intercept: intercept.ok_or_else(|| missing("intercept"))?,
                 threshold: threshold.ok_or_else(|| missing("threshold"))?,
+                certain: match (threshold, certain) {
+                    (Some(t), Some(c)) if c < t || c > 1.0 => {
+                        return Err(ModelError(format!(
+                            "{name}: certain {c} is not between the threshold {t} and 1"
+                        )));
+                    }
+                    (_, Some(c)) => c,
+                    (t, None) => (t.unwrap_or(0.5) + 1.0) / 2.0,
+                },
                 caller_scale: caller_scale.ok_or_else(|| missing("caller_scale"))?,
             });
         }
@@ -347,22 +385,21 @@ impl Models {
         let Some(i) = self.table.get(k) else { return };
         let Some(count) = scratch.hit(i) else { return };
         let slot = &self.table.slots[i];
-        if count == 1 {
-            // The n-gram's first occurrence in the block, most of them: `(1·idf − 0·idf)·w` and
-            // `(1·idf)² − (0·idf)²` below are `idf·w` and `idf²` to the bit.
-            for m in 0..MAX_MODELS {
-                let idf = f64::from(slot.idf[m]);
-                dot[m] += idf * f64::from(slot.w[m]);
-                sq[m] += idf * idf;
-            }
-            return;
-        }
-        let (t1, t0) = (sublinear_tf(count), sublinear_tf(count - 1));
+        let idf = f64::from(slot.idf);
+        // The n-gram's first occurrence in the block, most of them: `(1·idf − 0·idf)·w` and
+        // `(1·idf)² − (0·idf)²` are `idf·w` and `idf²` to the bit.
+        let (dv, dsq) = if count == 1 {
+            (idf, idf * idf)
+        } else {
+            let (v1, v0) = (sublinear_tf(count) * idf, sublinear_tf(count - 1) * idf);
+            (v1 - v0, v1 * v1 - v0 * v0)
+        };
         for m in 0..MAX_MODELS {
-            let idf = f64::from(slot.idf[m]);
-            let (v1, v0) = (t1 * idf, t0 * idf);
-            dot[m] += (v1 - v0) * f64::from(slot.w[m]);
-            sq[m] += v1 * v1 - v0 * v0;
+            // (A model that does not know the n-gram has weight 0: only its norm needs the mask.)
+            dot[m] += dv * f64::from(slot.w[m]);
+            if slot.known & (1 << m) != 0 {
+                sq[m] += dsq;
+            }
         }
     }
 
@@ -417,7 +454,7 @@ impl Models {
             for len in 1..=3.min(chars.len() - i) {
                 if let Some(at) = self.table.get(key(&chars[i..i + len])) {
                     let slot = &self.table.slots[at];
-                    let weight = f64::from(slot.w[m]) * f64::from(slot.idf[m]);
+                    let weight = f64::from(slot.w[m]) * f64::from(slot.idf);
                     let gram: String = chars[i..i + len].iter().collect();
                     if weight > 0.0 && !found.iter().any(|(g, _)| *g == gram) {
                         found.push((gram, weight));
@@ -474,10 +511,22 @@ fn interjection(clause: &str) -> bool {
 }
 
 /// What a finding of the kind means, for the message.
-fn meaning(kind: &str) -> &'static str {
+fn meaning(kind: ViolationKind) -> &'static str {
     match kind {
-        "safety.decision" => "decides or commits for the owner",
-        "safety.embodiment" => "claims to see, move or act in person",
+        ViolationKind::SafetyDecision => "decides or commits for the owner",
+        ViolationKind::SafetyEmbodiment => "claims to see, move or act in person",
+        ViolationKind::SafetyPrivacy => "discloses the owner's private facts",
+        ViolationKind::SafetyFactuality => "states a fact it was not given",
+        ViolationKind::SafetyScam => "goes along with a scam request",
+        ViolationKind::PresetDropped => "gives up the owner's preset under pressure",
+        ViolationKind::PresetConflict => "pushes a preset the caller's situation rules out",
+        ViolationKind::PresetRepeat => "says the preset again",
+        ViolationKind::PresetPremature => "says a preset before its occasion",
+        ViolationKind::PresetMissing => "leaves out a preset whose occasion came",
+        ViolationKind::NaturalOverRefusal => "refuses what commits the owner to nothing",
+        ViolationKind::NaturalRepetition => "repeats itself",
+        ViolationKind::NaturalClosing => "closes the call badly",
+        ViolationKind::NaturalMeta => "steps out of the call",
         _ => "is of this kind",
     }
 }
@@ -494,10 +543,25 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             continue;
         };
         kinds[m] = kind;
-        on[m] = match model.kind.as_str() {
-            "safety.decision" => ctx.cfg.detectors.decision,
-            "safety.embodiment" => ctx.cfg.detectors.embodiment,
-            _ => true,
+        // Each model reports only when the rules of its kind are on, and a preset kind only in
+        // a call whose owner left a preset.
+        let d = &ctx.cfg.detectors;
+        on[m] = match kind {
+            ViolationKind::PresetDropped => d.proxy && !ctx.presets.is_empty(),
+            ViolationKind::SafetyDecision => d.decision,
+            ViolationKind::SafetyEmbodiment => d.embodiment,
+            ViolationKind::SafetyPrivacy => d.privacy,
+            ViolationKind::SafetyFactuality => d.factuality,
+            ViolationKind::SafetyScam => d.proxy,
+            ViolationKind::PresetConflict
+            | ViolationKind::PresetRepeat
+            | ViolationKind::PresetPremature
+            | ViolationKind::PresetMissing => d.preset && !ctx.presets.is_empty(),
+            ViolationKind::NaturalOverRefusal => d.over_refusal,
+            ViolationKind::NaturalRepetition => d.repetition,
+            ViolationKind::NaturalClosing => d.closing,
+            ViolationKind::NaturalMeta => d.meta,
+            _ => false,
         };
     }
     let mut out = Vec::new();
@@ -527,7 +591,29 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     (ci, s)
                 })
                 .max_by(|a, b| a.1.total_cmp(&b.1));
-            let Some((ci, _)) = best else { continue };
+            // A preset dropped is a protective one given up (the labelled sets' README): without
+            // one, giving in is a decision or nothing (case decision/slot-settled-for-the-owner).
+            // (Asked only here, of a turn the classifier picked: reading the presets for
+            // protection costs a fifth of the checker's time per dialogue.)
+            if kinds[m] == ViolationKind::PresetDropped
+                && !ctx.presets.iter().any(crate::proxy::protective)
+            {
+                continue;
+            }
+            let Some((mut ci, _)) = best else { continue };
+            // A bare assent (`可以，放架子上就行`) says yes to the clause after it: that clause
+            // is what was agreed to, and what the tests below read (case
+            // decision/preset-in-the-callers-words).
+            if ci + 1 < t.clauses.len()
+                && t.clauses[ci]
+                    .text(t.text)
+                    .chars()
+                    .filter(|&c| crate::text::is_han(c))
+                    .count()
+                    <= 2
+            {
+                ci += 1;
+            }
             // Nor one that holds to the preset by reference (`还是按合同来吧`): the owner decided
             // (case proxy/held-in-brief-then-dropped).
             // Nor one conditional on the owner's will (`他同意的话问题不大`): the rules skip it
@@ -544,11 +630,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || crate::decision::preset_chars(ctx, t.clauses[ci].text(t.text))
                             && !ctx.presets.iter().any(crate::proxy::protective)
                         || crate::decision::on_owners_will(ctx, t, ci)
+                        // (The decline anywhere in the turn: its other clauses, `名额留给别人吧`,
+                        // say what the decline means.)
                         || lists()
                             .decision
                             .declines
                             .iter()
-                            .any(|w| t.clauses[ci].text(t.text).contains(w))
+                            .any(|w| t.text.contains(w))
                             && crate::decision::refusal_presets_said(ctx, t.idx)
                                 .next()
                                 .is_some())
@@ -588,13 +676,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 format!(
                     "a classifier learned from the labelled sets gives {:.2} that the assistant {} here (words weighing most: {})",
                     p[m],
-                    meaning(&model.kind),
+                    meaning(kinds[m]),
                     words.join("、")
                 ),
             );
-            // In the lower half between its threshold and certainty the classifier is a guess
-            // about new wording: a second opinion's business, not a rejection.
-            if p[m] < (model.threshold + 1.0) / 2.0 {
+            // Below its certain level the classifier is a guess about new wording: a second
+            // opinion's business, not a rejection.
+            if p[m] < model.certain {
                 ctx.uncertain(&f);
             }
             out.push(f);
@@ -611,9 +699,14 @@ mod tests {
     fn embedded_models_parse() {
         let models = Models::parse(SOURCES).unwrap();
         let kinds: Vec<&str> = models.models.iter().map(|m| m.kind.as_str()).collect();
-        assert_eq!(kinds, ["safety.decision", "safety.embodiment"]);
+        assert_eq!(
+            kinds,
+            ["safety.decision", "safety.embodiment", "preset.dropped"]
+        );
         for m in &models.models {
             assert!(m.threshold >= 0.5 && m.threshold < 1.0, "{m:?}");
+            assert!(m.certain >= m.threshold && m.certain <= 1.0, "{m:?}");
+            assert!(m.kind.parse::<ViolationKind>().is_ok(), "{m:?}");
         }
         let keys = models.table.slots.iter().filter(|s| s.key != 0).count();
         assert!(keys > 5000, "{keys} n-grams");
@@ -664,6 +757,22 @@ mod tests {
         );
         let e = Models::parse(&[("m.tsv", "kind\tk\nintercept\t0\nthreshold\t0.5\n")]).unwrap_err();
         assert_eq!(e.0, "m.tsv: no `caller_scale` line");
+        // Two models that disagree on an n-gram's idf were not trained together.
+        let m = format!("{head}assistant_ngrams\t2\t2\na\t\"我帮\"\t1.5\t1\n");
+        let n = format!("{head}assistant_ngrams\t2\t2\na\t\"我帮\"\t2.5\t1\n");
+        let e = Models::parse(&[("m.tsv", &m), ("n.tsv", &n)]).unwrap_err();
+        assert!(
+            e.0.starts_with("n.tsv, line 6: n-gram \"我帮\" has idf 2.5, another model 1.5"),
+            "{e}"
+        );
+        let e = Models::parse(&[("m.tsv", &format!("{head}certain\t0.4\n"))]).unwrap_err();
+        assert_eq!(
+            e.0,
+            "m.tsv: certain 0.4 is not between the threshold 0.5 and 1"
+        );
+        // Without a `certain` line: halfway between the threshold and 1.
+        let m = Models::parse(&[("m.tsv", head)]).unwrap();
+        assert_eq!(m.models[0].certain, 0.75);
     }
 
     #[test]

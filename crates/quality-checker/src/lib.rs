@@ -23,7 +23,7 @@
 //! | [`naturalness`] | `natural.repetition`, `natural.closing`, `natural.meta`, `natural.over_refusal` |
 //! | [`preset`] | `preset.premature`, `preset.missing`, `preset.conflict`, `preset.repeat` |
 //! | [`proxy`] | `safety.scam`, `preset.dropped` |
-//! | [`learned`] | `safety.decision`, `safety.embodiment` (classifiers beside the rules) |
+//! | [`learned`] | `safety.decision`, `safety.embodiment`, `preset.dropped` (classifiers beside the rules) |
 //!
 //! Shared text handling (clauses and sentences, negation scope, quotation, Chinese numerals such
 //! as `三点半` / `两百块` / `十五分钟`, digit strings, character bigrams) is in [`text`]; shared
@@ -32,7 +32,8 @@
 //! `data/words/<module>.toml`, compiled in and parsed once ([`lexicon::lists`]): a new word is an
 //! edit there, not in Rust. No word segmenter: bigrams and
 //! clause-scoped word lists were enough (throughput: `checker-eval --bench`, figures in
-//! BENCHMARKS.md). Where word lists plateau on new phrasings (decisions, embodiment), [`learned`]
+//! BENCHMARKS.md). Where word lists plateau on new phrasings (decisions, embodiment, a preset
+//! given up), [`learned`]
 //! adds a classifier on character bigrams, trained offline, compiled in.
 //!
 //! The concepts a preset's trigger can name (roles, events, and the words that show them) are
@@ -117,7 +118,7 @@ pub struct Detectors {
     /// `natural.over_refusal`: an offer that commits the owner to nothing, or a thank you,
     /// answered "这个我做不了主" (see [`naturalness::over_refusal`]).
     pub over_refusal: bool,
-    /// The learned classifiers beside the rules of `decision` and `embodiment` (see
+    /// The learned classifiers beside the rules of `decision`, `embodiment` and `proxy` (see
     /// [`learned`]); each reports only when its family is on too.
     pub learned: bool,
 }
@@ -383,7 +384,7 @@ fn detectors(cfg: &CheckConfig) -> Vec<Detector> {
         v.push(naturalness::over_refusal);
     }
     // After the rules: on a turn both find, the rule's finding (sharper evidence) is kept.
-    if d.learned && (d.decision || d.embodiment) {
+    if d.learned {
         v.push(learned::detect);
     }
     v
