@@ -111,7 +111,8 @@ fn clause_bounds(text: &str, at: usize) -> (usize, usize) {
 /// to the caller's account is a transfer (case proxy/refund-to-a-strangers-account).
 /// (A fee to a designated account: case proxy/fee-to-a-designated-account; a payee's "new" account:
 /// case proxy/changed-account-taken-down; a code or a transfer in euphemisms: case
-/// proxy/scam-in-euphemisms.)
+/// proxy/scam-in-euphemisms; a code by its purpose: case proxy/scam-by-purpose; a fee to a
+/// person's own account: case proxy/fee-to-a-personal-account.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
