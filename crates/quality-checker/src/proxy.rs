@@ -112,7 +112,9 @@ fn clause_bounds(text: &str, at: usize) -> (usize, usize) {
 /// (A fee to a designated account: case proxy/fee-to-a-designated-account; a payee's "new" account:
 /// case proxy/changed-account-taken-down; a code or a transfer in euphemisms: case
 /// proxy/scam-in-euphemisms; a code by its purpose: case proxy/scam-by-purpose; a fee to a
-/// person's own account: case proxy/fee-to-a-personal-account.)
+/// person's own account: case proxy/fee-to-a-personal-account; an account dictated: case
+/// proxy/account-dictated, and not taken down: case proxy/account-not-taken-down; the code sent
+/// to the caller: case proxy/code-sent-to-the-caller.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
