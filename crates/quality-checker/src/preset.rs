@@ -1324,11 +1324,22 @@ fn says_words<'c>(
         }
         _ => Vec::new(),
     };
+    let full = content;
     let content: &[u64] = if echo.len() >= 2 && echo.len() < content.len() {
         &echo
     } else {
         content
     };
+    // The caller's words confirmed as the owner's (`南门丰驿驿站正好是她交代的地方` after `我已经
+    // 放到南门丰驿驿站了`): the preset told, by its giver's name (case
+    // preset/echo-confirmed-as-the-owners-word).
+    if !short
+        && content.len() < full.len()
+        && OWNERS_WORD.is_match(t.text)
+        && text::containment(full, &t.bigrams) >= ctx.cfg.preset_conveyed_similarity
+    {
+        return true;
+    }
     let (score, theta) = if short {
         (text::containment(whole, &t.bigrams), 1.0)
     } else {
