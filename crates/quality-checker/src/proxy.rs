@@ -656,7 +656,18 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
         // Refused by name ("卡号和验证码我这边没有，也不能提供"): a later relay may pass on
         // what the caller asks since (read in the caller's turn).
         refused = refuses(t);
-        if asked.is_some_and(|w| refused && crate::text::contains_str(t.text, w)) {
+        // (Named by its head noun too: `个人账户` refused as `账户信息我不会记录`, `支付密码` as
+        // `密码不能说`; case proxy/refused-by-its-noun-then-call-back-relayed.)
+        let named = |w: &str| {
+            crate::text::contains_str(t.text, w) || {
+                let n = w.chars().count();
+                n >= 4 && {
+                    let tail: String = w.chars().skip(n - 2).collect();
+                    t.text.contains(tail.as_str())
+                }
+            }
+        };
+        if asked.is_some_and(|w| refused && named(w)) {
             refused_by_name = true;
         }
         if just_asked && !refuses(t) && unrefused.is_none() {
