@@ -895,6 +895,16 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 let place = clause[m.end()..].trim_start_matches(['在', '到', '去']);
                 let two = place.char_indices().nth(2).map_or(place.len(), |(i, _)| i);
                 ctx.grounded_text(&place[..two], t.idx)
+            } else if what == "workplace"
+                && let Some(i) = clause[..m.start()].rfind('在')
+                && clause[i + '在'.len_utf8()..m.start()].chars().count() >= 2
+            {
+                // The company named after 在 (`她在启航广告公司工作`) is told unless the caller
+                // said it first or the owner made it public (cases privacy/public-workplace,
+                // privacy/private-workplace-named).
+                let place = &clause[i + '在'.len_utf8()..m.start()];
+                let two = place.char_indices().nth(2).map_or(place.len(), |(i, _)| i);
+                ctx.grounded_text(&place[..two], t.idx) || ctx.grounded_text(word, t.idx)
             } else if what == "family"
                 && let Some(name) = name_after(&clause[m.end()..])
             {
