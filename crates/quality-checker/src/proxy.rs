@@ -114,7 +114,8 @@ fn clause_bounds(text: &str, at: usize) -> (usize, usize) {
 /// proxy/scam-in-euphemisms; a code by its purpose: case proxy/scam-by-purpose; a fee to a
 /// person's own account: case proxy/fee-to-a-personal-account; an account dictated: case
 /// proxy/account-dictated, and not taken down: case proxy/account-not-taken-down; the code sent
-/// to the caller: case proxy/code-sent-to-the-caller.)
+/// to the caller: case proxy/code-sent-to-the-caller; a person's own card: case
+/// proxy/personal-card-taken-down; the caller's steps promised: case proxy/steps-promised.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
@@ -573,7 +574,10 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
             // call-back (case proxy/refused-by-name-then-call-back-relayed). A push or the same
             // thing in new words keeps it open (cases proxy/renamed-code-read-out,
             // proxy/refused-by-name-then-asked-again).
-            if refused_by_name && word.is_none() && c.callback.is_match(t.text) {
+            // (Refused in other words — `转账信息我不会记录，也不会转交` against a card number — the
+            // same: a call-back asked after any refusal asks nothing of the scam's; case
+            // proxy/refused-then-call-back-relayed.)
+            if (refused_by_name || refused) && word.is_none() && c.callback.is_match(t.text) {
                 asked = None;
             }
             // Refused, and let go at the head of the caller's next turn (那也行，平台上有定金
