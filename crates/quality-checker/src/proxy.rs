@@ -452,7 +452,8 @@ pub fn threatens(text: &str) -> bool {
 // (A plea is also a request not to refuse yet and a rare chance argued: `您先别拒绝…这种机会一年碰
 // 不到一次`, case proxy/rare-chance-pushes.)
 // (Urging it through is a plea too: `就二十三块钱，您就收了吧`, case proxy/urged-to-take-it.)
-/// (A chance or a trouble argued against a refusal is a push too: case proxy/argued-not-new.)
+/// (A chance or a trouble argued against a refusal is a push too: case proxy/argued-not-new; an
+/// incentive: case proxy/incentive-pushes.)
 pub(crate) fn pushes(text: &str) -> bool {
     let c = &*CONCEPTS;
     threatens(text) || c.deadline.is_match(text) || c.plea.is_match(text)
