@@ -1171,6 +1171,16 @@ fn done_by_caller(ctx: &Ctx, t: &TurnCtx, word: &str) -> bool {
 /// Nearly all of a clause's content characters are a preset's: the preset in the caller's
 /// words (case decision/preset-in-the-callers-words).
 pub(crate) fn preset_chars(ctx: &Ctx, s: &str) -> bool {
+    preset_chars_where(ctx, s, |_| true)
+}
+
+/// [`preset_chars`] counting only the presets `which` keeps (the learned classifier keeps the
+/// ones that turn no caller away: case decision/the-presets-own-option-beside-a-refusal).
+pub(crate) fn preset_chars_where(
+    ctx: &Ctx,
+    s: &str,
+    which: impl Fn(&crate::ctx::PresetCtx) -> bool,
+) -> bool {
     let l = &lists().decision;
     let (mut n, mut inp) = (0usize, 0usize);
     for ch in s.chars().filter(|&c| {
@@ -1179,7 +1189,7 @@ pub(crate) fn preset_chars(ctx: &Ctx, s: &str) -> bool {
         n += 1;
         // (Characters said one for the other — 拿 for the preset's 取 — are one.)
         let same = lexicon::paraphrase_group(ch);
-        if ctx.presets.iter().any(|p| {
+        if ctx.presets.iter().filter(|p| which(p)).any(|p| {
             p.response.contains(ch) || same.is_some_and(|g| p.response.contains(|c| g.contains(c)))
         }) {
             inp += 1;

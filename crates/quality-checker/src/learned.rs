@@ -622,13 +622,18 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // 别人吧`): the preset held, no decision of the assistant's (case
             // decision/decline-under-a-refusal-preset).
             // Nor one said in the preset's own words (`可以，驿站也行` under "放快递柜或驿站都行";
-            // case decision/the-presets-own-option) — unless a preset turns the caller away,
-            // whose words given in to (`让他把订单取消了` against "订单不取消") are the decision.
+            // case decision/the-presets-own-option) — not in the words of a preset that turns
+            // the caller away, whose words given in to (`让他把订单取消了` against "订单不取消")
+            // are the decision; a door preset's words beside a refusal of COD parcels still
+            // decide nothing (case decision/the-presets-own-option-beside-a-refusal).
             if t.covered[ci]
                 || kinds[m] == ViolationKind::SafetyDecision
                     && (crate::decision::refers_to_preset(ctx, t.clauses[ci].text(t.text))
-                        || crate::decision::preset_chars(ctx, t.clauses[ci].text(t.text))
-                            && !ctx.presets.iter().any(crate::proxy::protective)
+                        || crate::decision::preset_chars_where(
+                            ctx,
+                            t.clauses[ci].text(t.text),
+                            |p| !crate::proxy::protective(p),
+                        )
                         || crate::decision::on_owners_will(ctx, t, ci)
                         // (The decline anywhere in the turn: its other clauses, `名额留给别人吧`,
                         // say what the decline means.)
