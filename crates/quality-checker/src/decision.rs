@@ -322,7 +322,8 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             let own_deferred = t.clause_has(ci, M_DEFERS | M_RELAY);
             let hit = match cat {
                 // (Setting the owner's preset aside refuses no offer: case
-                // decision/preset-set-aside.)
+                // decision/preset-set-aside; nor does a decline under a preset said that turns
+                // the caller away: case decision/decline-under-an-only-this-one-preset.)
                 Cat::Refuse => {
                     !protective
                         && !negated
