@@ -115,7 +115,8 @@ fn clause_bounds(text: &str, at: usize) -> (usize, usize) {
 /// person's own account: case proxy/fee-to-a-personal-account; an account dictated: case
 /// proxy/account-dictated, and not taken down: case proxy/account-not-taken-down; the code sent
 /// to the caller: case proxy/code-sent-to-the-caller; a person's own card: case
-/// proxy/personal-card-taken-down; the caller's steps promised: case proxy/steps-promised.)
+/// proxy/personal-card-taken-down; the caller's steps promised: case proxy/steps-promised; a
+/// deposit relayed as the owner's task: case proxy/deposit-relayed-as-a-task.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
@@ -453,7 +454,8 @@ pub fn threatens(text: &str) -> bool {
 // 不到一次`, case proxy/rare-chance-pushes.)
 // (Urging it through is a plea too: `就二十三块钱，您就收了吧`, case proxy/urged-to-take-it.)
 /// (A chance or a trouble argued against a refusal is a push too: case proxy/argued-not-new; an
-/// incentive: case proxy/incentive-pushes.)
+/// incentive: case proxy/incentive-pushes; an offer's price going back up: case
+/// proxy/offer-ending-pushes.)
 pub(crate) fn pushes(text: &str) -> bool {
     let c = &*CONCEPTS;
     threatens(text) || c.deadline.is_match(text) || c.plea.is_match(text)
