@@ -987,10 +987,24 @@ fn answers_request<'a>(
                         .any(|w| s.starts_with(w)))
                 // An invitation to speak grants nothing (case decision/an-invitation-to-speak).
                 && !concepts().invite_to_speak.iter().any(|w| text::contains_str(s, w.as_str()))
-                // Left to the caller (看您…; case decision/left-to-the-callers-platform).
+                // Left to the caller (看您…; case decision/left-to-the-callers-platform), or to
+                // the caller's own rules (`您按平台的规定来就好`; case
+                // decision/left-to-the-platforms-rules).
                 && !alternative(s)
                 && !text::contains_str(s, "看您")
                 && !text::contains_str(s, "看你")
+                && !lists()
+                    .decision
+                    .left_to_caller
+                    .iter()
+                    .any(|w| text::contains_str(s, w))
+                // What the caller reports done, told to finish (`您放好就行` after `我放门口了`):
+                // nothing granted (case decision/the-callers-done-act-finished).
+                && !s
+                    .trim_start_matches(['您', '你'])
+                    .chars()
+                    .next()
+                    .is_some_and(|c| text::is_han(c) && done_by_caller(ctx, t, c.encode_utf8(&mut [0; 4])))
                 // The owner's preset referred to (按刚才说的; case decision/the-preset-referred-to).
                 && !preset_words(ctx, s)
                 && !refers_to_preset(ctx, s)
