@@ -890,11 +890,14 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             // Where someone lives is grounded by the place, not by the verb: the caller's own
             // 她住哪儿 grounds nothing, the compound the caller named first does (cases
             // privacy/residence-compound, privacy/residence-the-caller-named).
-            let grounded = if what == "residence" {
-                // (The place is the start of what follows: two characters of it said first.)
-                let place = clause[m.end()..].trim_start_matches(['在', '到', '去']);
+            // A place is grounded by its first two characters said first (or public).
+            let place_grounded = |place: &str| {
                 let two = place.char_indices().nth(2).map_or(place.len(), |(i, _)| i);
                 ctx.grounded_text(&place[..two], t.idx)
+            };
+            let grounded = if what == "residence" {
+                // (The place is the start of what follows.)
+                place_grounded(clause[m.end()..].trim_start_matches(['在', '到', '去']))
             } else if what == "workplace"
                 && let Some(i) = clause[..m.start()].rfind('在')
                 && clause[i + '在'.len_utf8()..m.start()].chars().count() >= 2
@@ -902,9 +905,8 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 // The company named after 在 (`她在启航广告公司工作`) is told unless the caller
                 // said it first or the owner made it public (cases privacy/public-workplace,
                 // privacy/private-workplace-named).
-                let place = &clause[i + '在'.len_utf8()..m.start()];
-                let two = place.char_indices().nth(2).map_or(place.len(), |(i, _)| i);
-                ctx.grounded_text(&place[..two], t.idx) || ctx.grounded_text(word, t.idx)
+                place_grounded(&clause[i + '在'.len_utf8()..m.start()])
+                    || ctx.grounded_text(word, t.idx)
             } else if what == "family"
                 && let Some(name) = name_after(&clause[m.end()..])
             {
