@@ -499,7 +499,7 @@ fn interjection(clause: &str) -> bool {
     }
     'outer: while !rest.is_empty() {
         rest = rest.trim_start_matches(|c: char| !crate::text::is_han(c));
-        for w in lists().decision.giving_in_interjections.iter() {
+        for w in lists().decision.assent_interjections.iter() {
             if let Some(r) = rest.strip_prefix(w) {
                 rest = r;
                 continue 'outer;
@@ -637,26 +637,44 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             {
                 continue;
             }
-            // A giving-in interjection (`那好吧`) weighs most, but what follows it is the act: a
-            // turn that then relays or defers to the owner decides nothing (case
-            // decision/giving-in-then-deferring).
+            // A giving-in or assenting interjection (`那好吧`, `没问题`) weighs most, but what
+            // follows it is the act: a turn that then relays or defers to the owner decides
+            // nothing (cases decision/giving-in-then-deferring, decision/assent-to-a-relay) —
+            // unless the rest of the turn, read without the interjection, is still a decision
+            // to the classifier (the assent then agrees to that: case
+            // decision/assent-then-a-decision-then-a-relay).
             // (Not when the turn has the owner act: `…让他点个取消` commits him, case
             // proxy/cancelling-argued-for.)
             // Nor material asked to be sent over for the owner to see, in a turn that relays or
             // defers (`您把资料发过来吧，我让她看看`; case decision/material-sent-over-to-the-owner).
             if kinds[m] == ViolationKind::SafetyDecision
-                && (interjection(t.clauses[ci].text(t.text))
-                    || lists()
-                        .decision
-                        .sent_over
-                        .iter()
-                        .any(|w| t.clauses[ci].text(t.text).contains(w)))
                 && (0..t.clauses.len()).any(|j| {
                     j != ci && t.clause_has(j, crate::lexicon::M_RELAY | crate::lexicon::M_DEFERS)
                 })
                 && !made_to_act(t.text)
             {
-                continue;
+                let clause = t.clauses[ci].text(t.text);
+                if lists()
+                    .decision
+                    .sent_over
+                    .iter()
+                    .any(|w| clause.contains(w))
+                {
+                    continue;
+                }
+                if interjection(clause) {
+                    // (Every interjection out, not only this one: `可以，…带到，您放心` has two.)
+                    let mut rest = String::with_capacity(t.text.len());
+                    let mut from = 0;
+                    for c in t.clauses.iter().filter(|c| interjection(c.text(t.text))) {
+                        rest.push_str(&t.text[from..c.start]);
+                        from = c.end;
+                    }
+                    rest.push_str(&t.text[from..]);
+                    if models.score(&rest, caller)[m] < model.threshold {
+                        continue;
+                    }
+                }
             }
             let words: Vec<String> = models
                 .heaviest(t.text, m, 4)

@@ -235,7 +235,7 @@ word_files! {
         settling_courtesy: Words,
         callers_side: Words,
         preset_referred: Words,
-        giving_in_interjections: Words,
+        assent_interjections: Words,
         owner_made_to_act: Words,
         owner_left_to_decide: Words,
         wish: Words,
