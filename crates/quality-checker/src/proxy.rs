@@ -212,6 +212,8 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
 /// counts only after a concession in its clause (case proxy/scam-conceded) or, after a scam
 /// request (`scam`), beside the scam's object (case proxy/scam-relayed; promised back: case
 /// proxy/code-promised-back).
+// (The going-along words are the shared concepts': a scam's account or link taken for the owner
+// to act on is one — cases proxy/account-taken-by-text, proxy/password-in-the-link-relayed.)
 pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
     let c = &*CONCEPTS;
     // Handing the asked thing over itself goes along, refusal or not, unless negated in its
