@@ -348,6 +348,10 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         && !names_a_matter(clause)
                         && !t.clause_has(ci, M_UNCERTAIN)
                         && !other_subject(prefix)
+                        // The caller's own plan said back (`您周末找人来修水龙头` of `我周末找人来
+                        // 修`) promises nothing of the owner's (case
+                        // decision/callers-plan-is-no-promise).
+                        && !callers_plan_said_back(ctx, t, clause)
                 }
                 _ if negated || deferred => false,
                 // What is done already (`老人家已经送到医院就好`) is told, not asked of the

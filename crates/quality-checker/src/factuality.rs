@@ -424,6 +424,7 @@ fn skip_at(t: &TurnCtx, pos: usize) -> bool {
 fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) {
     // The owner's own dates, read only for a date no one else gave.
     let private_dates = std::cell::OnceCell::new();
+    let prev_nums = std::cell::OnceCell::new();
     for n in t.nums.iter().filter(|n| n.specific()) {
         if skip_at(t, n.start) {
             continue;
@@ -582,6 +583,20 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         {
             continue;
         }
+        // The caller's figure just said, read back changed (`三点半` → `三点`, `三箱砂糖橘` →
+        // `两箱砂糖橘`): wrong, however grounded its value is elsewhere in the call (cases
+        // factuality/half-hour-dropped-in-a-read-back, factuality/count-changed-in-a-read-back).
+        if let Some(theirs) = misquoted(ctx, t, n, &prev_nums) {
+            let span = &t.text[n.start..n.end];
+            said.extend_from_slice(vals);
+            out.push(finding(
+                KIND,
+                t.idx,
+                span,
+                format!("the assistant reads back the caller's \"{theirs}\" as \"{span}\""),
+            ));
+            continue;
+        }
         if vals.iter().any(|&v| {
             ctx.grounded_value(v, t.idx, n.kind == NumKind::Clock)
                 || said.iter().any(|&s| (s - v).abs() < 1e-6)
@@ -665,6 +680,80 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
             ),
         ));
     }
+}
+
+/// The caller's figure that assistant number `n` reads back changed: a figure of the caller's
+/// turn just before, of the same kind and unit, said beside the same two characters (`下午` before
+/// `三点半` and `三点`; `砂糖` after `三箱` and `两箱`), whose value differs — where the caller
+/// never said `n`'s figure (a read-back that reorders, `九点半的改到十点半` → `改到十点半`, or
+/// repeats an earlier figure is right: case factuality/a-read-back-reordered) and no preset or public fact gives it (a preset's own time
+/// answering the caller's is a conflict's business).
+/// (`prev_nums` holds the caller turn's figures once read: caller turns' figures are not kept.)
+fn misquoted<'c>(
+    ctx: &Ctx<'c>,
+    t: &TurnCtx,
+    n: &text::Num,
+    prev_nums: &std::cell::OnceCell<Vec<text::Num>>,
+) -> Option<&'c str> {
+    if !matches!(
+        n.kind,
+        NumKind::Clock | NumKind::Count | NumKind::Money | NumKind::Date
+    ) || t.idx == 0
+        || ctx.turns[t.idx - 1].assistant
+    {
+        return None;
+    }
+    let prev = &ctx.turns[t.idx - 1];
+    let unit = |s: &str| s.chars().next_back();
+    // Two Han characters right before and right after a span (none where a mark intervenes).
+    let left = |s: &str, at: usize| {
+        let cs: Vec<char> = s[..at].chars().rev().take(2).collect();
+        (cs.len() == 2 && cs.iter().all(|&c| text::is_han(c))).then(|| [cs[1], cs[0]])
+    };
+    let right = |s: &str, at: usize| {
+        let cs: Vec<char> = s[at..].chars().take(2).collect();
+        (cs.len() == 2 && cs.iter().all(|&c| text::is_han(c))).then(|| [cs[0], cs[1]])
+    };
+    let clock = n.kind == NumKind::Clock;
+    let same = |a: f64, b: f64| {
+        let d = (a - b).abs();
+        d < 1e-6 || clock && (d - 12.0).abs() < 1e-6
+    };
+    let ours = &t.text[n.start..n.end];
+    // Of the same kind and, but for a clock (点 with or without a half), the same unit.
+    let alike = |m: &text::Num, span: &str| m.kind == n.kind && (clock || unit(span) == unit(ours));
+    let (nl, nr) = (left(t.text, n.start), right(t.text, n.end));
+    let nums = prev_nums.get_or_init(|| text::numbers(prev.text));
+    let theirs = nums.iter().find_map(|m| {
+        let span = &prev.text[m.start..m.end];
+        // (A figure read on into the next word, `三点两` of `三点两个班`, is no figure said.)
+        let whole = unit(span).is_some_and(|u| !"一二两三四五六七八九十百千万零".contains(u));
+        let beside = nl.is_some() && nl == left(prev.text, m.start)
+            || nr.is_some() && nr == right(prev.text, m.end);
+        let differs = !m
+            .values()
+            .iter()
+            .any(|&a| n.values().iter().any(|&b| same(a, b)));
+        (whole && alike(m, span) && beside && differs).then_some(span)
+    })?;
+    let said = |text: &str| {
+        text::numbers(text).iter().any(|m| {
+            alike(m, &text[m.start..m.end])
+                && m.values()
+                    .iter()
+                    .any(|&a| n.values().iter().any(|&b| same(a, b)))
+        })
+    };
+    // (Nor a figure of the owner's own: a schedule's `两点到六点` after the caller's `三点` is
+    // privacy's business.)
+    if n.values()
+        .iter()
+        .any(|&v| ctx.grounded_value(v, 0, clock) || ctx.private_nums().iter().any(|&p| same(p, v)))
+        || ctx.caller_turns_before(t.idx).any(|c| said(c.text))
+    {
+        return None;
+    }
+    Some(theirs)
 }
 
 fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {

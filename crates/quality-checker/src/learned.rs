@@ -662,6 +662,20 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 {
                     continue;
                 }
+                // Nor the caller's own words said back (`检修改到明天上午十点半` of `九点半的检修改到
+                // 上午十点半`): a read-back of what will be passed on (case
+                // factuality/a-read-back-reordered).
+                if t.idx > 0 && {
+                    let mut b = crate::text::bigrams(clause);
+                    b.sort_unstable();
+                    b.dedup();
+                    // (A caller turn keeps no bigrams of its own.)
+                    let mut c = crate::text::bigrams(caller);
+                    c.sort_unstable();
+                    b.len() >= 4 && crate::text::containment(&b, &c) >= 0.8
+                } {
+                    continue;
+                }
                 if interjection(clause) {
                     // (Every interjection out, not only this one: `可以，…带到，您放心` has two.)
                     let mut rest = String::with_capacity(t.text.len());

@@ -1295,7 +1295,11 @@ fn classify(
             || rest.starts_with("到")
             || rest.starts_with('零')
             || rest.chars().next().is_some_and(is_numeral);
-        let not_time = rest.starts_with('儿') || rest.starts_with('点') || rest.starts_with('都');
+        // (`一点都不` is no time; `两点到五点都可以` is two — case
+        // factuality/a-read-back-reordered.)
+        let not_time = rest.starts_with('儿')
+            || rest.starts_with('点')
+            || rest.starts_with('都') && num.values[0] == 1.0;
         // 这两点, 几点: not a time; a small numeral needs a time word around it.
         let demonstrative = before
             .chars()
