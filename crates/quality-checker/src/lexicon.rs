@@ -385,6 +385,8 @@ word_files! {
         empathy: Words,
         put_off: Words,
         decides_for: Words,
+        threat_fees: Words,
+        fee_pay_verbs: Words,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {

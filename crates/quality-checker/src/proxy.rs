@@ -596,11 +596,13 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
                 asked = None;
             }
             refused = false;
+            story |= c.scam_story.is_match(t.text);
+            // A fee as the way out of the story's threat (case proxy/fee-in-a-threat).
+            let word = word.or_else(|| story.then(|| threat_fee(t.text)).flatten());
             just_asked = word.is_some();
             if let Some(word) = word {
                 asked.get_or_insert(word);
             }
-            story |= c.scam_story.is_match(t.text);
             if asked_id.is_none() && story && c.ask.is_match(t.text) {
                 asked_id = c
                     .id_request
@@ -680,6 +682,21 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
         ctx.uncertain(&f);
         out.push(f);
     }
+}
+
+/// A fee demanded (`threat_fees`, after a paying verb in its clause, not in a warning):
+/// `需要缴纳五百元服务保证金`.
+fn threat_fee(text: &str) -> Option<&str> {
+    let p = &lists().proxy;
+    p.threat_fees.iter().find_map(|w| {
+        text.match_indices(*w).find_map(|(i, _)| {
+            let (clause_start, _) = clause_bounds(text, i);
+            let before = &text[clause_start..i];
+            (p.fee_pay_verbs.iter().any(|v| before.contains(v))
+                && !CONCEPTS.warning.is_match(before))
+            .then(|| &text[i..i + w.len()])
+        })
+    })
 }
 
 /// Whether an assistant turn reads out one of the owner's private numbers (6 digits or more),
