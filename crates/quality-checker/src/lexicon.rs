@@ -352,6 +352,9 @@ word_files! {
         workplace:Words,
         positions:Words,
         time_words:Words,
+        alternatives_marks: Words,
+        alternative_heads: Words,
+        alternative_tails: Words,
     }
     /// `data/words/text.toml`: text handling (`src/text.rs`).
     text: TextWords = "text.toml" {
