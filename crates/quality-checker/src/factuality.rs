@@ -520,8 +520,13 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         }
         if let Some(ds) = &n.digits
             && (ctx.grounded_digits(ds, t.idx)
+                // (Fact by fact: the digits of two facts run together, `1506` and `8栋`, make
+                // figures of neither — `68`; case factuality/digits-across-two-facts.)
                 || owners(ds)
-                    && text::digit_string(&ctx.private_text).contains(ds.as_str())
+                    && ctx
+                        .private()
+                        .iter()
+                        .any(|f| text::digit_string(f.value).contains(ds.as_str()))
                     && (ds.len() >= 4 || in_short_run(ds) || !names_a_place))
         {
             continue;
