@@ -79,6 +79,8 @@ pub struct Concepts {
     pub transfer_verb: Vec<String>,
     /// Words holding a transfer verb that move words, not money (转告, 转达).
     pub transfer_not: Vec<String>,
+    /// A transfer told as done (刚转, 转过去了): in its sentence, no transfer is asked.
+    pub transfer_done: Vec<String>,
     /// Where money goes in a transfer asked for (账户, 卡上).
     pub account: Vec<String>,
     /// Words by which a caller bids someone act (让他, 先, 马上).
@@ -128,8 +130,16 @@ impl Concepts {
             // The bid in the clause, or elsewhere in its sentence (`…转到对方公司的账户，你让
             //她抓紧办`) when the clause tells no transfer already made (`已经转到他卡上了`).
             let bid = |s: &str| self.bid.iter().any(|b| s.contains(b.as_str()));
+            let sentence = sentence_of(text, at);
             let done = clause.contains('已') || clause.ends_with('了');
-            if bid(clause) || !done && bid(sentence_of(text, at)) {
+            if self
+                .transfer_done
+                .iter()
+                .any(|d| sentence.contains(d.as_str()))
+            {
+                continue;
+            }
+            if bid(clause) || !done && bid(sentence) {
                 return Some(at + acc.start..at + acc.end);
             }
         }
@@ -353,6 +363,7 @@ mod tests {
             ("scam_story", &c.scam_story),
             ("transfer_verb", &c.transfer_verb),
             ("transfer_not", &c.transfer_not),
+            ("transfer_done", &c.transfer_done),
             ("account", &c.account),
             ("bid", &c.bid),
         ] {
