@@ -405,6 +405,8 @@ word_files! {
         day_ranks: DayRanks,
         conditions: Words,
         arrival_spots: Words,
+        depots: Words,
+        parcel_words: Words,
         choice_asked: Words,
         compound_gate: Words,
         referring_back: Words,

@@ -1079,8 +1079,18 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
                 let future = NOT_YET.iter().any(|w| {
                     tail4.ends_with(w) || text::contains_str(tail4, w) && w.chars().count() >= 2
                 });
+                // The parcel come to the courier's own depot (`您有个件今天到站了`, `件到我们网点了`)
+                // is not at the door (case preset/parcel-at-the-depot); a driver's `我到东站了`
+                // is an arrival (case preset/driver-at-the-station).
+                let depot = lists().preset.depots.iter().any(|w| place.contains(w))
+                    && lists()
+                        .preset
+                        .parcel_words
+                        .iter()
+                        .any(|w| tail4.contains(w));
                 if (1..=12).contains(&n)
                     && !future
+                    && !depot
                     && !AHEAD.is_match(before)
                     && !place.contains(['吗', '没', '不'])
                     && !place.contains("附近")
