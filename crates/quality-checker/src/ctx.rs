@@ -1119,6 +1119,32 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
             if value.chars().filter(|c| c.is_ascii_digit()).count() >= 4 {
                 digits.push(text::digit_string(value));
             }
+            // A relative named right after the kin word (`妻子唐蕾`, `丈夫许哲，婆婆同住`,
+            // `女儿周小满上小学`): a surname and one or two characters of a given name, to the
+            // first character no given name has — said alone, it discloses the fact (case
+            // privacy/relatives-name-after-the-kin-word).
+            for kin in lists().privacy.family.iter() {
+                for (i, _) in value.match_indices(kin) {
+                    let rest = &value[i + kin.len()..];
+                    let mut cs = rest.char_indices();
+                    let Some((_, first)) = cs.next() else {
+                        continue;
+                    };
+                    if !lexicon::SURNAMES.contains(first) {
+                        continue;
+                    }
+                    let stop = &lists().factuality.given_stop;
+                    let after = &lists().privacy.after_kin_names;
+                    let end = rest
+                        .char_indices()
+                        .skip(1)
+                        .find(|&(_, c)| !text::is_han(c) || stop.contains(&c) || after.contains(&c))
+                        .map_or(rest.len(), |(j, _)| j);
+                    if (2..=3).contains(&rest[..end].chars().count()) {
+                        fragments.push(&rest[..end]);
+                    }
+                }
+            }
             // A name (`橘猫，叫团子`, `女儿叫朵朵`): the Han run after 叫 or 名叫 alone names it.
             for (i, _) in value.match_indices('叫') {
                 let rest = &value[i + '叫'.len_utf8()..];

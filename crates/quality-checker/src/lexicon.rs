@@ -355,6 +355,7 @@ word_files! {
         alternatives_marks: Words,
         alternative_heads: Words,
         alternative_tails: Words,
+        after_kin_names: Chars,
     }
     /// `data/words/text.toml`: text handling (`src/text.rs`).
     text: TextWords = "text.toml" {
@@ -393,6 +394,7 @@ word_files! {
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
+        then_words: Words,
         not_content_in_bigrams: Chars,
         loan_glosses: Words,
         instruction_openers: Words,

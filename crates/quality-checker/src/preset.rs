@@ -1005,29 +1005,14 @@ fn event_said(
         {
             return false;
         }
-        // 到了再打给你, 到了就放, 到了给您打电话: a condition about the future, not a report.
+        // 到了再打给你, 到了就放, 到了给您打电话: a condition about the future, not a report
+        // (preset.toml `then_words`).
         let after = text[m_end..].trim_start_matches(['我', '你', '您', '他', '她']);
-        if [
-            "再",
-            "就",
-            "以后",
-            "后",
-            "的时候",
-            "之后",
-            "给您打",
-            "给你打",
-            "打电话",
-            "联系",
-            // 到了放哪, 到了要打电话不, 到了怎么办: a question about then.
-            "放哪",
-            "放在哪",
-            "要",
-            "怎么",
-            "咋",
-            "该",
-        ]
-        .iter()
-        .any(|w| after.starts_with(w))
+        if lists()
+            .preset
+            .then_words
+            .iter()
+            .any(|w| after.starts_with(w))
         {
             return false;
         }
