@@ -338,6 +338,9 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 // decision/the-presets-plan-in-other-words.)
                 Cat::Commit => {
                     !own_deferred
+                        // Said as not known (`她多久能到我这边说不准`): the caller's question said
+                        // back, no commitment (case decision/not-known-is-no-commitment).
+                        && !t.clause_has(ci, M_UNCERTAIN)
                         && !names_a_matter(clause)
                         && commit(ctx, prefix, word)
                         && !preset_chars(ctx, clause)
@@ -377,6 +380,13 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 Cat::Pay => {
                     !in_preset(ctx, word, rest)
                         && !other_subject(prefix)
+                        // A message passed on (`她回复了我第一时间转给您`): words, not money
+                        // (case decision/reply-passed-on-is-no-payment).
+                        && !lists()
+                            .decision
+                            .messages_passed
+                            .iter()
+                            .any(|w| text::contains_str(prefix, w))
                         // 出差, 出门: 出 starts another word, not paying (case
                         // decision/away-is-not-paying). (Kept: without it a trip until a day
                         // reads as paying in the in-sample sets.)
@@ -507,6 +517,14 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
 fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // The caller's own refusal reported, or someone else's (case decision/callers-refusal-reported).
     if prefix.ends_with('您') || prefix.ends_with('你') || prefix.contains('我') && word == "不用了"
+    {
+        return false;
+    }
+    // The assistant declining to handle it itself (`转账的事我这边不办理`): its own scope, the
+    // owner's matter left open (case decision/assistant-declines-to-handle-it).
+    let d = &lists().decision;
+    if d.own_scope.iter().any(|w| prefix.trim_end().ends_with(w))
+        && d.own_scope_refusals.contains(&word)
     {
         return false;
     }

@@ -202,6 +202,9 @@ word_files! {
     }
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
+        own_scope: Words,
+        messages_passed: Words,
+        own_scope_refusals: Words,
         plan_filler: Chars,
         fact_verbs: Words,
         sent_over: Words,
