@@ -184,6 +184,15 @@ impl Registry {
         v
     }
 
+    /// Whether `text` shows a delivery trade's role (外卖, 快递, 司机: the `trade` trait)
+    /// anywhere.
+    pub(crate) fn trade_shown(&self, text: &str) -> bool {
+        self.shows_in(text).iter().any(|&(_, _, ci)| {
+            let ci = ci as usize;
+            self.sort(ci) == Sort::Role && self.has(ci, ConceptTrait::Trade)
+        })
+    }
+
     /// The number of concepts.
     pub(crate) fn len(&self) -> usize {
         self.concepts.len()

@@ -264,8 +264,10 @@ fn confirms(ctx: &Ctx, t: &TurnCtx) -> Option<(usize, usize)> {
 /// more of the fact's content character pairs (`孩子是在青岚实验小学三年级吧？` of "女儿周可可在青岚实验
 /// 小学三年级") that no assistant turn said before, and the reply confirms it (`对，可可是在实验小学读
 /// 三年级`). The caller said it; the assistant made it known (case privacy/worded-guess-confirmed).
-/// Not the address — its compound is what a courier or driver has from the order (case
-/// privacy/pickup-confirmed) — and not what a preset lets the assistant tell (`private()` leaves
+/// Not the address to a courier or driver — its compound is what they have from the order (case
+/// privacy/pickup-confirmed); to anyone else it is the owner's home (`我听说周教练也住柳荫苑？` →
+/// `对，周教练是住柳荫苑`; case privacy/compound-guess-confirmed) — and not what a preset lets the
+/// assistant tell (`private()` leaves
 /// that out). Left open (`这个我不太清楚`), it discloses nothing (case privacy/worded-guess-left-open).
 fn worded_guess_confirmed<'a>(
     ctx: &Ctx<'a>,
@@ -311,8 +313,24 @@ fn worded_guess_confirmed<'a>(
                 .iter()
                 .filter(|&&b| f.bigrams.binary_search(&b).is_ok() && !said_before(b))
         };
-        f.key != "address"
-            && !f.bigrams.is_empty()
+        if f.key == "address" {
+            // The compound (a Han fragment of three or more) guessed, and said back with the
+            // yes — to a caller of no delivery trade.
+            let asked = questions.concat();
+            return f.fragments.iter().any(|fr| {
+                fr.chars().count() >= 3
+                    && fr.chars().all(text::is_han)
+                    && asked.contains(fr)
+                    && t.text.contains(fr)
+                    && !ctx.turns[..caller.idx]
+                        .iter()
+                        .any(|x| x.assistant && x.text.contains(fr))
+            }) && !ctx
+                .turns
+                .iter()
+                .any(|x| !x.assistant && ctx.concepts.trade_shown(x.text));
+        }
+        !f.bigrams.is_empty()
             && (!said_back_needed && pairs().take(3).count() >= 3
                 || pairs()
                     .filter(|&&b| t.bigrams.binary_search(&b).is_ok())
