@@ -2749,7 +2749,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     // `…我转告他。另外他说了，请您在北门外等`: the preset added on after the answer.
     let added_on = TOPIC_SHIFT.is_match(turn.text);
     // (`好，放鞋柜了。这个件是…的吧？`: the caller had complied; the preset said again is no answer.)
-    let had_complied = reports_done(prev, content);
+    let had_complied = reports_done(prev, content) || takes_it(prev, content);
     let asks_about_it = prev
         .clauses
         .iter()
@@ -2775,7 +2775,38 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     // only acknowledged or complied.
     brief
         && !added_on
-        && (answers || marker && !lexicon::CLOSE.is_match(prev.text) && !complied(prev.text))
+        && (answers
+            || marker
+                && !lexicon::CLOSE.is_match(prev.text)
+                && !complied(prev.text)
+                && !takes_it(prev, content))
+}
+
+/// Whether a caller's turn opens by taking the preset up as their own plan (`好，那我发短信。`,
+/// `行，我让秘书发邮件。`) and asks nothing: each clause of its first sentence an acknowledgement
+/// or one opening with 我 that names the preset's content, and one of the latter. The preset said
+/// again after it answers nothing, even as `还是那句…` (case preset/taken-up-then-said-again).
+fn takes_it(prev: &TurnCtx, content: &[u64]) -> bool {
+    text::sentences(prev.text).first().is_some_and(|r| {
+        let first = &prev.text[r.clone()];
+        if prev.text.contains(['？', '?']) {
+            return false;
+        }
+        let mut own = false;
+        let all = text::clauses(first).iter().all(|c| {
+            let ct = c.text(first).trim();
+            if complied(ct) {
+                return true;
+            }
+            let mine = ct
+                .trim_start_matches(['那', '好', '行', '嗯', '哦'])
+                .starts_with('我')
+                && names_content(ct, content);
+            own |= mine;
+            mine
+        });
+        all && own
+    })
 }
 
 /// Whether a question clause asks about something of its own — a question word with at least
