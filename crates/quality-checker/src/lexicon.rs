@@ -397,6 +397,7 @@ word_files! {
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
+        self_words: Words,
         then_words: Words,
         not_content_in_bigrams: Chars,
         loan_glosses: Words,

@@ -631,11 +631,27 @@ fn time_met(ctx: &Ctx, bound: (f64, bool)) -> Option<Option<usize>> {
 /// Whether the caller says they are someone (a role of the concept lexicon) that no concept
 /// group of the trigger names.
 fn names_other_role(ctx: &Ctx, trig: &Trigger) -> bool {
+    other_role_in(ctx, trig, false)
+}
+
+/// [`names_other_role`]; `own`: only in a clause where the caller speaks of themselves
+/// (`我是橙风快递的派件员`, `我青墨印社小冯`) — not one that addresses the owner (`邵主管吗`) or
+/// tells of the household (`家里没人`).
+fn other_role_in(ctx: &Ctx, trig: &Trigger, own: bool) -> bool {
     let reg = ctx.concepts;
     let mut first = true;
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         let f = facts(ctx, t);
         for r in self_intro(t, f, first) {
+            if own
+                && !lists()
+                    .preset
+                    .self_words
+                    .iter()
+                    .any(|w| text::contains_str(&t.text[r.clone()], w))
+            {
+                continue;
+            }
             let (mut shown, mut named) = (false, false);
             for ci in 0..reg.len() {
                 if reg.sort(ci) == Sort::Role && shows_within(&f.hits, ci, r.clone()) {
@@ -2171,7 +2187,19 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             && let Some(h) = held
                 .ok()
                 .flatten()
-                .or(lenient.ok().flatten().filter(|_| !trig.groups.is_empty()))
+                // (Not when the caller said they are someone the trigger does not name: `我是橙风
+                // 快递的派件员` against "如果是人事打来"; case preset/another-role-is-not-read-leniently.)
+                .or(lenient
+                    .ok()
+                    .flatten()
+                    .filter(|_| {
+                        !trig.groups.is_empty()
+                            // (A pitch is known by what is offered, whoever the caller says
+                            // they are: `我这边是盛源金融的客户经理…低息信用贷`.)
+                            && (trig.groups.iter().flatten().any(|&ci| {
+                                ctx.concepts.has(ci, ConceptTrait::Pitch)
+                            }) || !other_role_in(ctx, trig, true))
+                    }))
             && conflict_any.is_none()
             && !touched(ctx, content)
             && !ctx
