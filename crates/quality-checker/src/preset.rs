@@ -634,6 +634,24 @@ fn names_other_role(ctx: &Ctx, trig: &Trigger) -> bool {
     other_role_in(ctx, trig, false)
 }
 
+/// Whether the caller offers or demands what a pitch concept of the trigger names (推销, 贷款:
+/// the `pitch` trait), anywhere in what they say — one who pitches nothing is read by who they
+/// say they are (`我是市场部的领导` against "如果是推销电话"; case
+/// preset/another-role-against-a-pitch-trigger).
+fn pitch_offered(ctx: &Ctx, trig: &Trigger) -> bool {
+    let reg = ctx.concepts;
+    trig.groups
+        .iter()
+        .flatten()
+        .filter(|&&ci| reg.has(ci, ConceptTrait::Pitch))
+        .any(|&ci| {
+            ctx.turns
+                .iter()
+                .filter(|t| !t.assistant)
+                .any(|t| reg.shows_in(t.text).iter().any(|h| h.2 as usize == ci))
+        })
+}
+
 /// [`names_other_role`]; `own`: only in a clause where the caller speaks of themselves
 /// (`我是橙风快递的派件员`, `我青墨印社小冯`) — not one that addresses the owner (`邵主管吗`) or
 /// tells of the household (`家里没人`).
@@ -2196,9 +2214,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         !trig.groups.is_empty()
                             // (A pitch is known by what is offered, whoever the caller says
                             // they are: `我这边是盛源金融的客户经理…低息信用贷`.)
-                            && (trig.groups.iter().flatten().any(|&ci| {
-                                ctx.concepts.has(ci, ConceptTrait::Pitch)
-                            }) || !other_role_in(ctx, trig, true))
+                            && (pitch_offered(ctx, trig) || !other_role_in(ctx, trig, true))
                     }))
             && conflict_any.is_none()
             && !touched(ctx, content)
