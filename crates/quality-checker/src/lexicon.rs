@@ -309,6 +309,8 @@ word_files! {
     }
     /// `data/words/naturalness.toml`: `natural.*`.
     naturalness: NaturalnessWords = "naturalness.toml" {
+        anything_left: Words,
+        settled_by_caller: Words,
         speaks_for: Words,
         left_to_the_owner: Words,
         hang_up_of_others: Words,

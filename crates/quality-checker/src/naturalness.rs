@@ -788,16 +788,27 @@ fn premature(ctx: &Ctx, caller: &TurnCtx, assistant: &TurnCtx) -> bool {
         // Closing on the first reply: the caller's matter was never heard out.
         return own <= 8 && !RELAY.is_match(assistant.text);
     }
+    let l = &lists().naturalness;
     own <= 3
         && OPEN.find_iter(caller.text).any(|m| {
-            !caller.clause_at(m.start()).is_some_and(|(_, c)| {
+            // (A question mark ends the clause before it.)
+            let at = caller.clause_at(m.start()).or_else(|| {
+                let prev = caller.text[..m.start()].char_indices().last()?.0;
+                caller.clause_at(prev)
+            });
+            !at.is_some_and(|(_, c)| {
                 let ct = c.text(caller.text);
-                lists()
-                    .naturalness
-                    .left_to_the_owner
-                    .iter()
-                    .any(|w| ct.contains(w))
+                l.left_to_the_owner.iter().any(|w| ct.contains(w))
+                    // `还有别的事吗？`: asks whether anything is left; a goodbye answers it
+                    // (case naturalness/anything-else-answered-by-the-goodbye).
+                    || l.anything_left.iter().any(|w| ct.contains(w))
             })
+            // `套个袋子还要问？算了，我套了`: the caller settled the question themselves (case
+            // naturalness/question-settled-by-the-caller).
+            && !l
+                .settled_by_caller
+                .iter()
+                .any(|w| caller.text[m.end()..].contains(w))
         })
         && !(caller.clauses.iter().all(|c| !c.question)
             && !caller.text.contains(['？', '?'])
