@@ -409,12 +409,12 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
 /// A real question asks (case factuality/colour-asked); a tag question asserts (case
 /// factuality/colour-tag-question).
 fn real_question(t: &TurnCtx, c: &Clause) -> bool {
-    c.question
-        && !lists().factuality.tag_questions.iter().any(|q| {
-            c.text(t.text)
-                .trim_end_matches(['？', '?', '。', '！'])
-                .ends_with(q)
-        })
+    let f = &lists().factuality;
+    let q = c.text(t.text).trim_end_matches(['？', '?', '。', '！']);
+    // A guess said as `是…吧？` (`是那笔四十二块五的退款吧？`) asserts what it names (case
+    // factuality/a-guess-in-is-then-ba).
+    let guess = q.ends_with('吧') && f.guess_heads.iter().any(|h| q.trim_start().starts_with(h));
+    c.question && !guess && !f.tag_questions.iter().any(|w| q.ends_with(w))
 }
 
 fn skip_at(t: &TurnCtx, pos: usize) -> bool {

@@ -282,6 +282,7 @@ word_files! {
     }
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
+        guess_heads: Words,
         day_synonyms: Words,
         titles_before_names: Words,
         addressed: Words,
