@@ -1385,11 +1385,11 @@ fn classify(
             if lists().text.manner_units.contains(u) && !arabic && num.values[0] <= 2.0 {
                 kind = NumKind::Vague;
             }
-            // 箱子角瘪了一块, 少了一块: a piece, not a yuan.
-            if *u == "块"
+            // 箱子角瘪了一块, 少了一块: a piece, not a yuan; 压坏一角: a corner, not a tenth of
+            // one (case factuality/a-corner-is-no-money) — unless 钱 follows.
+            if (*u == "块" && s[..num.start].ends_with('了') || *u == "角")
                 && !arabic
                 && num.values[0] < 2.0
-                && s[..num.start].ends_with('了')
                 && !after_ge
                     .strip_prefix(*u)
                     .is_some_and(|r| r.starts_with('钱'))
