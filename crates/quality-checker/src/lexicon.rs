@@ -311,6 +311,7 @@ word_files! {
     /// `data/words/naturalness.toml`: `natural.*`.
     naturalness: NaturalnessWords = "naturalness.toml" {
         anything_left: Words,
+        nothing_to_decide: Words,
         settled_by_caller: Words,
         speaks_for: Words,
         left_to_the_owner: Words,

@@ -1266,6 +1266,26 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             // in words no list has.
             uncertain = true;
             "the caller asks nothing of the owner, only tells".to_string()
+        } else if !asks_decision
+            && !said_asks(caller)
+            // (Nor a question or a request anywhere — `帮我问一下他什么时候能回我` — but the
+            // opener's who-answers check, `永福啊？`.)
+            && !OPEN.find_iter(caller.text).any(|m| {
+                caller.idx > 0 || caller.text[..m.start()].chars().count() > 12
+            })
+            && ctx.turns.get(t.idx + 1).is_some_and(|r| {
+                !r.assistant
+                    && lists()
+                        .naturalness
+                        .nothing_to_decide
+                        .iter()
+                        .any(|w| text::contains_str(r.text, w))
+            })
+        {
+            // The caller, who asked nothing, answers that nothing was put to the owner (`没让你
+            // 决定啥`, `我就是说声谢谢`): the refusal answered a question no one asked (case
+            // naturalness/caller-says-nothing-was-asked).
+            "the caller answers that nothing was asked to decide".to_string()
         } else {
             continue;
         };
