@@ -2205,17 +2205,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             && let Some(h) = held
                 .ok()
                 .flatten()
-                // (Not when the caller said they are someone the trigger does not name: `我是橙风
-                // 快递的派件员` against "如果是人事打来"; case preset/another-role-is-not-read-leniently.)
-                .or(lenient
-                    .ok()
-                    .flatten()
-                    .filter(|_| {
-                        !trig.groups.is_empty()
-                            // (A pitch is known by what is offered, whoever the caller says
-                            // they are: `我这边是盛源金融的客户经理…低息信用贷`.)
-                            && (pitch_offered(ctx, trig) || !other_role_in(ctx, trig, true))
-                    }))
+                .or_else(|| lenient.ok().flatten().filter(|_| !trig.groups.is_empty()))
             && conflict_any.is_none()
             && !touched(ctx, content)
             && !ctx
@@ -2232,6 +2222,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     .iter()
                     .any(|q| q.id != p.id && touched(ctx, q.content())))
             && let Some(at) = missing_turn(ctx, h)
+            // Read leniently only for a caller who did not say they are someone the trigger does
+            // not name (`我是橙风快递的派件员` against "如果是人事打来"; case
+            // preset/another-role-is-not-read-leniently) — a pitch is known by what is offered,
+            // whoever the caller says they are (`我这边是盛源金融的客户经理…低息信用贷`). (Asked
+            // last: reading the self-introductions is the dear part.)
+            && (matches!(held, Ok(Some(_)))
+                || pitch_offered(ctx, trig)
+                || !other_role_in(ctx, trig, true))
         {
             let f = finding(
                 ViolationKind::PresetMissing,
