@@ -1129,26 +1129,26 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
                 aho_corasick::AhoCorasick::new(lists().privacy.family.iter())
                     .expect("privacy.toml family: an automaton")
             });
-            {
-                for m in KIN.find_overlapping_iter(value) {
-                    let rest = &value[m.end()..];
-                    let mut cs = rest.char_indices();
-                    let Some((_, first)) = cs.next() else {
-                        continue;
-                    };
-                    if !lexicon::SURNAMES.contains(first) {
-                        continue;
-                    }
-                    let stop = &lists().factuality.given_stop;
-                    let after = &lists().privacy.after_kin_names;
-                    let end = rest
-                        .char_indices()
-                        .skip(1)
-                        .find(|&(_, c)| !text::is_han(c) || stop.contains(&c) || after.contains(&c))
-                        .map_or(rest.len(), |(j, _)| j);
-                    if (2..=3).contains(&rest[..end].chars().count()) {
-                        fragments.push(&rest[..end]);
-                    }
+            let (stop, after) = (
+                &lists().factuality.given_stop,
+                &lists().privacy.after_kin_names,
+            );
+            for m in KIN.find_overlapping_iter(value) {
+                let rest = &value[m.end()..];
+                if !rest
+                    .chars()
+                    .next()
+                    .is_some_and(|c| lexicon::SURNAMES.contains(c))
+                {
+                    continue;
+                }
+                let end = rest
+                    .char_indices()
+                    .skip(1)
+                    .find(|&(_, c)| !text::is_han(c) || stop.contains(&c) || after.contains(&c))
+                    .map_or(rest.len(), |(j, _)| j);
+                if (2..=3).contains(&rest[..end].chars().count()) {
+                    fragments.push(&rest[..end]);
                 }
             }
             // A name (`橘猫，叫团子`, `女儿叫朵朵`): the Han run after 叫 or 名叫 alone names it.

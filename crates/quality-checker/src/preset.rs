@@ -640,16 +640,13 @@ fn names_other_role(ctx: &Ctx, trig: &Trigger) -> bool {
 /// preset/another-role-against-a-pitch-trigger).
 fn pitch_offered(ctx: &Ctx, trig: &Trigger) -> bool {
     let reg = ctx.concepts;
-    trig.groups
+    let pitch =
+        |ci: usize| reg.has(ci, ConceptTrait::Pitch) && trig.groups.iter().any(|g| g.contains(&ci));
+    // (Each caller turn's concept hits, read once per turn: `facts`.)
+    ctx.turns
         .iter()
-        .flatten()
-        .filter(|&&ci| reg.has(ci, ConceptTrait::Pitch))
-        .any(|&ci| {
-            ctx.turns
-                .iter()
-                .filter(|t| !t.assistant)
-                .any(|t| reg.shows_in(t.text).iter().any(|h| h.2 as usize == ci))
-        })
+        .filter(|t| !t.assistant)
+        .any(|t| facts(ctx, t).hits.iter().any(|h| pitch(h.2 as usize)))
 }
 
 /// [`names_other_role`]; `own`: only in a clause where the caller speaks of themselves
@@ -2791,7 +2788,8 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     // `…我转告他。另外他说了，请您在北门外等`: the preset added on after the answer.
     let added_on = TOPIC_SHIFT.is_match(turn.text);
     // (`好，放鞋柜了。这个件是…的吧？`: the caller had complied; the preset said again is no answer.)
-    let had_complied = reports_done(prev, content) || takes_it(prev, content);
+    let taken = takes_it(prev, content);
+    let had_complied = reports_done(prev, content) || taken;
     let asks_about_it = prev
         .clauses
         .iter()
@@ -2818,10 +2816,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     brief
         && !added_on
         && (answers
-            || marker
-                && !lexicon::CLOSE.is_match(prev.text)
-                && !complied(prev.text)
-                && !takes_it(prev, content))
+            || marker && !lexicon::CLOSE.is_match(prev.text) && !complied(prev.text) && !taken)
 }
 
 /// Whether a caller's turn opens by taking the preset up as their own plan (`好，那我发短信。`,
@@ -2829,11 +2824,11 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
 /// or one opening with 我 that names the preset's content, and one of the latter. The preset said
 /// again after it answers nothing, even as `还是那句…` (case preset/taken-up-then-said-again).
 fn takes_it(prev: &TurnCtx, content: &[u64]) -> bool {
+    if prev.text.contains(['？', '?']) {
+        return false;
+    }
     text::sentences(prev.text).first().is_some_and(|r| {
         let first = &prev.text[r.clone()];
-        if prev.text.contains(['？', '?']) {
-            return false;
-        }
         let mut own = false;
         let all = text::clauses(first).iter().all(|c| {
             let ct = c.text(first).trim();
