@@ -1412,8 +1412,14 @@ fn held_against_pressure(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64]) ->
         })
 }
 
-fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
+fn conflict_at(
+    ctx: &Ctx,
+    p: &PresetCtx,
+    trig: &Trigger,
+    first_told: Option<usize>,
+) -> Option<usize> {
     let strong = true;
+    let content = p.content();
     // A refusal of a suspicious caller (sales, loans, debts, refunds, banks) is not undone by
     // the caller's story (the parcel was lost, the account is frozen) — only by an emergency.
     let protective_preset = trig
@@ -1472,11 +1478,32 @@ fn conflict_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger) -> Option<usize> {
             }
         }
         let trigger_trouble_told = OnceCell::new();
+        // Told the preset, the caller takes it in its own words (`好，周四前发邮箱，没问题。`,
+        // `好嘞，给你放门口台阶上了`): the trouble told beside it is another matter (`听说她家里
+        // 漏水了？`, `那张专票抬头开错了`, `下雨淋不着`) — a conflict only where it names the
+        // preset's own words or reports an emergency (cases preset/taken-then-another-matter,
+        // preset/taken-then-its-place-troubled).
+        // (Taken: a glad opening, then a clause of its first sentence with the preset's words
+        // and no reluctance of its own — not `好的，不过放门口不行`.)
+        let takes = first_told.is_some_and(|f| f < t.idx)
+            && opens_glad(t.text)
+            && text::sentences(t.text).first().is_some_and(|r| {
+                let first = &t.text[r.clone()];
+                text::clauses(first).iter().any(|c| {
+                    let ct = c.text(first);
+                    !c.question
+                        && names_content(ct, content)
+                        && !lists().preset.reluctance.iter().any(|w| ct.contains(w))
+                })
+            });
         for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
             // No cue, inability or blocking, and no `不`: nothing below can find a conflict
             // (`hit` needs a cue, `bears_on_preset` an inability or `不`, `blocked` a blocking).
             if !candidate[ci] && !clause.contains('不') {
+                continue;
+            }
+            if takes && !names_content(clause, content) && (c.question || !emergency_cue(clause)) {
                 continue;
             }
             // A list (`老人摔倒、孩子烫伤的事特别多`) is one phrase: what frames its last item frames
@@ -1795,7 +1822,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         if conveyed.is_empty() && !matches!(held, Ok(Some(_))) && !matches!(lenient, Ok(Some(_))) {
             continue;
         }
-        let conflict_any = conflict_at(ctx, p, trig);
+        let conflict_any = conflict_at(ctx, p, trig, conveyed.first().copied());
         // A seller's or scammer's pressure (名额今天失效, 账户要冻结) is part of the pitch, not a
         // situation that makes the owner's refusal wrong.
         let conflict =
