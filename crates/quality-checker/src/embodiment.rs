@@ -194,6 +194,19 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 if text::inside(&t.quoted, start) || text::negated(prefix, 6) {
                     continue;
                 }
+                // Someone else made to act after the assistant's 我 (`我们会让这家租客搬走的`):
+                // their act (`causatives`; case embodiment/someone-else-made-to-act) — not
+                // `让我` (`让我去拿`).
+                if let Some(i) = prefix.rfind('我')
+                    && lists().embodiment.causatives.iter().any(|w| {
+                        text::find_str(&prefix[i..], w).is_some_and(|k| {
+                            !prefix[i + k + w.len()..].starts_with('我')
+                                && prefix[i + k + w.len()..].chars().any(text::is_han)
+                        })
+                    })
+                {
+                    continue;
+                }
                 // `帮您取` of `帮您取消`: the verb starts a word that does nothing physical (case
                 // embodiment/cancelling-is-no-fetching).
                 if NOT_PHYSICAL_COMPOUND

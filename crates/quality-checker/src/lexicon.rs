@@ -279,6 +279,7 @@ word_files! {
         not_physical_compound:Pairs,
         anchors:EmbodimentAnchors,
         kindness_taken: Words,
+        causatives: Words,
     }
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {

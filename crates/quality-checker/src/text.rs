@@ -1320,7 +1320,19 @@ fn classify(
                 minutes = 15.0;
             } else {
                 // Minutes: 三点十分, 3点20, 三点零五.
-                let m: Vec<char> = rest.chars().take_while(|&c| is_numeral(c)).collect();
+                let mut m: Vec<char> = rest.chars().take_while(|&c| is_numeral(c)).collect();
+                // One Chinese numeral that opens a word (`八点一定到`, `九点一起走`, `三点两个人`)
+                // says no minutes: those come as 零五, 十分, 二十 (case
+                // factuality/a-numeral-opening-a-word-after-the-hour).
+                if m.len() == 1
+                    && !m[0].is_ascii_digit()
+                    && rest[m[0].len_utf8()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| is_han(c) && c != '分')
+                {
+                    m.clear();
+                }
                 if !m.is_empty() {
                     let mlen: usize = m.iter().map(|c| c.len_utf8()).sum();
                     let mv = if m[0].is_ascii_digit() {
