@@ -441,6 +441,7 @@ word_files! {
         yes: Words,
         anything_else: Words,
         pushback: Words,
+        declined_first: Words,
         topic_openers: Words,
         agreements: Words,
         strong_words: Words,

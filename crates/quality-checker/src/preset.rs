@@ -2588,7 +2588,12 @@ fn only_as_a_relayed_matter(t: &TurnCtx, content: &[u64]) -> bool {
             continue;
         }
         any = true;
-        if !(l.matter_marks.iter().any(|w| cs.contains(w)) && t.clause_has(ci, lexicon::M_RELAY)) {
+        // (Or the caller's act told as done: `我马上发消息告诉她外卖放在大门的外卖架上了`; case
+        // preset/relayed-as-done.)
+        let done = cs.trim_end_matches(['。', '！', '!', '，']).ends_with('了');
+        if !((l.matter_marks.iter().any(|w| cs.contains(w)) || done)
+            && t.clause_has(ci, lexicon::M_RELAY))
+        {
             return false;
         }
     }
@@ -2811,7 +2816,19 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
         .preset
         .pushback
         .iter()
-        .any(|w| prev.text[..shift].contains(w));
+        .any(|w| prev.text[..shift].contains(w))
+        // (Or the turn first declines what the caller asked instead of the preset:
+        // `declined_first` — not another matter asked once the preset was taken, `好的，那我把时间
+        // 发短信给他。顺便问一下，他现在是在职看机会吗？`; case
+        // preset/taken-then-declined-then-the-preset.)
+        || !takes_it_first(prev, content) && text::sentences(turn.text).first().is_some_and(|r| {
+            let first = &turn.text[r.clone()];
+            lists()
+                .preset
+                .declined_first
+                .iter()
+                .any(|w| text::contains_str(first, w))
+        });
     // `…我转告他。另外他说了，请您在北门外等`: the preset added on after the answer.
     let added_on = TOPIC_SHIFT.is_match(turn.text);
     // (`好，放鞋柜了。这个件是…的吧？`: the caller had complied; the preset said again is no answer.)
@@ -2851,9 +2868,12 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
 /// or one opening with 我 that names the preset's content, and one of the latter. The preset said
 /// again after it answers nothing, even as `还是那句…` (case preset/taken-up-then-said-again).
 fn takes_it(prev: &TurnCtx, content: &[u64]) -> bool {
-    if prev.text.contains(['？', '?']) {
-        return false;
-    }
+    !prev.text.contains(['？', '?']) && takes_it_first(prev, content)
+}
+
+/// [`takes_it`] of the turn's first sentence alone, whatever it asks after (`好的，那我把时间
+/// 发短信给他。顺便问一下，他现在是在职看机会吗？`).
+fn takes_it_first(prev: &TurnCtx, content: &[u64]) -> bool {
     text::sentences(prev.text).first().is_some_and(|r| {
         let first = &prev.text[r.clone()];
         let mut own = false;
