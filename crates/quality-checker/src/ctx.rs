@@ -772,6 +772,19 @@ impl<'a> Ctx<'a> {
         !s.is_empty() && (self.allowed_text.contains(s) || self.caller_before(before).contains(s))
     }
 
+    /// [`Ctx::grounded_text`], with the caller's questions left out: a whereabouts the caller
+    /// only asked about (`他人在家不？`) is theirs to learn, not to ground an answer (`在家的`;
+    /// case privacy/whereabouts-asked-is-not-said).
+    pub fn stated_text(&self, s: &str, before: usize) -> bool {
+        !s.is_empty()
+            && (self.allowed_text.contains(s)
+                || self.caller_turns_before(before).any(|t| {
+                    t.clauses
+                        .iter()
+                        .any(|c| !c.question && text::contains_str(c.text(t.text), s))
+                }))
+    }
+
     /// Whether the value `v` was said by the caller before turn `before`, or is in a preset.
     /// A time of day matches across 12 hours (`三点` = `15点`).
     pub fn grounded_value(&self, v: f64, before: usize, clock: bool) -> bool {

@@ -347,6 +347,7 @@ word_files! {
         busy_in_the_opener: Words,
         address_count_units: Words,
         wishes_for_the_way: Words,
+        names_no_whereabouts_after: Words,
         marital: Words,
         family_said_with: Words,
         named_workplaces: Words,

@@ -946,6 +946,24 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             {
                 continue;
             }
+            if lists()
+                .privacy
+                .names_no_whereabouts_after
+                .iter()
+                .any(|w| clause[m.end()..].starts_with(w))
+            {
+                continue;
+            }
+            // 澜汐路上: on a road by its name, not on the way (after 在 or 的 — `在路上`, `回家的路
+            // 上` — it is the way; case privacy/on-a-named-road).
+            if word == "路上"
+                && clause[..m.start()]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| text::is_han(c) && !"在的正还已".contains(c))
+            {
+                continue;
+            }
             // An A-not-A question (在不在, 回没回) names no whereabouts (case
             // privacy/a-not-a-question).
             if let Some(neg) = word.strip_prefix('不').or_else(|| word.strip_prefix('没'))
@@ -1012,6 +1030,8 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 // A relative the caller named, with a name they did not say (`她先生陈默` to
                 // `叫陈什么来着`): the name is what is told (case privacy/relatives-full-name).
                 ctx.grounded_text(name, t.idx)
+            } else if what == "schedule or whereabouts" {
+                ctx.stated_text(word, t.idx)
             } else {
                 ctx.grounded_text(word, t.idx)
             };
@@ -1066,10 +1086,13 @@ fn sentence_prefix(t: &TurnCtx, ci: usize, pos_in_clause: usize) -> String {
 }
 
 /// Whether clause `ci` opens the first sentence of a short reply to a caller's question, and
-/// names no person before the word: its subject is the one asked about.
+/// names no person before the word: its subject is the one asked about. (Or it is the reply's
+/// short first clause, however long the rest: `在家的，他白天一般…`; case
+/// privacy/whereabouts-asked-is-not-said.)
 fn subjectless_answer(ctx: &Ctx, t: &TurnCtx, ci: usize, prefix: &str) -> bool {
     t.clauses[ci].sentence == 0
-        && text::word_len(t.text) <= 12
+        && (text::word_len(t.text) <= 12
+            || ci == 0 && text::word_len(t.clauses[ci].text(t.text)) <= 5)
         && !prefix.contains(['我', '您', '你', '咱', '他', '她', '它'])
         && ctx.owner_ref_ending(prefix).is_none()
         && t.idx
