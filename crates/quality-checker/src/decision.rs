@@ -317,9 +317,24 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 .iter()
                 .any(|n| rest.starts_with(n));
             let negated = text::negated(prefix, 8) || neg_after;
-            let deferred = deferred(t, ci, from);
             // A commitment stands even next to a relay (case decision/commitment-next-to-a-relay).
             let own_deferred = t.clause_has(ci, M_DEFERS | M_RELAY);
+            // … and so does the owner made to pay a sum (`owner_made_to`; the sum tells money
+            // from a message passed on, which the same 转给您 says).
+            let made_to_pay = matches!(cat, Cat::Pay)
+                && lists()
+                    .decision
+                    .owner_made_to
+                    .iter()
+                    .any(|w| text::contains_str(prefix, w))
+                && (text::numbers(prefix).iter().any(|n| n.specific())
+                    || lists()
+                        .decision
+                        .money_words
+                        .iter()
+                        .any(|w| text::contains_str(prefix, w)));
+            let own_deferred = own_deferred && !made_to_pay;
+            let deferred = deferred(t, ci, from) && !made_to_pay;
             let hit = match cat {
                 // (Setting the owner's preset aside refuses no offer: case
                 // decision/preset-set-aside; nor does a decline under a preset said that turns

@@ -251,6 +251,8 @@ word_files! {
         self_request: Words,
         contrast: Words,
         callers_relay: Words,
+        owner_made_to: Words,
+        money_words: Words,
         own_asking: Words,
         withdrawn: Words,
         ends: Words,

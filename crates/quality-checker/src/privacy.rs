@@ -74,13 +74,20 @@ fn alternative_picked(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         .iter()
         .filter(|c| !c.assistant && p.alternatives_marks.iter().any(|m| c.text.contains(m)));
     for c in callers {
-        for clause in c.clauses.iter().map(|k| k.text(c.text)) {
+        for (ki, clause) in c.clauses.iter().map(|k| k.text(c.text)).enumerate() {
             let Some((a, b)) = p
                 .alternatives_marks
                 .iter()
                 .find_map(|m| clause.split_once(m))
             else {
                 continue;
+            };
+            // A mark opening its clause (`我看着像是1357，还是7357？`) offers the clause before
+            // as the first alternative (case privacy/alternative-across-a-comma).
+            let a = if a.trim().is_empty() && ki > 0 {
+                c.clauses[ki - 1].text(c.text)
+            } else {
+                a
             };
             // Each alternative: after the last word that introduces it (`是`, `在`, `住`).
             let a = p
