@@ -394,6 +394,8 @@ word_files! {
         courtesy:Words,
         matter_ends: Words,
         callers_own: Words,
+        hand_over_asks: Words,
+        weak_refusals: Words,
         someone_else: Words,
         lets_go: Words,
         farewells: Words,

@@ -172,6 +172,11 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
                 // nobody's asked for — when nothing around names another person (case
                 // proxy/the-callers-own-card).
                 if lists().proxy.callers_own.iter().any(|w| around.contains(w))
+                    && !lists()
+                        .proxy
+                        .hand_over_asks
+                        .iter()
+                        .any(|w| around.contains(w))
                     && !around.contains(['他', '她'])
                     && !lists()
                         .proxy
@@ -250,6 +255,15 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
         let word = &text[m.start()..m.end()];
         let refuses = if scam { refuses_scam } else { refuses_text };
         if conceded.is_some() || !*holding.get_or_init(|| refuses(text)) {
+            return Some(word);
+        }
+        // The owner asked to decide it after all (`我先问问他，等他确认了再回您`) beside only a
+        // refusal of the moment (`不方便直接念`: `weak_refusals`) defers the scam's request (case
+        // proxy/deferred-beside-a-weak-refusal).
+        if scam
+            && c.defer.is_match(word)
+            && refusal_words(text, true).all(|w| lists().proxy.weak_refusals.contains(&w))
+        {
             return Some(word);
         }
         if !scam {
