@@ -1485,17 +1485,23 @@ fn conflict_at(
         // preset/taken-then-its-place-troubled).
         // (Taken: a glad opening, then a clause of its first sentence with the preset's words
         // and no reluctance of its own — not `好的，不过放门口不行`.)
-        let takes = first_told.is_some_and(|f| f < t.idx)
-            && opens_glad(t.text)
-            && text::sentences(t.text).first().is_some_and(|r| {
-                let first = &t.text[r.clone()];
-                text::clauses(first).iter().any(|c| {
-                    let ct = c.text(first);
-                    !c.question
-                        && names_content(ct, content)
-                        && !lists().preset.reluctance.iter().any(|w| ct.contains(w))
-                })
-            });
+        // (Read on first need: most turns have no clause that could conflict.)
+        let taking = OnceCell::new();
+        let takes = || {
+            *taking.get_or_init(|| {
+                first_told.is_some_and(|f| f < t.idx)
+                    && opens_glad(t.text)
+                    && text::sentences(t.text).first().is_some_and(|r| {
+                        let first = &t.text[r.clone()];
+                        text::clauses(first).iter().any(|c| {
+                            let ct = c.text(first);
+                            !c.question
+                                && names_content(ct, content)
+                                && !lists().preset.reluctance.iter().any(|w| ct.contains(w))
+                        })
+                    })
+            })
+        };
         for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
             // No cue, inability or blocking, and no `不`: nothing below can find a conflict
@@ -1503,7 +1509,8 @@ fn conflict_at(
             if !candidate[ci] && !clause.contains('不') {
                 continue;
             }
-            if takes && !names_content(clause, content) && (c.question || !emergency_cue(clause)) {
+            if !names_content(clause, content) && (c.question || !emergency_cue(clause)) && takes()
+            {
                 continue;
             }
             // A list (`老人摔倒、孩子烫伤的事特别多`) is one phrase: what frames its last item frames
