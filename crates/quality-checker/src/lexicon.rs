@@ -447,6 +447,7 @@ word_files! {
         anything_else: Words,
         pushback: Words,
         declined_first: Words,
+        quits: Words,
         topic_openers: Words,
         agreements: Words,
         strong_words: Words,

@@ -2068,6 +2068,22 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 })
                             })
                             && retold_in_other_words(t, p, content)
+                        // A protective preset said again to a caller who just gave up (`行吧行吧，
+                        // 那不打扰了` → `好的。还是那句话，他不需要贷款…`): two of its content
+                        // pairs, or one after a said-again word — no push left to hold it against
+                        // (`quits`; case preset/said-again-after-the-caller-gave-up).
+                        || ctx.turns.get(t.idx - 1).is_some_and(|c| {
+                            !c.assistant && lists().preset.quits.iter().any(|w| c.text.contains(w))
+                        }) && crate::proxy::protective(p)
+                            && {
+                                let said = content
+                                    .iter()
+                                    .filter(|b| contentful(**b) && t.bigrams.binary_search(b).is_ok())
+                                    .count();
+                                said >= 2
+                                    || said >= 1
+                                        && lists().preset.said_again.iter().any(|w| t.text.contains(w))
+                            }
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
                         || clause_bigrams().len() > 1
