@@ -801,6 +801,11 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
         if alt_grounded {
             continue;
         }
+        // (A Sunday within the preset's 周末: case factuality/a-saturday-within-the-weekend.)
+        if w.ends_with(['日', '天']) && w.starts_with(['星', '礼', '周']) && weekend_preset(ctx)
+        {
+            continue;
+        }
         // Inside a clause that only asks or doubts, a day word states nothing.
         if let Some((ci, c)) = t.clause_at(m.start())
             && (c.question || t.conditional(ci) || lexicon::UNCERTAIN.is_match(c.text(t.text)))

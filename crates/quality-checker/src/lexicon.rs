@@ -350,6 +350,7 @@ word_files! {
         address_count_units: Words,
         wishes_for_the_way: Words,
         names_no_whereabouts_after: Words,
+        intro_marks: Words,
         marital: Words,
         family_said_with: Words,
         named_workplaces: Words,

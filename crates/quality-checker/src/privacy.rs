@@ -332,10 +332,7 @@ fn worded_guess_confirmed<'a>(
                     && !ctx.turns[..caller.idx]
                         .iter()
                         .any(|x| x.assistant && x.text.contains(fr))
-            }) && !ctx
-                .turns
-                .iter()
-                .any(|x| !x.assistant && ctx.concepts.trade_shown(x.text));
+            }) && !trade_caller(ctx);
         }
         !f.bigrams.is_empty()
             && (!said_back_needed && pairs().take(3).count() >= 3
@@ -372,6 +369,28 @@ fn worded_guess_confirmed<'a>(
             fact.key
         ),
     ));
+}
+
+/// Whether the caller says they are of a delivery trade: in their first turn, or in a clause
+/// where they say who they are (`intro_marks`) — not a trade named as their plan (`寄快递总得有个
+/// 地址` from an old classmate; case privacy/compound-guess-confirmed-to-a-classmate).
+fn trade_caller(ctx: &Ctx) -> bool {
+    ctx.turns
+        .iter()
+        .filter(|x| !x.assistant)
+        .enumerate()
+        .any(|(k, x)| {
+            k == 0 && ctx.concepts.trade_shown(x.text)
+                || x.clauses.iter().any(|c| {
+                    let ct = c.text(x.text);
+                    lists()
+                        .privacy
+                        .intro_marks
+                        .iter()
+                        .any(|w| text::contains_str(ct, w))
+                        && ctx.concepts.trade_shown(ct)
+                })
+        })
 }
 
 /// A caller's guess at a private fact, confirmed: the caller asks whether the owner's compound,
