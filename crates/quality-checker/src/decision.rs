@@ -526,7 +526,25 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
         .iter()
         .filter(|b| ctx.preset_bigrams.binary_search(b).is_ok())
         .count();
-    hit * 2 >= content.len()
+    // The preset's place as the caller named it (`放南门驿站` for the caller's 小区南门的驿站 and
+    // the preset's 驿站): the caller's words count with the preset's, once one is the preset's
+    // (case decision/the-presets-place-in-the-callers-words).
+    let callers = || {
+        let said = ctx.caller_before(usize::MAX);
+        content
+            .iter()
+            .filter(|&&b| {
+                ctx.preset_bigrams.binary_search(&b).is_err() && {
+                    let pair: String = [(b >> 32) as u32, b as u32]
+                        .iter()
+                        .filter_map(|&c| char::from_u32(c))
+                        .collect();
+                    text::contains_str(said, &pair)
+                }
+            })
+            .count()
+    };
+    hit * 2 >= content.len() || hit >= 1 && (hit + callers()) * 2 >= content.len()
 }
 
 fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
