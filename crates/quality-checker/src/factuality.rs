@@ -451,7 +451,22 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                     .factuality
                     .matters_counted
                     .iter()
-                    .any(|w| t.text[n.end..].starts_with(w)));
+                    .any(|w| t.text[n.end..].starts_with(w))
+                // The two of the caller's either-or just asked (`走快速路还是走市区？` → `我把两条
+                // 路的情况发给他`; case factuality/the-callers-two-choices).
+                || n.values() == [2.0]
+                    && t.idx.checked_sub(1).is_some_and(|i| {
+                        let c = &ctx.turns[i];
+                        !c.assistant
+                            && c.clauses.iter().any(|k| {
+                                k.question
+                                    && lists()
+                                        .factuality
+                                        .either_or
+                                        .iter()
+                                        .any(|w| text::contains_str(k.text(c.text), w))
+                            })
+                    }));
         // 您二位, 你们俩: those addressed (case factuality/you-two).
         let addressed = (t.text[n.start..n.end].ends_with(['位', '俩'])
             || t.text[n.end..].starts_with(['位', '俩']))
