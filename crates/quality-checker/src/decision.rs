@@ -530,17 +530,13 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
     // the preset's 驿站): the caller's words count with the preset's, once one is the preset's
     // (case decision/the-presets-place-in-the-callers-words).
     let callers = || {
-        let said = ctx.caller_before(usize::MAX);
         content
             .iter()
             .filter(|&&b| {
-                ctx.preset_bigrams.binary_search(&b).is_err() && {
-                    let pair: String = [(b >> 32) as u32, b as u32]
-                        .iter()
-                        .filter_map(|&c| char::from_u32(c))
-                        .collect();
-                    text::contains_str(said, &pair)
-                }
+                ctx.preset_bigrams.binary_search(&b).is_err()
+                    && ctx
+                        .caller_turns_before(usize::MAX)
+                        .any(|c| c.all_bigrams().binary_search(&b).is_ok())
             })
             .count()
     };

@@ -182,6 +182,7 @@ word_files! {
     /// `data/words/lexicon.toml`: lists shared by the detectors (this module).
     lexicon: LexiconWords = "lexicon.toml" {
         tag_questions: Words,
+        intro_mark: Words,
         solicitation: Words,
         scam_or_threat: Words,
         sets_boundary: Words,
@@ -351,7 +352,6 @@ word_files! {
         address_count_units: Words,
         wishes_for_the_way: Words,
         names_no_whereabouts_after: Words,
-        intro_marks: Words,
         marital: Words,
         family_said_with: Words,
         named_workplaces: Words,
@@ -478,7 +478,6 @@ word_files! {
         courtesy_chars: Chars,
         trigger_frame: Words,
         trigger_not_yet: Words,
-        intro_mark: Words,
         kin: Words,
         common_pitch_words: Words,
         not_yet: Words,

@@ -400,7 +400,7 @@ fn glossed(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Where a caller says who they are: the first turn, and clauses with 我是 / 这边是.
-static INTRO_MARK: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.intro_mark));
+static INTRO_MARK: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().lexicon.intro_mark));
 
 /// A caller turn that only checks who answers ("喂，请问是王先生吗？"): the caller's real first
 /// turn — who they are and why they call — is the next one.
@@ -2827,6 +2827,8 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     let shift = TOPIC_SHIFT
         .find(prev.text)
         .map_or(prev.text.len(), |m| m.start());
+    // (Whether the caller took the preset in their first sentence, read once for both uses below.)
+    let taken_first = takes_it_first(prev, content);
     // (A question about another matter — `发票要不要重新开？` to "月底前付清" — is not
     // answered by the preset said again: case preset/said-again-to-another-question.)
     let answers = prev.clauses.iter().any(|c| {
@@ -2844,7 +2846,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
         // `declined_first` — not another matter asked once the preset was taken, `好的，那我把时间
         // 发短信给他。顺便问一下，他现在是在职看机会吗？`; case
         // preset/taken-then-declined-then-the-preset.)
-        || !takes_it_first(prev, content) && text::sentences(turn.text).first().is_some_and(|r| {
+        || !taken_first && text::sentences(turn.text).first().is_some_and(|r| {
             let first = &turn.text[r.clone()];
             lists()
                 .preset
@@ -2855,7 +2857,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     // `…我转告他。另外他说了，请您在北门外等`: the preset added on after the answer.
     let added_on = TOPIC_SHIFT.is_match(turn.text);
     // (`好，放鞋柜了。这个件是…的吧？`: the caller had complied; the preset said again is no answer.)
-    let taken = takes_it(prev, content);
+    let taken = !prev.text.contains(['？', '?']) && taken_first;
     let had_complied = reports_done(prev, content) || taken;
     let asks_about_it = prev
         .clauses
@@ -2887,15 +2889,11 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
 }
 
 /// Whether a caller's turn opens by taking the preset up as their own plan (`好，那我发短信。`,
-/// `行，我让秘书发邮件。`) and asks nothing: each clause of its first sentence an acknowledgement
-/// or one opening with 我 that names the preset's content, and one of the latter. The preset said
-/// again after it answers nothing, even as `还是那句…` (case preset/taken-up-then-said-again).
-fn takes_it(prev: &TurnCtx, content: &[u64]) -> bool {
-    !prev.text.contains(['？', '?']) && takes_it_first(prev, content)
-}
-
-/// [`takes_it`] of the turn's first sentence alone, whatever it asks after (`好的，那我把时间
-/// 发短信给他。顺便问一下，他现在是在职看机会吗？`).
+/// `行，我让秘书发邮件。`): each clause of its first sentence an acknowledgement or one opening
+/// with 我 that names the preset's content, and one of the latter — whatever the turn asks after
+/// (`好的，那我把时间发短信给他。顺便问一下，他现在是在职看机会吗？`). Asking nothing as well, it took
+/// the preset: said again after it, the preset answers nothing, even as `还是那句…` (case
+/// preset/taken-up-then-said-again).
 fn takes_it_first(prev: &TurnCtx, content: &[u64]) -> bool {
     text::sentences(prev.text).first().is_some_and(|r| {
         let first = &prev.text[r.clone()];
@@ -3289,7 +3287,7 @@ mod tests {
 
     #[test]
     fn intro_marks_hold_no_clause_mark() {
-        hold_no_clause_mark(&crate::lexicon::lists().preset.intro_mark);
+        hold_no_clause_mark(&crate::lexicon::lists().lexicon.intro_mark);
     }
 
     #[test]

@@ -372,7 +372,7 @@ fn worded_guess_confirmed<'a>(
 }
 
 /// Whether the caller says they are of a delivery trade: in their first turn, or in a clause
-/// where they say who they are (`intro_marks`) — not a trade named as their plan (`寄快递总得有个
+/// where they say who they are (`intro_mark`, shared with the preset rules) — not a trade named as their plan (`寄快递总得有个
 /// 地址` from an old classmate; case privacy/compound-guess-confirmed-to-a-classmate).
 fn trade_caller(ctx: &Ctx) -> bool {
     ctx.turns
@@ -384,8 +384,8 @@ fn trade_caller(ctx: &Ctx) -> bool {
                 || x.clauses.iter().any(|c| {
                     let ct = c.text(x.text);
                     lists()
-                        .privacy
-                        .intro_marks
+                        .lexicon
+                        .intro_mark
                         .iter()
                         .any(|w| text::contains_str(ct, w))
                         && ctx.concepts.trade_shown(ct)
