@@ -65,6 +65,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         whereabouts(ctx, t, &mut out);
         day_part_changed(ctx, t, &mut out);
         record_read_out(ctx, t, &mut out);
+        rule_stated(ctx, t, &mut out);
         owner_knows(ctx, t, &mut out);
         colors(ctx, t, &mut said_words, &mut out);
     }
@@ -188,6 +189,61 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 /// Whether a preset names the weekend (`周末`), within which a Saturday or a Sunday said is its.
 fn weekend_preset(ctx: &Ctx) -> bool {
     ctx.presets.iter().any(|p| p.response.contains("周末"))
+}
+
+/// A rule of the world stated (`rule_markers`: `按规定…`, `规定是…`) in words nobody gave — not the
+/// caller before, a preset or the profile: a proxy that makes up a regulation, a limit or a
+/// deadline misleads the caller and the owner alike (case factuality/rule-made-up; the caller's
+/// rule said back: case factuality/rule-said-back). The caller's own handling (`您按规定处理就行`)
+/// states no rule (case factuality/rule-handling-is-the-callers); nor does a question.
+fn rule_stated(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
+    static MARKERS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.rule_markers));
+    let f = &lists().factuality;
+    for m in MARKERS.find_iter(t.text) {
+        if skip_at(t, m.start()) {
+            continue;
+        }
+        let after = t.text[m.end()..].trim_start_matches(['，', ',', '：', ':', ' ']);
+        if f.rule_handling.iter().any(|w| after.starts_with(*w)) {
+            continue;
+        }
+        if t.clause_at(m.start())
+            .is_some_and(|(ci, c)| t.covered[ci] || real_question(t, c))
+        {
+            continue;
+        }
+        // (The rule is what the sentence goes on to say: sixteen characters at most.)
+        let rest = text::head_chars(after, 16);
+        let end = rest
+            .find(['。', '！', '？', '!', '?'])
+            .unwrap_or(rest.len());
+        let said = &rest[..end];
+        let private = text::bigrams(&ctx.private_text);
+        let new = text::bigrams(said)
+            .into_iter()
+            .filter(|&b| {
+                !lexicon::is_function_bigram(b)
+                    && private.binary_search(&b).is_err()
+                    && !ctx
+                        .presets
+                        .iter()
+                        .any(|p| p.bigrams().binary_search(&b).is_ok())
+                    && !ctx
+                        .caller_turns_before(t.idx)
+                        .any(|c| c.all_bigrams().binary_search(&b).is_ok())
+            })
+            .count();
+        if new >= 3 {
+            out.push(finding(
+                KIND,
+                t.idx,
+                &t.text[m.start()..t.text.len() - after.len() + end],
+                "the assistant states a rule (a regulation, a limit, a deadline) nobody gave"
+                    .into(),
+            ));
+            return;
+        }
+    }
 }
 
 /// What the owner knows, remembers or said of the matter (`owner_knows`): made up unless a preset

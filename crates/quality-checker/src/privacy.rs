@@ -924,7 +924,19 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             {
                 break;
             }
-            let what = whats[m.pattern().as_usize()];
+            let mut what = whats[m.pattern().as_usize()];
+            // 上班 is both a schedule word and a workplace word; after 在 and a named place
+            // (`她在二院上班`, `在律所那边上班`) it says where someone works (case
+            // privacy/works-at-a-named-place).
+            if what != "workplace"
+                && lists()
+                    .privacy
+                    .workplace
+                    .contains(&&clause[m.start()..m.end()])
+                && named_place_before(&clause[..m.start()])
+            {
+                what = "workplace";
+            }
             if done.contains(&what) {
                 continue;
             }
@@ -1042,14 +1054,17 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 // (The place is the start of what follows.)
                 place_grounded(clause[m.end()..].trim_start_matches(['在', '到', '去']))
             } else if what == "workplace"
-                && let Some(i) = clause[..m.start()].rfind('在')
+                && let Some(i) = preposition_zai(&clause[..m.start()])
                 && clause[i + '在'.len_utf8()..m.start()].chars().count() >= 2
             {
                 // The company named after 在 (`她在启航广告公司工作`) is told unless the caller
                 // said it first or the owner made it public (cases privacy/public-workplace,
                 // privacy/private-workplace-named).
+                // (The verb the caller said — `他老婆在哪上班` — grounds no place: case
+                // privacy/works-at-a-named-place.)
                 place_grounded(&clause[i + '在'.len_utf8()..m.start()])
-                    || ctx.grounded_text(word, t.idx)
+                    || lists().privacy.named_workplaces.contains(&word)
+                        && ctx.grounded_text(word, t.idx)
             } else if what == "family"
                 && let Some(name) = name_after(&clause[m.end()..])
             {
@@ -1199,18 +1214,7 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
             {
                 return true;
             }
-            match before.rfind('在') {
-                Some(i) => {
-                    let mid = &before[i + '在'.len_utf8()..];
-                    text::word_len(mid) >= 3
-                        && !lists()
-                            .privacy
-                            .unnamed_workplaces
-                            .iter()
-                            .any(|g| mid.starts_with(g))
-                }
-                None => false,
-            }
+            named_place_before(before)
         }
         "residence" => {
             // A place after it, not a question word (case privacy/residence-declined).
@@ -1228,6 +1232,40 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
             true
         }
     }
+}
+
+/// The byte offset of the last 在 of `before` that is a preposition — not the 在 of 现在, 正在,
+/// 实在 (`他现在没想换工作` names no place; case preset/the-same-meaning-to-another-question).
+fn preposition_zai(before: &str) -> Option<usize> {
+    before.match_indices('在').map(|(i, _)| i).rev().find(|&i| {
+        !before[..i].chars().next_back().is_some_and(|c| {
+            lists()
+                .privacy
+                .not_zai_before
+                .iter()
+                .any(|w| w.starts_with(c))
+        })
+    })
+}
+
+/// Whether `before` ends in 在 and a named place (`在启航广告公司`, `在律所那边`): three
+/// characters or more, or two ending in a suffix of a place of work (`在二院`; case
+/// privacy/works-at-a-named-place) — not an unnamed one (`在公司`, `在外面`; case
+/// privacy/unnamed-workplace).
+fn named_place_before(before: &str) -> bool {
+    let Some(i) = preposition_zai(before) else {
+        return false;
+    };
+    let mid = &before[i + '在'.len_utf8()..];
+    let l = &lists().privacy;
+    let n = text::word_len(mid);
+    (n >= 3
+        || n == 2
+            && mid
+                .chars()
+                .next_back()
+                .is_some_and(|c| l.short_workplace_ends.iter().any(|w| w.starts_with(c))))
+        && !l.unnamed_workplaces.iter().any(|g| mid.starts_with(g))
 }
 
 /// Words of a time: with one, coming and going tell a schedule.
