@@ -564,7 +564,10 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         // any profile's digits by chance. A phone number that is nobody's in the call (`物业值班
         // 电话是八六二四五七零`) is made up as well as PII-shaped: both (case
         // factuality/phone-number-made-up).
-        let owners = |ds: &str| ds.len() >= 2;
+        // (A time, a length of time or a sum matches the profile by its value further on, not
+        // by its digits: `十一点` is no part of `11栋`; case factuality/clock-no-part-of-address.)
+        let by_digits = !matches!(n.kind, NumKind::Clock | NumKind::Duration | NumKind::Money);
+        let owners = |ds: &str| by_digits && ds.len() >= 2;
         // (A short run is the owner's only as a part of an address — `603` of `11栋603` —, not
         // as the chance tail of a fact that is a number, a phone or an ID: `302办公室` against
         // `10045617302`; case factuality/room-number-made-up.)
@@ -652,7 +655,10 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         // profile by chance, and a number inside the preset's own words changed is a distorted
         // preset, whatever the profile holds (case factuality/distorted-preset-time).
         let in_preset = t.clause_at(n.start).is_some_and(|(ci, _)| t.covered[ci]);
+        // (A time of day is the owner's by the profile's times, below — not by any number of it:
+        // case factuality/clock-no-part-of-address.)
         if !in_preset
+            && n.kind != NumKind::Clock
             && vals
                 .iter()
                 .any(|&v| v >= 10.0 && ctx.private_nums().iter().any(|&p| (p - v).abs() < 1e-6))
