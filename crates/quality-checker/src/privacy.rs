@@ -451,6 +451,14 @@ fn guess_confirmed<'a>(
                 || runs.iter().any(|(_, ds)| {
                     f.digits.iter().any(|d| d.contains(ds.as_str())) && !said_before(ds)
                 })
+                // A tail of two guessed by its place (`应该是72结尾吧？`): the end of the owner's
+                // number (case privacy/two-digit-tail-confirmed).
+                || POSITIONS.is_match(q)
+                    && text::digit_runs(q, 2).iter().any(|(_, ds)| {
+                        ds.len() == 2
+                            && f.digits.iter().any(|d| d.ends_with(ds.as_str()))
+                            && !said_before(ds)
+                    })
         })
     }) else {
         return;
