@@ -1094,7 +1094,10 @@ fn answers_request<'a>(
         let touches_req = rb
             .iter()
             .any(|b| text::bigrams(gs).binary_search(b).is_ok());
-        if (covered_reply && !touches_req) || preset_chars(ctx, gs) {
+        if (covered_reply && !touches_req)
+            || preset_chars(ctx, gs)
+            || preset_option_in_callers_detail(ctx, gs, req)
+        {
             return None;
         }
     }
@@ -1305,9 +1308,10 @@ fn condition_of_fact(ctx: &Ctx, clause: &str) -> bool {
 }
 
 /// Whether `topic` is an option a preset gives, with only the caller's own detail beside it
-/// (`放南门的快递柜` to `那我放南门那个格子柜行吧` under "放快递柜或驿站都行"): at least half its
-/// content characters, and two or more, are the preset's, and every other one is the caller's
-/// (case decision/the-presets-option-in-the-callers-detail; not the caller's own place, case
+/// (`放南门的快递柜` to `那我放南门那个格子柜行吧` under "放快递柜或驿站都行"; `放桐影巷口的驿站`
+/// to `那我放桐影巷口那个驿站行吧`): two or more of its content characters are the preset's, and
+/// every other one is the caller's (cases decision/the-presets-option-in-the-callers-detail,
+/// decision/the-presets-option-at-the-callers-street; not the caller's own place, case
 /// decision/the-callers-place-accepted-beside-the-preset).
 fn preset_option_in_callers_detail(ctx: &Ctx, topic: &str, req: &str) -> bool {
     let (mut n, mut inp) = (0usize, 0usize);
@@ -1322,7 +1326,7 @@ fn preset_option_in_callers_detail(ctx: &Ctx, topic: &str, req: &str) -> bool {
             return false;
         }
     }
-    inp >= 2 && inp * 2 >= n
+    inp >= 2 && n > 0
 }
 
 /// The request's own thing accepted in so many words (case decision/the-request-accepted-in-words): a

@@ -1122,12 +1122,16 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             if n < 2 {
                 continue;
             }
-            // 修路, 绕路, 带路: a verb and its object, not a road.
+            // 修路, 绕路, 带路: a verb and its object, not a road; 远路, 夜路: a way, no road
+            // named (case factuality/a-long-way-is-no-road).
             if suffix == "路"
-                && s[..pos]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| "修走带问让绕开封堵赶迷铺拦挡抄".contains(c))
+                && s[..pos].chars().next_back().is_some_and(|c| {
+                    lists()
+                        .factuality
+                        .not_a_road_before
+                        .iter()
+                        .any(|w| w.starts_with(c))
+                })
             {
                 continue;
             }

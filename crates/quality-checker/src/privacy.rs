@@ -1167,6 +1167,19 @@ pub(crate) fn owner_subject(ctx: &Ctx, prefix: &str) -> bool {
                 continue;
             }
             '我' | '您' | '你' | '咱' => return false,
+            // The 他 of 吉他, 其他 is no person (`您说…还有人弹吉他，影响孩子睡觉`; case
+            // privacy/guitar-is-no-person).
+            '他' | '她'
+                if prefix[..i].chars().next_back().is_some_and(|b| {
+                    lists()
+                        .privacy
+                        .not_pronoun_before
+                        .iter()
+                        .any(|w| w.starts_with(b))
+                }) =>
+            {
+                continue;
+            }
             '他' | '她' => i,
             _ => match ctx.owner_ref_ending(&prefix[..end]) {
                 Some(len) => end - len,
