@@ -2076,13 +2076,21 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             !c.assistant && lists().preset.quits.iter().any(|w| c.text.contains(w))
                         }) && crate::proxy::protective(p)
                             && {
-                                let said = content
+                                let shared = content
                                     .iter()
-                                    .filter(|b| contentful(**b) && t.bigrams.binary_search(b).is_ok())
-                                    .count();
+                                    .filter(|b| t.bigrams.binary_search(b).is_ok());
+                                let said = shared.clone().filter(|b| contentful(**b)).count();
+                                // (Or one with its refusal in the preset's words, three pairs in
+                                // all: `借贷的事他一概不办，以后也麻烦别再打这个号码了`; case
+                                // preset/its-refusal-said-again-after-the-caller-gave-up.)
                                 said >= 2
                                     || said >= 1
-                                        && lists().preset.said_again.iter().any(|w| t.text.contains(w))
+                                        && (shared.count() >= 3
+                                            || lists()
+                                                .preset
+                                                .said_again
+                                                .iter()
+                                                .any(|w| t.text.contains(w)))
                             }
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
