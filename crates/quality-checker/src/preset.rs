@@ -2080,12 +2080,18 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                     .iter()
                                     .filter(|b| t.bigrams.binary_search(b).is_ok());
                                 let said = shared.clone().filter(|b| contentful(**b)).count();
-                                // (Or one with its refusal in the preset's words, three pairs in
-                                // all: `借贷的事他一概不办，以后也麻烦别再打这个号码了`; case
-                                // preset/its-refusal-said-again-after-the-caller-gave-up.)
+                                // (Or one of its instructions' pairs with its refusal in the
+                                // preset's words, three pairs in all: `借贷的事他一概不办，以后也麻烦
+                                // 别再打这个号码了`; case
+                                // preset/its-refusal-said-again-after-the-caller-gave-up — not its
+                                // closing `请不要再打来` alone as the goodbye: case
+                                // preset/do-not-call-again-as-the-goodbye.)
                                 said >= 2
                                     || said >= 1
                                         && (shared.count() >= 3
+                                            && clause_bigrams().iter().flatten().any(|b| {
+                                                contentful(*b) && t.bigrams.binary_search(b).is_ok()
+                                            })
                                             || lists()
                                                 .preset
                                                 .said_again
