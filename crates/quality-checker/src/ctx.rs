@@ -822,6 +822,11 @@ impl<'a> Ctx<'a> {
                     }
                 })
             })
+            // (Unless the caller said it as it is, beside the number it is close to: `我的号码是
+            // 10066283715，名片上印成了10066283751`; case factuality/the-callers-two-numbers.)
+            && !self.caller_turns_before(before).any(|c| {
+                text::digit_runs(c.text, 7).iter().any(|(_, cs)| cs == ds)
+            })
     }
 
     /// The digits of `allowed_text`: `digit_string` keeps each character's digit and drops the

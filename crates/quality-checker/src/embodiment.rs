@@ -191,7 +191,17 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 let prefix = &clause[..m_start];
                 let rest = &clause[m_end..];
                 let word = &clause[m_start..m_end];
-                if text::inside(&t.quoted, start) || text::negated(prefix, 6) {
+                // (An act coordinated with a negated one is negated with it: `没办法帮您开门或签收`;
+                // case embodiment/negated-with-the-act-before.)
+                let window = if ["或", "或者", "和", "、"]
+                    .iter()
+                    .any(|w| prefix.ends_with(w))
+                {
+                    12
+                } else {
+                    6
+                };
+                if text::inside(&t.quoted, start) || text::negated(prefix, window) {
                     continue;
                 }
                 // Someone else made to act after the assistant's 我 (`我们会让这家租客搬走的`):

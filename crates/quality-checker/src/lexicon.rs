@@ -321,6 +321,7 @@ word_files! {
         anything_left: Words,
         nothing_to_decide: Words,
         settled_by_caller: Words,
+        thanks_with_open_words: Words,
         speaks_for: Words,
         left_to_the_owner: Words,
         hang_up_of_others: Words,

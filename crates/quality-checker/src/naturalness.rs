@@ -791,6 +791,13 @@ fn premature(ctx: &Ctx, caller: &TurnCtx, assistant: &TurnCtx) -> bool {
     let l = &lists().naturalness;
     own <= 3
         && OPEN.find_iter(caller.text).any(|m| {
+            // (`麻烦您了` thanks: case naturalness/thanks-for-the-trouble.)
+            if l.thanks_with_open_words
+                .iter()
+                .any(|w| caller.text[m.start()..].starts_with(w))
+            {
+                return false;
+            }
             // (A question mark ends the clause before it.)
             let at = caller.clause_at(m.start()).or_else(|| {
                 let prev = caller.text[..m.start()].char_indices().last()?.0;
