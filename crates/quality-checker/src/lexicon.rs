@@ -492,6 +492,7 @@ word_files! {
         future: Words,
         past: Words,
         other_branch: Words,
+        hedges: Words,
         said_again: Words,
         time_after: Words,
         time_before: Words,

@@ -2018,7 +2018,24 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             || ends_as_instruction(cs)
                             // (Or opens as one: `麻烦就放门口，千万别敲门啊`; case
                             // preset/told-again-as-a-request.)
-                            || opens_as_instruction(cs))
+                            || opens_as_instruction(cs)
+                            // (Or names the preset's own figure again — `那您再等她两三分钟` to
+                            // a driver who waits; case
+                            // preset/wait-restated-after-the-driver-waits — not one the caller
+                            // said, `您先登记周六` to `那我先登记周六`.)
+                            || text::numbers(p.response).iter().any(|n| {
+                                let fig = &p.response[n.start..n.end];
+                                // (Not in a guess, `他这两天去取应该来得及`: reasoning on
+                                // the preset, no telling; case preset/a-guess-on-the-presets-days.)
+                                n.specific()
+                                    && cs.contains(fig)
+                                    && !lists().preset.hedges.iter().any(|w| cs.contains(w))
+                                    && !ctx.caller_turns_before(t.idx).any(|c| {
+                                        text::numbers(c.text)
+                                            .iter()
+                                            .any(|x| x.values() == n.values())
+                                    })
+                            }))
                         && !lexicon::UNCERTAIN.is_match(cs)
                         && names_content(cs, content)
                 })
