@@ -684,12 +684,13 @@ fn other_role_in(ctx: &Ctx, trig: &Trigger, own: bool) -> bool {
 }
 
 /// What a caller's reactions look like (`data/caller_reactions.toml`, compiled in).
-static REACTIONS: LazyLock<(aho_corasick::AhoCorasick, Ac)> = LazyLock::new(|| {
+static REACTIONS: LazyLock<(aho_corasick::AhoCorasick, Ac, Ac)> = LazyLock::new(|| {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct File {
         confused_openings: String,
         confused_words: String,
+        premise_corrections: String,
     }
     let file: File = toml::from_str(include_str!("../data/caller_reactions.toml"))
         .unwrap_or_else(|e| panic!("quality-checker data/caller_reactions.toml: {e}"));
@@ -699,6 +700,7 @@ static REACTIONS: LazyLock<(aho_corasick::AhoCorasick, Ac)> = LazyLock::new(|| {
             .build(file.confused_openings.split_whitespace())
             .expect("caller_reactions.toml: confused_openings"),
         lexicon::words(&file.confused_words),
+        lexicon::words(&file.premise_corrections),
     )
 });
 
@@ -709,11 +711,28 @@ fn confused_after(ctx: &Ctx, t: usize) -> bool {
         return false;
     };
     let text = r.text.trim_start();
-    let (openings, words) = &*REACTIONS;
+    let (openings, words, _) = &*REACTIONS;
     openings
         .find(aho_corasick::Input::new(text).anchored(aho_corasick::Anchored::Yes))
         .is_some()
         || words.is_match(text)
+}
+
+/// Whether the caller's answer to assistant turn `t` corrects the premise in words
+/// (`confused_words`: `我是说续保报价`, `就是通知入库的`) — not only a puzzled opening (`啊？`),
+/// which may be at anything else the turn said (case
+/// preset/the-premise-corrected-after-a-first-telling).
+fn premise_corrected(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
+    ctx.turns
+        .get(t + 1)
+        .filter(|r| !r.assistant)
+        .is_some_and(|r| {
+            REACTIONS.2.is_match(r.text)
+                // (Asking about the preset's own words — `啥子？敲门？我是问敲不敲门哦` — is a
+                // caller who misheard it, not one it was never meant for: case
+                // preset/said-again-to-a-caller-who-did-not-understand.)
+                && !names_content(r.text, content)
+        })
 }
 
 /// Whether turn `i` (a caller's) tells of an emergency (`冒烟`, `着火`).
@@ -2176,9 +2195,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // (Confusion after a telling once taken — `行。` then `……我问的是他在不在公司` —
             // is at the preset said again to another question: a repeat, not a sign the trigger
             // never held; case preset/said-again-to-another-question.)
-            let not_yet = before(&held)
-                && (before(&lenient)
-                    || confused_after(ctx, t) && !puzzled_by_emergency && legit.is_none())
+            let confused = || confused_after(ctx, t) && !puzzled_by_emergency && legit.is_none();
+            // (The caller's answer to a first telling correcting its premise — `不是定损，车没出险，
+            // 我是说续保报价`, `我就是通知入库的` — outweighs a reading of the trigger from who they
+            // are: case preset/the-premise-corrected-after-a-first-telling.)
+            let not_yet = (before(&held)
+                || first && premise_corrected(ctx, t, content) && confused())
+                && (before(&lenient) || confused())
                 && !shown_by_conflict
                 && objection.as_ref().is_none_or(|o| o.0 >= t);
             if not_yet {
