@@ -1329,6 +1329,31 @@ fn preset_option_in_callers_detail(ctx: &Ctx, topic: &str, req: &str) -> bool {
     inp >= 2 && n > 0
 }
 
+/// Whether `topic` is only the caller's detail within the place a preset gives, the turn pointing
+/// to the preset beside it (`对，按他说的放门口就行，鞋柜上可以` to `那我就放门口这个鞋柜上？`
+/// under "直接放在门口就可以"): every content character of the topic the caller's, the caller's
+/// turn naming the preset's place (a pair of its words), and a clause of the turn telling or
+/// pointing to the preset (case decision/the-callers-detail-within-the-presets-place; not the
+/// caller's own place instead of the preset's, case
+/// decision/the-callers-place-accepted-beside-the-preset).
+fn detail_within_the_presets_place(ctx: &Ctx, t: &TurnCtx, topic: &str) -> bool {
+    let Some(caller) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    !caller.assistant
+        && topic
+            .chars()
+            .filter(|&c| text::is_han(c) && !lexicon::PRESET_FUNC.contains(c))
+            .all(|c| caller.text.contains(c))
+        && ctx.presets.iter().any(|p| {
+            // (Any pair without a function character: a place as common as 门口 counts.)
+            text::any_common(caller.all_bigrams(), p.bigrams(), |b| {
+                !lexicon::has_function_char(b)
+            })
+        })
+        && (t.covered.iter().any(|&c| c) || refers_to_preset(ctx, t.text))
+}
+
 /// The request's own thing accepted in so many words (case decision/the-request-accepted-in-words): a
 /// clause naming what was asked and ending in an acceptance.
 fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
@@ -1363,6 +1388,7 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
             || topic.chars().count() < 2
             || preset_chars(ctx, topic)
             || preset_option_in_callers_detail(ctx, topic, req)
+            || detail_within_the_presets_place(ctx, t, topic)
             || refers_to_preset(ctx, topic)
             || text::negated(topic, 3)
             || (t.conditional(ci) && !condition_of_fact(ctx, s))
