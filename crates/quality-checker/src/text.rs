@@ -1151,6 +1151,18 @@ pub fn numbers(s: &str) -> Vec<Num> {
             run.push(cj);
             run_end = start + o + cj.len_utf8();
         }
+        // A weekday's numeral is the day alone (`周一八十个`: Monday, then eighty; case
+        // factuality/weekday-then-a-count).
+        if !arabic
+            && run.len() > 1
+            && "一二三四五六".contains(run[0])
+            && ["周", "星期", "礼拜"]
+                .iter()
+                .any(|w| s[..start].ends_with(w))
+        {
+            run.truncate(1);
+            run_end = start + run[0].len_utf8();
+        }
         let before = &s[..start];
         let after = &s[run_end..];
         // A clock time written with a colon (`8:30`, `20：10`): one time of day, not two numbers
