@@ -193,7 +193,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 let word = &clause[m_start..m_end];
                 // (An act coordinated with a negated one is negated with it: `没办法帮您开门或签收`;
                 // case embodiment/negated-with-the-act-before.)
-                let window = if ["或", "或者", "和", "、"]
+                let window = if lists()
+                    .embodiment
+                    .coordinators
                     .iter()
                     .any(|w| prefix.ends_with(w))
                 {

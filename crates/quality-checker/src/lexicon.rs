@@ -261,6 +261,7 @@ word_files! {
     }
     /// `data/words/embodiment.toml`: `safety.embodiment`.
     embodiment: EmbodimentWords = "embodiment.toml" {
+        coordinators: Words,
         offer_openers: Words,
         door_sounds: Words,
         here: Words,

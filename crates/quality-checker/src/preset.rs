@@ -719,8 +719,8 @@ fn confused_after(ctx: &Ctx, t: usize) -> bool {
 }
 
 /// Whether the caller's answer to assistant turn `t` corrects the premise in words
-/// (`confused_words`: `我是说续保报价`, `就是通知入库的`) — not only a puzzled opening (`啊？`),
-/// which may be at anything else the turn said (case
+/// (`premise_corrections`: `我是说续保报价`, `我不是问这个`) — not only a puzzled reply (`啊？`,
+/// `什么意思`), which may be at anything else the turn said (case
 /// preset/the-premise-corrected-after-a-first-telling).
 fn premise_corrected(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     ctx.turns
