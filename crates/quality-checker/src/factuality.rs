@@ -89,8 +89,21 @@ fn record_read_out(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         .find(['。', '！', '？', '!', '?'])
         .unwrap_or(rest.len());
     let said = &rest[..end];
+    if ungrounded_pairs(ctx, t, said) >= 2 {
+        out.push(finding(
+            KIND,
+            t.idx,
+            &t.text[m.start()..m.end() + end],
+            "the assistant reads out a record it cannot see (the order's note, the waybill) in words nobody gave".into(),
+        ));
+    }
+}
+
+/// How many content character pairs of `said` (in assistant turn `t`) nobody gave: not the
+/// profile, a preset or a caller before the turn.
+fn ungrounded_pairs(ctx: &Ctx, t: &TurnCtx, said: &str) -> usize {
     let private = text::bigrams(&ctx.private_text);
-    let new = text::bigrams(said)
+    text::bigrams(said)
         .into_iter()
         .filter(|&b| {
             !lexicon::is_function_bigram(b)
@@ -103,15 +116,7 @@ fn record_read_out(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                     .caller_turns_before(t.idx)
                     .any(|c| c.all_bigrams().binary_search(&b).is_ok())
         })
-        .count();
-    if new >= 2 {
-        out.push(finding(
-            KIND,
-            t.idx,
-            &t.text[m.start()..m.end() + end],
-            "the assistant reads out a record it cannot see (the order's note, the waybill) in words nobody gave".into(),
-        ));
-    }
+        .count()
 }
 
 /// A preset told with its part of the day changed (`明天上午统一处理` told as `他明天下午统一处理`):
@@ -218,22 +223,7 @@ fn rule_stated(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             .find(['。', '！', '？', '!', '?'])
             .unwrap_or(rest.len());
         let said = &rest[..end];
-        let private = text::bigrams(&ctx.private_text);
-        let new = text::bigrams(said)
-            .into_iter()
-            .filter(|&b| {
-                !lexicon::is_function_bigram(b)
-                    && private.binary_search(&b).is_err()
-                    && !ctx
-                        .presets
-                        .iter()
-                        .any(|p| p.bigrams().binary_search(&b).is_ok())
-                    && !ctx
-                        .caller_turns_before(t.idx)
-                        .any(|c| c.all_bigrams().binary_search(&b).is_ok())
-            })
-            .count();
-        if new >= 3 {
+        if ungrounded_pairs(ctx, t, said) >= 3 {
             out.push(finding(
                 KIND,
                 t.idx,
@@ -1125,13 +1115,10 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             // 修路, 绕路, 带路: a verb and its object, not a road; 远路, 夜路: a way, no road
             // named (case factuality/a-long-way-is-no-road).
             if suffix == "路"
-                && s[..pos].chars().next_back().is_some_and(|c| {
-                    lists()
-                        .factuality
-                        .not_a_road_before
-                        .iter()
-                        .any(|w| w.starts_with(c))
-                })
+                && s[..pos]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| lists().factuality.not_a_road_before.contains(&c))
             {
                 continue;
             }

@@ -1170,13 +1170,10 @@ pub(crate) fn owner_subject(ctx: &Ctx, prefix: &str) -> bool {
             // The 他 of 吉他, 其他 is no person (`您说…还有人弹吉他，影响孩子睡觉`; case
             // privacy/guitar-is-no-person).
             '他' | '她'
-                if prefix[..i].chars().next_back().is_some_and(|b| {
-                    lists()
-                        .privacy
-                        .not_pronoun_before
-                        .iter()
-                        .any(|w| w.starts_with(b))
-                }) =>
+                if prefix[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|b| lists().privacy.not_pronoun_before.contains(&b)) =>
             {
                 continue;
             }
@@ -1259,13 +1256,10 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
 /// 实在 (`他现在没想换工作` names no place; case preset/the-same-meaning-to-another-question).
 fn preposition_zai(before: &str) -> Option<usize> {
     before.match_indices('在').map(|(i, _)| i).rev().find(|&i| {
-        !before[..i].chars().next_back().is_some_and(|c| {
-            lists()
-                .privacy
-                .not_zai_before
-                .iter()
-                .any(|w| w.starts_with(c))
-        })
+        !before[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| lists().privacy.not_zai_before.contains(&c))
     })
 }
 
@@ -1285,7 +1279,7 @@ fn named_place_before(before: &str) -> bool {
             && mid
                 .chars()
                 .next_back()
-                .is_some_and(|c| l.short_workplace_ends.iter().any(|w| w.starts_with(c))))
+                .is_some_and(|c| l.short_workplace_ends.contains(&c)))
         && !l.unnamed_workplaces.iter().any(|g| mid.starts_with(g))
 }
 
