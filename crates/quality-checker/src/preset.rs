@@ -2579,11 +2579,18 @@ pub(crate) fn gives_up(s: &str) -> bool {
 /// preset/said-again-after-compliance).
 fn complied(s: &str) -> bool {
     text::clauses(s).iter().all(|c| {
+        // (Its particles off before its 了, so that `走了啊` still reads as `走了`; case
+        // preset/reminded-as-the-rider-walks-off.)
         let t = c
             .text(s)
             .trim()
-            .trim_end_matches(['。', '！', '!', '啊', '哈', '了']);
-        lists().preset.ack_clauses.iter().any(|w| t.starts_with(w))
+            .trim_end_matches(['。', '！', '!', '啊', '哈']);
+        let bare = t.trim_end_matches('了');
+        lists()
+            .preset
+            .ack_clauses
+            .iter()
+            .any(|w| t.starts_with(w) || bare.starts_with(w))
     })
 }
 
