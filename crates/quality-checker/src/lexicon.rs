@@ -512,6 +512,8 @@ word_files! {
         restates: Words,
         relays: Words,
         asks: Words,
+        yes_no_ends: Words,
+        proposal_ends: Words,
     }
 }
 

@@ -2979,11 +2979,19 @@ fn takes_it_first(prev: &TurnCtx, content: &[u64]) -> bool {
 /// two content characters beside it (`发票要不要重新开？`, `前台在几楼？`) — rather than only
 /// checking what was said (`是吧？`, `真的假的？`, `那怎么办？`).
 fn asks_new(q: &str) -> bool {
-    (ASKS.is_match(q) || text::a_not_a(q).is_some())
-        && q.chars()
-            .filter(|&c| text::is_han(c) && !PRESET_FUNC.contains(c))
-            .count()
-            >= 5
+    (ASKS.is_match(q) || text::a_not_a(q).is_some() || {
+        let bare = q.trim_end_matches(['？', '?', '。', '！', ' ', '呢', '啊']);
+        lists().preset.yes_no_ends.iter().any(|w| bare.ends_with(w))
+            && !lists()
+                .preset
+                .proposal_ends
+                .iter()
+                .any(|w| bare.ends_with(w))
+    }) && q
+        .chars()
+        .filter(|&c| text::is_han(c) && !PRESET_FUNC.contains(c))
+        .count()
+        >= 5
 }
 
 /// Whether a caller's turn opens by reporting the preset's own action done (`好，放鞋柜了。`):
