@@ -487,6 +487,7 @@ word_files! {
         trigger_frame: Words,
         trigger_not_yet: Words,
         kin: Words,
+        kin_same: Words,
         common_pitch_words: Words,
         not_yet: Words,
         ahead: Words,

@@ -814,7 +814,10 @@ fn kin_introduced(ctx: &Ctx, trig: &Trigger) -> Option<usize> {
                 if ci > 0
                     && !s.is_empty()
                     && bare.chars().count() <= 2
-                    && trig.kin.iter().any(|k| bare.contains(k))
+                    && trig
+                        .kin
+                        .iter()
+                        .any(|k| kin_words(k).any(|w| bare.contains(w)))
                 {
                     return true;
                 }
@@ -823,7 +826,9 @@ fn kin_introduced(ctx: &Ctx, trig: &Trigger) -> Option<usize> {
                 };
                 let rest = rest.strip_prefix('是').unwrap_or(rest);
                 let head = text::head_chars(rest, 6);
-                trig.kin.iter().any(|k| head.contains(k))
+                trig.kin
+                    .iter()
+                    .any(|k| kin_words(k).any(|w| head.contains(w)))
             })
             .then_some(t.idx)
     })
@@ -847,7 +852,20 @@ fn other_kin(ctx: &Ctx, trig: &Trigger) -> bool {
         .find(['，', '。', ',', '！', '？'])
         .unwrap_or(intro.len())];
     let said: Vec<&str> = KIN.iter().copied().filter(|k| intro.contains(k)).collect();
-    !said.is_empty() && !said.iter().any(|k| named.contains(k))
+    !said.is_empty()
+        && !said
+            .iter()
+            .any(|k| named.iter().any(|n| kin_words(n).any(|w| w == *k)))
+}
+
+/// Kin word `k` and the words for the same relative (`kin_same`: 爸 for 父亲).
+fn kin_words(k: &'static str) -> impl Iterator<Item = &'static str> {
+    let same = lists()
+        .preset
+        .kin_same
+        .iter()
+        .find(|g| g.split_whitespace().any(|w| w == k));
+    std::iter::once(k).chain(same.into_iter().flat_map(|g| g.split_whitespace()))
 }
 
 /// The first caller turn by which every concept group of the trigger is shown.
@@ -1529,6 +1547,21 @@ fn conflict_at(
                 continue;
             }
             if !names_content(clause, content) && (c.question || !emergency_cue(clause)) && takes()
+            {
+                continue;
+            }
+            // Once told the preset, a caller who turns to another matter with a question (`还有个
+            // 事，那个遥控器是不是没电了？`) asks about that matter — a conflict only where it names
+            // the preset's own words or is an emergency (case preset/dad-introduced-as-your-dad).
+            // (Trouble told as news after the shift may bear on the preset: `对了，这件是生鲜，冰
+            // 袋都快化了`.)
+            if c.question
+                && first_told.is_some_and(|f| f < t.idx)
+                && TOPIC_SHIFT
+                    .find(t.text)
+                    .is_some_and(|m| m.start() <= c.start)
+                && !names_content(clause, content)
+                && !emergency_cue(clause)
             {
                 continue;
             }
