@@ -647,11 +647,21 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         let in_preset = t.clause_at(n.start).is_some_and(|(ci, _)| t.covered[ci]);
         // (A time of day is the owner's by the profile's times, below — not by any number of it:
         // case factuality/clock-no-part-of-address.)
+        // (A figure of the profile of the same kind: `十八桌` is no part of `梧桐路18号`; case
+        // factuality/a-count-no-part-of-the-address.)
         if !in_preset
             && n.kind != NumKind::Clock
-            && vals
-                .iter()
-                .any(|&v| v >= 10.0 && ctx.private_nums().iter().any(|&p| (p - v).abs() < 1e-6))
+            && vals.iter().any(|&v| {
+                v >= 10.0
+                    && ctx.private_nums().iter().any(|&p| (p - v).abs() < 1e-6)
+                    && ctx.private().iter().any(|f| {
+                        text::numbers(f.value).iter().any(|pn| {
+                            // (Bare digits, `月薪25000`, are of any kind.)
+                            (pn.kind == n.kind || pn.kind == NumKind::Digits)
+                                && pn.values().iter().any(|&pv| (pv - v).abs() < 1e-6)
+                        })
+                    })
+            })
         {
             continue;
         }

@@ -221,7 +221,8 @@ fn guess_questions<'a>(caller: &TurnCtx<'a>) -> Vec<&'a str> {
             .guess_tags
             .iter()
             .any(|w| q.trim_start().starts_with(w));
-        if (bare || tagged)
+        let points_back = lists().privacy.points_back.iter().any(|w| q.contains(w));
+        if (bare || tagged || points_back)
             && let Some(prev) = i.checked_sub(1).map(|j| &caller.clauses[j])
             && !asks(prev)
         {
