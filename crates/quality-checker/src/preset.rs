@@ -2133,10 +2133,15 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                     !c.assistant
                                         && (reports_done(c, content)
                                             || complied(c.text)
-                                            || accepts(c.text))
+                                            || accepts(c.text)
+                                            // (Taken in the first sentence, whatever is asked
+                                            // after: `行，我就在定位这儿。对了，她行李多不多？`.)
+                                            || takes_it_first(c, content))
                                 })
                             })
-                            && retold_in_other_words(t, p, content)
+                            && (retold_in_other_words(t, p, content)
+                                || made_of_the_preset(t, p, content)
+                                    && to_another_question(ctx, t, content))
                         // A protective preset said again to a caller who just gave up (`行吧行吧，
                         // 那不打扰了` → `好的。还是那句话，他不需要贷款…`): two of its content
                         // pairs, or one after a said-again word — no push left to hold it against
@@ -3012,6 +3017,11 @@ fn takes_it_first(prev: &TurnCtx, content: &[u64]) -> bool {
 /// two content characters beside it (`发票要不要重新开？`, `前台在几楼？`) — rather than only
 /// checking what was said (`是吧？`, `真的假的？`, `那怎么办？`).
 fn asks_new(q: &str) -> bool {
+    asks_new_with(q, 5)
+}
+
+/// [`asks_new`] with at least `min` content characters beside the question word.
+fn asks_new_with(q: &str, min: usize) -> bool {
     (ASKS.is_match(q) || text::a_not_a(q).is_some() || {
         let bare = q.trim_end_matches(['？', '?', '。', '！', ' ', '呢', '啊']);
         lists().preset.yes_no_ends.iter().any(|w| bare.ends_with(w))
@@ -3024,7 +3034,7 @@ fn asks_new(q: &str) -> bool {
         .chars()
         .filter(|&c| text::is_han(c) && !PRESET_FUNC.contains(c))
         .count()
-        >= 5
+        >= min
 }
 
 /// Whether a caller's turn opens by reporting the preset's own action done (`好，放鞋柜了。`):
@@ -3296,6 +3306,50 @@ fn retold_in_other_words(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
     let said: Vec<char> = t.text.chars().map(canon).collect();
     let hit = chars.iter().filter(|c| said.contains(c)).count();
     hit * 5 >= chars.len() * 3
+}
+
+/// Whether an assistant turn is made of the preset in other words: two of its content pairs,
+/// and seven in ten of the turn's own content characters the preset's (`您就在定位那儿停着别动，她
+/// 会照着车牌找您` for "按订单上的定位停车等着，别挪地方，她会按车牌号找过去") — the preset said again
+/// in short, with nothing of the turn's own (case preset/retold-in-short-to-another-question).
+fn made_of_the_preset(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
+    if content
+        .iter()
+        .filter(|b| contentful(**b) && t.bigrams.binary_search(b).is_ok())
+        .nth(1)
+        .is_none()
+    {
+        return false;
+    }
+    let canon = |c: char| {
+        lexicon::paraphrase_group(c)
+            .and_then(|g| g.chars().next())
+            .unwrap_or(c)
+    };
+    let own = |c: &char| text::is_han(*c) && !PRESET_FUNC.contains(*c);
+    let preset: Vec<char> = p.response.chars().filter(own).map(canon).collect();
+    let said: Vec<char> = t.text.chars().filter(own).map(canon).collect();
+    let hit = said.iter().filter(|c| preset.contains(c)).count();
+    said.len() >= 4 && hit * 10 >= said.len() * 7
+}
+
+/// Whether the caller's turn just before asked about another matter (`对了，她行李多不多？`: a
+/// question of its own that names nothing of the preset) and the assistant's turn relays nothing
+/// to the owner — then the preset in short answers nothing (case
+/// preset/retold-in-short-to-another-question).
+fn to_another_question(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
+    let Some(prev) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    !prev.assistant
+        && !RELAYS.is_match(t.text)
+        && prev.clauses.iter().any(|c| {
+            let ct = c.text(prev.text);
+            // (`她行李多不多？` — three characters of its own are enough beside an A-not-A.)
+            (c.question || ct.contains(['？', '?']))
+                && !names_content(ct, content)
+                && asks_new_with(ct, 3)
+        })
 }
 
 fn contentful(b: u64) -> bool {
