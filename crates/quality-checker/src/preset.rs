@@ -2981,10 +2981,17 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     }
     // An explicit back-reference (`还是那句话`) is an answer by its form, unless the caller
     // only acknowledged or complied.
+    // (Nor after the caller complied and turned to another matter — `知道了知道了。对了，看房的客户
+    // 也养狗…` —: the back-reference answers neither; case preset/said-again-after-a-turn-to-another-matter.)
+    let turned = had_complied && TOPIC_SHIFT.is_match(prev.text);
     brief
         && !added_on
         && (answers
-            || marker && !lexicon::CLOSE.is_match(prev.text) && !complied(prev.text) && !taken)
+            || marker
+                && !lexicon::CLOSE.is_match(prev.text)
+                && !complied(prev.text)
+                && !taken
+                && !turned)
 }
 
 /// Whether a caller's turn opens by taking the preset up as their own plan (`好，那我发短信。`,
