@@ -998,6 +998,11 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 .names_no_whereabouts_after
                 .iter()
                 .any(|w| clause[m.end()..].starts_with(w))
+                || lists()
+                    .privacy
+                    .invited_before
+                    .iter()
+                    .any(|w| clause[..m.start()].contains(w))
             {
                 continue;
             }

@@ -1444,6 +1444,28 @@ fn classify(
                     }
                 }
             }
+            // 十七吨六, 一米八, 三十一吨半: a tenth or a half of the measure (not `六百公斤`, a
+            // figure of its own).
+            if lists().text.tenths_units.contains(u) && num.n_values == 1 {
+                let rest = &s[num.end..];
+                let mut cs = rest.chars();
+                let first = cs.next();
+                let next = cs.next();
+                // (The tenth ends the figure — `十七吨六，`, `一米八的` — not begins a count of
+                // its own: `二十斤一箱`.)
+                let own_figure = next.is_some_and(|c| is_han(c) && !"的左多了".contains(c));
+                if let Some(f) = first
+                    && !own_figure
+                {
+                    if f == '半' {
+                        num.values[0] += 0.5;
+                        num.end += f.len_utf8();
+                    } else if let Some(d) = cn_digit(f) {
+                        num.values[0] += f64::from(d) / 10.0;
+                        num.end += f.len_utf8();
+                    }
+                }
+            }
             return Some(num);
         }
     }
@@ -1649,6 +1671,9 @@ mod tests {
         assert_eq!(vals("两百块"), vec![(vec![200.0], NumKind::Money)]);
         assert_eq!(vals("十五分钟"), vec![(vec![15.0], NumKind::Duration)]);
         assert_eq!(vals("二十八块五"), vec![(vec![28.5], NumKind::Money)]);
+        assert_eq!(vals("皮重十七吨六"), vec![(vec![17.6], NumKind::Count)]);
+        assert_eq!(vals("三十一吨半"), vec![(vec![31.5], NumKind::Count)]);
+        assert_eq!(vals("个子一米八"), vec![(vec![1.8], NumKind::Count)]);
         assert_eq!(
             vals("稍等两三分钟"),
             vec![(vec![2.0, 3.0], NumKind::Duration)]
