@@ -1186,8 +1186,10 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             {
                 continue;
             }
-            // Any two-character piece of the stem said before grounds it (云杉 of 云杉中心东座).
-            let cs: Vec<char> = stem.chars().collect();
+            // Any two-character piece of the stem said before grounds it (云杉 of 云杉中心东座) —
+            // or its last character with the suffix (翠苑 of `新区翠苑` for the caller's `新区的翠苑
+            // 小区`; case factuality/a-compound-said-without-its-de).
+            let cs: Vec<char> = stem.chars().chain(suffix.chars().take(1)).collect();
             if cs.windows(2).any(|w| {
                 let p: String = w.iter().collect();
                 ctx.grounded_text(&p, t.idx)

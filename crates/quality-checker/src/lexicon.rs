@@ -427,6 +427,7 @@ word_files! {
         instruction_openers: Words,
         closed: Words,
         perishable: Words,
+        trade_name_ends: Words,
         moves: Words,
         time_chars: Chars,
         not_understood: Words,

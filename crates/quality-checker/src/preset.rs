@@ -1637,7 +1637,14 @@ fn conflict_at(
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
             let hit = cue_aut.find_iter(clause).any(|m| {
                 let word = &clause[m.start()..m.end()];
-                if p.response.contains(word) || p.trigger.contains(word) {
+                if p.response.contains(word)
+                    || p.trigger.contains(word)
+                    || lists()
+                        .preset
+                        .trade_name_ends
+                        .iter()
+                        .any(|w| clause[m.end()..].starts_with(w))
+                {
                     return false;
                 }
                 let mask = cue_masks[m.pattern().as_usize()];
