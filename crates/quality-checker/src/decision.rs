@@ -592,6 +592,11 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     // 没问题 / 不反对 alone is the assistant's own "sure" (case
     // decision/no-problem-said-by-the-assistant): only with the owner as subject (case
     // decision/no-problem-for-the-owner).
+    // (After a verb with 着 — `她现在用着没问题` — it says how a thing works for her, no consent;
+    // case decision/works-fine-for-her.)
+    if word == "没问题" && prefix.trim_end().ends_with('着') {
+        return false;
+    }
     if word == "没问题" || word == "不反对" {
         return crate::privacy::owner_subject(ctx, prefix)
             || ["那边", "那儿", "这边"]
