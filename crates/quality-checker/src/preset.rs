@@ -2742,6 +2742,9 @@ fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         && !prev.assistant
         && !accepts(prev.text)
         && !gives_up(prev.text)
+        // (Quitting — `行行行，那算了，打扰了` — pitches nothing, unless it pushes on; case
+        // preset/said-again-after-the-caller-quit.)
+        && !(l.quits.iter().any(|w| prev.text.contains(w)) && !crate::proxy::pushes(prev.text))
         && !complied(prev.text)
         && !lexicon::GOODBYE.is_match(prev.text)
         && !l.asks_who.iter().any(|w| prev.text.contains(w))
@@ -2990,7 +2993,11 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
     // only acknowledged or complied.
     // (Nor after the caller complied and turned to another matter — `知道了知道了。对了，看房的客户
     // 也养狗…` —: the back-reference answers neither; case preset/said-again-after-a-turn-to-another-matter.)
-    let turned = had_complied && TOPIC_SHIFT.is_match(prev.text);
+    // (Or gave up — `好吧。那顺便问一句，…` —; case preset/gave-up-then-asked-another-matter.)
+    // (Not a caller who took it in their own words and asked on, `行，那我照备注再找找。对了，…密
+    // 码多少啊？`: a pointer back after declining that answers them.)
+    let turned =
+        (had_complied || gives_up(prev.text) && !taken_first) && TOPIC_SHIFT.is_match(prev.text);
     brief
         && !added_on
         && (answers
