@@ -231,13 +231,22 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
 /// The scam's object asked of the caller to take it down for the owner (`您把账户信息发我一下`,
 /// `供应商的账户您方便说一下吗`; case proxy/account-asked-for-by-the-assistant), not negated in
 /// its clause.
+/// (Or asked in the clause after it: `那保证金打到哪个账户？您报一下`; case
+/// proxy/account-asked-the-clause-after.)
 fn asks_for_scam_object(text: &str) -> Option<&str> {
     let c = &*CONCEPTS;
     c.scam_object
         .find_iter(text)
         .find(|m| {
             let (clause_start, clause_end) = clause_bounds(text, m.start());
-            let clause = &text[clause_start..clause_end];
+            let next_end = if clause_end < text.len() {
+                let after =
+                    clause_end + text[clause_end..].chars().next().map_or(1, char::len_utf8);
+                clause_bounds(text, after.min(text.len())).1
+            } else {
+                clause_end
+            };
+            let clause = &text[clause_start..next_end.max(clause_end)];
             !c.go_along_negation.is_match(clause)
                 && lists()
                     .proxy
