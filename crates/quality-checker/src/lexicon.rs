@@ -518,6 +518,7 @@ word_files! {
         relays: Words,
         asks: Words,
         yes_no_ends: Words,
+        asks_how_long: Words,
         proposal_ends: Words,
     }
 }

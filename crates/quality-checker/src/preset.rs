@@ -2324,7 +2324,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // earlier turn is natural.repetition's business) (cases
                     // preset/held-against-every-pitch, preset/hold-after-giving-up-is-a-repeat).
                 } else if allowance
-                    && (back_reference(ctx, t, content, held_whole(ctx, p, t, pc))
+                    && (back_reference(ctx, p, t, content, held_whole(ctx, p, t, pc))
                         || held_against_pressure(ctx, p, t, content))
                 {
                     allowance = false;
@@ -2894,7 +2894,7 @@ fn confirms_callers_words(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
 /// current turn (a question, a push, or the preset's own matter) — not a full restatement,
 /// unless the preset turns the caller away (`lenient`): saying it whole to the caller's renewed
 /// push is holding it (case preset/refusal-held-once-whole).
-fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
+fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: bool) -> bool {
     let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
         return false;
     };
@@ -2925,10 +2925,25 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
         .not_understood
         .iter()
         .any(|w| prev.text.contains(w));
+    // (Asked how long of a wait and told first that it cannot be said — `具体几分钟我这边说不准，
+    // 您在定位这儿等着就行…` —, the wait said again whole answers it; parroted with no word on
+    // the question, it does not: case preset/wait-said-again-to-how-long.)
+    let how_long = prev.clauses.iter().any(|c| {
+        (c.question || c.text(prev.text).contains(['？', '?']))
+            && asks_how_long(c.text(prev.text), p)
+    }) && text::clauses(turn.text).first().is_some_and(|c| {
+        let first = c.text(turn.text);
+        lists()
+            .preset
+            .declined_first
+            .iter()
+            .any(|w| text::contains_str(first, w))
+    });
     let brief = lenient
         || marker
         || asked_about
         || not_understood
+        || how_long
         || text::containment(content, &turn.bigrams) < 0.75;
     // A question or a push — not an acknowledgement or compliance (`好，那我发邮箱`).
     // A question answers unless it turns to another matter (`另外…模板在哪个文件夹？`) or only
@@ -2945,7 +2960,7 @@ fn back_reference(ctx: &Ctx, t: usize, content: &[u64], lenient: bool) -> bool {
         (c.question || ct.contains(['？', '?']))
             && c.start < shift
             && !lists().preset.anything_else.iter().any(|w| ct.contains(w))
-            && (names_content(ct, content) || !asks_new(ct))
+            && (names_content(ct, content) || !asks_new(ct) || asks_how_long(ct, p))
     }) || lists()
         .preset
         .pushback
@@ -3371,6 +3386,12 @@ fn to_another_question(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
                 && !names_content(ct, content)
                 && asks_new_with(ct, 3)
         })
+}
+
+/// Whether a question asks how long (`她大概几分钟能到？`) of a preset that makes the caller wait:
+/// the wait said again answers it (case preset/wait-said-again-to-how-long).
+fn asks_how_long(q: &str, p: &PresetCtx) -> bool {
+    preset_words(p).waits && lists().preset.asks_how_long.iter().any(|w| q.contains(w))
 }
 
 fn contentful(b: u64) -> bool {
