@@ -459,7 +459,9 @@ fn real_question(t: &TurnCtx, c: &Clause) -> bool {
     let q = c.text(t.text).trim_end_matches(['？', '?', '。', '！']);
     // A guess said as `是…吧？` (`是那笔四十二块五的退款吧？`) asserts what it names (case
     // factuality/a-guess-in-is-then-ba).
-    let guess = q.ends_with('吧') && f.guess_heads.iter().any(|h| q.trim_start().starts_with(h));
+    // So does any question ending in 吧 (`退的二十八块钱会原路返回吧？`): it asks a yes to what it
+    // presupposes (case factuality/a-figure-in-a-ba-question).
+    let guess = q.ends_with('吧');
     c.question && !guess && !f.tag_questions.iter().any(|w| q.ends_with(w))
 }
 
@@ -1104,8 +1106,12 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             // Read the name backwards from the suffix.
             let mut start = pos;
             let mut n = 0;
+            // (A direction right before a road's suffix names it — `鼓楼东街`, `中山北路` —; it
+            // stops the name only further back: case factuality/a-street-with-a-direction.)
+            let road = matches!(suffix, "路" | "街" | "大道");
             for (j, ch) in s[..pos].char_indices().rev() {
-                if !text::is_han(ch) || PLACE_STOP.contains(ch) || n >= 4 {
+                let direction = road && n == 0 && "东西南北前后".contains(ch);
+                if !text::is_han(ch) || PLACE_STOP.contains(ch) && !direction || n >= 4 {
                     break;
                 }
                 start = j;
