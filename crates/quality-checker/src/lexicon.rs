@@ -359,6 +359,7 @@ word_files! {
         wishes_for_the_way: Words,
         names_no_whereabouts_after: Words,
         invited_before: Words,
+        bonds_of_two: Words,
         marital: Words,
         family_said_with: Words,
         named_workplaces: Words,

@@ -1053,7 +1053,14 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             // A terse answer with no subject at all (`在医院。` to `跑哪去了？`) is said of whom
             // the caller asked about: the owner, on a call for the owner (case
             // privacy/subjectless-answer).
-            if !owner_subject(ctx, &sent_prefix) && !subjectless_answer(ctx, t, ci, &sent_prefix) {
+            // (A bond of two — `她跟罗先生已经离婚了` — is the owner's whichever of the two is the
+            // subject: case privacy/divorce-told-of-the-other-side.)
+            let of_two =
+                lists().privacy.bonds_of_two.contains(&word) && ctx.mentions_owner(&sent_prefix);
+            if !of_two
+                && !owner_subject(ctx, &sent_prefix)
+                && !subjectless_answer(ctx, t, ci, &sent_prefix)
+            {
                 continue;
             }
             // Where someone lives is grounded by the place, not by the verb: the caller's own
