@@ -145,15 +145,24 @@ fn concedes(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
         for i in (0..cs.len()).filter(|&i| cs[i] == '就') {
             let conceded = (1..=5).find(|&k| {
                 i >= k
-                    && i + 1 + k < cs.len()
+                    && i + 1 + k <= cs.len()
                     && cs[i - k..i] == cs[i + 1..i + 1 + k]
                     && cs[i - k..i]
                         .iter()
                         .all(|&x| text::is_han(x) || x.is_ascii_digit())
-                    && ends.iter().any(|e| {
+                    && {
+                        // (Or the clause ends with it when it is a figure: `行，五十就五十，您周
+                        // 六上午来吧` — not `失效就失效`, `方便停就停`; case
+                        // decision/a-concession-ending-its-clause.)
                         let rest: String = cs[i + 1 + k..].iter().collect();
-                        rest.starts_with(e)
-                    })
+                        let rest = rest.trim_end_matches(['。', '！', '!', ' ']);
+                        let x: String = cs[i - k..i].iter().collect();
+                        rest.is_empty()
+                            && text::numbers(&x)
+                                .iter()
+                                .any(|n| n.specific() && n.end == x.len())
+                            || ends.iter().any(|e| rest.starts_with(e))
+                    }
             });
             if let Some(k) = conceded {
                 let x: String = cs[i - k..i].iter().collect();
