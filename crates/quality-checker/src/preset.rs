@@ -2147,8 +2147,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 })
                             })
                             && (retold_in_other_words(t, p, content)
-                                || made_of_the_preset(t, p, content)
-                                    && to_another_question(ctx, t, content))
+                                // (The question first: most turns follow none.)
+                                || to_another_question(ctx, t, content)
+                                    && made_of_the_preset(t, p, content))
                         // A protective preset said again to a caller who just gave up (`行吧行吧，
                         // 那不打扰了` → `好的。还是那句话，他不需要贷款…`): two of its content
                         // pairs, or one after a said-again word — no push left to hold it against

@@ -770,18 +770,19 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
 
 /// A fee demanded (`threat_fees`, after a paying verb in its clause, not in a warning):
 /// `需要缴纳五百元服务保证金`.
+// (Asked of every caller turn once a fee with no story counts: one automaton search, not a scan
+// of the text per fee word.)
 fn threat_fee(text: &str) -> Option<&str> {
     let p = &lists().proxy;
-    p.threat_fees.iter().find_map(|w| {
-        text.match_indices(*w).find_map(|(i, _)| {
-            let (clause_start, _) = clause_bounds(text, i);
-            let before = &text[clause_start..i];
-            (p.fee_pay_verbs.iter().any(|v| before.contains(v))
-                && !CONCEPTS.warning.is_match(before))
-            .then(|| &text[i..i + w.len()])
-        })
+    THREAT_FEES.find_iter(text).find_map(|m| {
+        let (clause_start, _) = clause_bounds(text, m.start());
+        let before = &text[clause_start..m.start()];
+        (p.fee_pay_verbs.iter().any(|v| before.contains(v)) && !CONCEPTS.warning.is_match(before))
+            .then(|| &text[m.start()..m.end()])
     })
 }
+
+static THREAT_FEES: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.threat_fees));
 
 /// Whether an assistant turn reads out one of the owner's private numbers (6 digits or more),
 /// whole or four digits of it or more in any numerals (`后四位是四四一五`), digits the caller
@@ -1032,6 +1033,7 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
 /// once they are all known).
 pub(crate) fn build_lists() {
     LazyLock::force(&CONCEPTS);
+    LazyLock::force(&THREAT_FEES);
 }
 
 #[cfg(test)]
