@@ -325,7 +325,7 @@ pub struct Ctx<'a> {
     /// (computed on first use).
     caller_digits: OnceCell<(String, Vec<usize>)>,
     /// Numbers the caller said: (turn, value) (computed on first use).
-    caller_nums: OnceCell<Vec<(usize, f64)>>,
+    caller_nums: OnceCell<Vec<(usize, f64, text::NumKind)>>,
     /// Per turn index: where `caller_concat` ends before that turn.
     caller_end: Vec<usize>,
     /// Per turn index: whether a caller turn says it did not hear, and whether it hands the
@@ -680,8 +680,8 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// The numbers the caller said, with the turn they were said in.
-    pub fn caller_values(&self) -> &[(usize, f64)] {
+    /// The numbers the caller said, with the turn they were said in and what they measure.
+    pub fn caller_values(&self) -> &[(usize, f64, text::NumKind)] {
         self.caller_nums.get_or_init(|| {
             let mut v = Vec::new();
             for t in self.turns.iter().filter(|t| !t.assistant) {
@@ -699,11 +699,15 @@ impl<'a> Ctx<'a> {
                             .is_some_and(|c| c.is_ascii_alphabetic());
                     // (A longer run of a code — `802` of `5T802` — may ground the same run.)
                     if !in_code || t.text[n.start..n.end].chars().count() > 1 {
-                        v.extend(n.values().iter().map(|&x| (t.idx, x)));
+                        v.extend(n.values().iter().map(|&x| (t.idx, x, n.kind)));
                     }
                 }
                 if t.text.contains('第') {
-                    v.extend(text::ordinal_values(t.text).into_iter().map(|x| (t.idx, x)));
+                    v.extend(
+                        text::ordinal_values(t.text)
+                            .into_iter()
+                            .map(|x| (t.idx, x, text::NumKind::Count)),
+                    );
                 }
             }
             v
@@ -787,7 +791,15 @@ impl<'a> Ctx<'a> {
 
     /// Whether the value `v` was said by the caller before turn `before`, or is in a preset.
     /// A time of day matches across 12 hours (`三点` = `15点`).
-    pub fn grounded_value(&self, v: f64, before: usize, clock: bool) -> bool {
+    /// (`kind`: the figure's own; a length of time is not grounded by a time of day the caller
+    /// said, nor a time of day by a length — `十分钟` is no part of `十点`; case
+    /// factuality/minutes-no-part-of-an-hour.)
+    pub fn grounded_value(&self, v: f64, before: usize, kind: Option<text::NumKind>) -> bool {
+        use text::NumKind::{Clock, Duration};
+        let clock = kind == Some(Clock);
+        let other_kind = |k: text::NumKind| {
+            matches!((kind, k), (Some(Duration), Clock) | (Some(Clock), Duration))
+        };
         // (Twelve hours apart is the same time of day — 3点 and 15点 — and only that.)
         let same = |x: f64| {
             (x - v).abs() < 1e-6 || clock && (x - v).abs() - 12.0 < 1e-6 && (x - v).abs() > 11.999
@@ -802,7 +814,7 @@ impl<'a> Ctx<'a> {
             || self
                 .caller_values()
                 .iter()
-                .any(|&(turn, x)| turn < before && same(x))
+                .any(|&(turn, x, k)| turn < before && same(x) && !other_kind(k))
     }
 
     /// Whether `ds` (7+ digits) is a number the caller said before turn `before`, misquoted in

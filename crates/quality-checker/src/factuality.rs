@@ -682,8 +682,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
             continue;
         }
         if vals.iter().any(|&v| {
-            ctx.grounded_value(v, t.idx, n.kind == NumKind::Clock)
-                || said.iter().any(|&s| (s - v).abs() < 1e-6)
+            ctx.grounded_value(v, t.idx, Some(n.kind)) || said.iter().any(|&s| (s - v).abs() < 1e-6)
         }) {
             continue;
         }
@@ -830,10 +829,10 @@ fn misquoted<'c>(
     };
     // (Nor a figure of the owner's own: a schedule's `两点到六点` after the caller's `三点` is
     // privacy's business.)
-    if n.values()
-        .iter()
-        .any(|&v| ctx.grounded_value(v, 0, clock) || ctx.private_nums().iter().any(|&p| same(p, v)))
-        || ctx.caller_turns_before(t.idx).any(|c| said(c.text))
+    if n.values().iter().any(|&v| {
+        ctx.grounded_value(v, 0, clock.then_some(NumKind::Clock))
+            || ctx.private_nums().iter().any(|&p| same(p, v))
+    }) || ctx.caller_turns_before(t.idx).any(|c| said(c.text))
     {
         return None;
     }

@@ -562,7 +562,7 @@ fn floor(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             }
             // The caller's guess is theirs to say — unless the assistant confirms it (cases
             // privacy/floor-guess-confirmed, privacy/floor-guess-not-confirmed).
-            if ctx.grounded_value(fl, t.idx, false) && !affirmed(t, n.start)
+            if ctx.grounded_value(fl, t.idx, None) && !affirmed(t, n.start)
                 || ctx.covered_at(t.idx, n.start)
             {
                 continue;
@@ -594,7 +594,7 @@ fn number_said_before(ctx: &Ctx, frag: &str, before: usize) -> bool {
         && mine.iter().all(|n| {
             n.values()
                 .iter()
-                .all(|&v| ctx.grounded_value(v, before, false))
+                .all(|&v| ctx.grounded_value(v, before, None))
         })
 }
 
