@@ -457,11 +457,11 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
 fn real_question(t: &TurnCtx, c: &Clause) -> bool {
     let f = &lists().factuality;
     let q = c.text(t.text).trim_end_matches(['？', '?', '。', '！']);
-    // A guess said as `是…吧？` (`是那笔四十二块五的退款吧？`) asserts what it names (case
-    // factuality/a-guess-in-is-then-ba).
-    // So does any question ending in 吧 (`退的二十八块钱会原路返回吧？`): it asks a yes to what it
-    // presupposes (case factuality/a-figure-in-a-ba-question).
-    let guess = q.ends_with('吧');
+    // A question ending in 吧 asserts what it names — a guess, `是那笔四十二块五的退款吧？` (case
+    // factuality/a-guess-in-is-then-ba), or what it presupposes, `退的二十八块钱会原路返回吧？`
+    // (case factuality/a-figure-in-a-ba-question) —, and so does a rhetorical one (`rhetorical`).
+    let guess =
+        q.ends_with('吧') || q.ends_with('吗') && f.rhetorical.iter().any(|w| q.contains(w));
     c.question && !guess && !f.tag_questions.iter().any(|w| q.ends_with(w))
 }
 

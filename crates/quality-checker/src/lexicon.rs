@@ -288,7 +288,7 @@ word_files! {
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
         either_or: Words,
-        guess_heads: Words,
+        rhetorical: Words,
         day_synonyms: Words,
         titles_before_names: Words,
         addressed: Words,
