@@ -1432,6 +1432,20 @@ fn classify(
                 for v in num.values.iter_mut() {
                     *v /= 10.0;
                 }
+                // 两毛五: 五 is 分 (case factuality/fen-after-mao).
+                let rest = &s[num.end..];
+                let mut cs = rest.chars();
+                if let Some(d) = cs.next().and_then(cn_digit)
+                    && num.n_values == 1
+                    && cs
+                        .next()
+                        .is_none_or(|c| !is_han(c) || "的左多了".contains(c))
+                {
+                    // (In whole fen, so that 两毛五 is 0.25 exactly.)
+                    let fen = (num.values[0] * 100.0).round() + f64::from(d);
+                    num.values[0] = fen / 100.0;
+                    num.end += rest.chars().next().map_or(0, char::len_utf8);
+                }
             }
             // 二十八块五: 五 is 角.
             if kind == NumKind::Money && (*u == "块" || *u == "元" || *u == "块钱") {
@@ -1672,6 +1686,7 @@ mod tests {
         assert_eq!(vals("十五分钟"), vec![(vec![15.0], NumKind::Duration)]);
         assert_eq!(vals("二十八块五"), vec![(vec![28.5], NumKind::Money)]);
         assert_eq!(vals("皮重十七吨六"), vec![(vec![17.6], NumKind::Count)]);
+        assert_eq!(vals("两毛五"), vec![(vec![0.25], NumKind::Money)]);
         assert_eq!(vals("三十一吨半"), vec![(vec![31.5], NumKind::Count)]);
         assert_eq!(vals("个子一米八"), vec![(vec![1.8], NumKind::Count)]);
         assert_eq!(
