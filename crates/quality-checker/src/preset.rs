@@ -2745,7 +2745,7 @@ fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         && !gives_up(prev.text)
         // (Quitting — `行行行，那算了，打扰了` — pitches nothing, unless it pushes on; case
         // preset/said-again-after-the-caller-quit.)
-        && !(l.quits.iter().any(|w| prev.text.contains(w)) && !crate::proxy::pushes(prev.text))
+        && (!l.quits.iter().any(|w| prev.text.contains(w)) || crate::proxy::pushes(prev.text))
         && !complied(prev.text)
         && !lexicon::GOODBYE.is_match(prev.text)
         && !l.asks_who.iter().any(|w| prev.text.contains(w))
@@ -3051,8 +3051,9 @@ fn takes_it_first(prev: &TurnCtx, content: &[u64]) -> bool {
 }
 
 /// Whether a question clause asks about something of its own — a question word with at least
-/// two content characters beside it (`发票要不要重新开？`, `前台在几楼？`) — rather than only
-/// checking what was said (`是吧？`, `真的假的？`, `那怎么办？`).
+/// two content characters beside it (`发票要不要重新开？`, `前台在几楼？`), or a yes/no ending
+/// (`附近有加油站没？`; not a proposal put up for a yes, `可以吗？`) — rather than only checking what
+/// was said (`是吧？`, `真的假的？`, `那怎么办？`).
 fn asks_new(q: &str) -> bool {
     asks_new_with(q, 5)
 }
