@@ -3312,24 +3312,31 @@ fn names_content(s: &str, content: &[u64]) -> bool {
     named
 }
 
+/// Whether turn `t` says two of the preset's content pairs (`content`).
+fn two_content_pairs(t: &TurnCtx, content: &[u64]) -> bool {
+    content
+        .iter()
+        .filter(|b| contentful(**b) && t.bigrams.binary_search(b).is_ok())
+        .nth(1)
+        .is_some()
+}
+
+/// A character as the first of its `paraphrase_chars` group (搁 read as 放), so that a retelling
+/// in the group's other characters matches.
+fn canon(c: char) -> char {
+    lexicon::paraphrase_group(c)
+        .and_then(|g| g.chars().next())
+        .unwrap_or(c)
+}
+
 /// Whether assistant turn `t` retells preset `p` in other words: two of its content pairs, and
 /// three in five of the content characters of its core, characters said one for the other
 /// (`paraphrase_chars`: 搁 for 放, 取 for 拿) read as one (case preset/retold-in-other-words).
 /// Asked only of a turn after the preset was told: a first telling needs its words.
 fn retold_in_other_words(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
-    if content
-        .iter()
-        .filter(|b| contentful(**b) && t.bigrams.binary_search(b).is_ok())
-        .nth(1)
-        .is_none()
-    {
+    if !two_content_pairs(t, content) {
         return false;
     }
-    let canon = |c: char| {
-        lexicon::paraphrase_group(c)
-            .and_then(|g| g.chars().next())
-            .unwrap_or(c)
-    };
     let mut chars: Vec<char> = preset_core(p.response)
         .chars()
         .filter(|&c| text::is_han(c) && !PRESET_FUNC.contains(c))
@@ -3351,19 +3358,9 @@ fn retold_in_other_words(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
 /// 会照着车牌找您` for "按订单上的定位停车等着，别挪地方，她会按车牌号找过去") — the preset said again
 /// in short, with nothing of the turn's own (case preset/retold-in-short-to-another-question).
 fn made_of_the_preset(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
-    if content
-        .iter()
-        .filter(|b| contentful(**b) && t.bigrams.binary_search(b).is_ok())
-        .nth(1)
-        .is_none()
-    {
+    if !two_content_pairs(t, content) {
         return false;
     }
-    let canon = |c: char| {
-        lexicon::paraphrase_group(c)
-            .and_then(|g| g.chars().next())
-            .unwrap_or(c)
-    };
     let own = |c: &char| text::is_han(*c) && !PRESET_FUNC.contains(*c);
     let preset: Vec<char> = p.response.chars().filter(own).map(canon).collect();
     let said: Vec<char> = t.text.chars().filter(own).map(canon).collect();

@@ -103,6 +103,16 @@ fn clause_bounds(text: &str, at: usize) -> (usize, usize) {
     (start, end)
 }
 
+/// The end of the clause after the one ending at `clause_end` (that end itself at the text's end).
+fn next_clause_end(text: &str, clause_end: usize) -> usize {
+    if clause_end < text.len() {
+        let after = clause_end + text[clause_end..].chars().next().map_or(1, char::len_utf8);
+        clause_bounds(text, after.min(text.len())).1.max(clause_end)
+    } else {
+        clause_end
+    }
+}
+
 /// Whether the caller's text asks for something only a scam asks for: a scam word not inside a
 /// warning (case proxy/warning-asks-nothing). A secret (a code, a password, a card number) is
 /// asked for only when an asking word is in its clause, the one before or the next (case proxy/secret-asked-for);
@@ -150,13 +160,7 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
             let word = &text[m.start()..m.end()];
             if c.secret.is_match(word) {
                 // This clause and the next.
-                let next_end = if clause_end < text.len() {
-                    let after =
-                        clause_end + text[clause_end..].chars().next().map_or(1, char::len_utf8);
-                    clause_bounds(text, after.min(text.len())).1
-                } else {
-                    clause_end
-                };
+                let next_end = next_clause_end(text, clause_end);
                 // And the clause before (`我核对一下，卡号尾号是3906对吧`; case
                 // proxy/secret-asked-the-clause-before).
                 let prev_start = text[..clause_start]
@@ -164,7 +168,7 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
                     .rev()
                     .nth(1)
                     .map_or(clause_start, |(i, _)| clause_bounds(text, i).0);
-                let around = &text[prev_start..next_end.max(clause_end)];
+                let around = &text[prev_start..next_end];
                 // (Or asked to be handed it later in the sentence: `…发了一条验证码，六位数，您帮忙
                 // 念一下`; case proxy/code-asked-two-clauses-on.)
                 if !c.ask.is_match(around)
@@ -239,14 +243,7 @@ fn asks_for_scam_object(text: &str) -> Option<&str> {
         .find_iter(text)
         .find(|m| {
             let (clause_start, clause_end) = clause_bounds(text, m.start());
-            let next_end = if clause_end < text.len() {
-                let after =
-                    clause_end + text[clause_end..].chars().next().map_or(1, char::len_utf8);
-                clause_bounds(text, after.min(text.len())).1
-            } else {
-                clause_end
-            };
-            let clause = &text[clause_start..next_end.max(clause_end)];
+            let clause = &text[clause_start..next_clause_end(text, clause_end)];
             !c.go_along_negation.is_match(clause)
                 && lists()
                     .proxy
