@@ -470,6 +470,7 @@ word_files! {
         pressure_words: Words,
         trigger_trouble: Words,
         waits: Words,
+        wait_asked: Words,
         leave_goods: Words,
         emergency_words: Words,
         inability: Words,

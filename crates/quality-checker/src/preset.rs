@@ -69,6 +69,9 @@ static TRIGGER_TROUBLE: LazyLock<Ac> =
 /// A preset that makes the caller wait.
 static WAITS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.waits));
 
+/// The caller asked to wait on ([`wait_asked`](lexicon) words).
+static WAIT_ASKED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.wait_asked));
+
 /// A preset about where goods are left.
 static LEAVE_GOODS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.leave_goods));
 
@@ -1937,6 +1940,11 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         let mut conveyed = conveyed;
         let mut insisting: Vec<usize> = Vec::new();
         if let Some(c) = conflict {
+            // A wait preset pushed in other words: the caller asked to wait on (`您就在那儿停一
+            // 会儿吧`), not a question (case preset/wait-pushed-in-other-words).
+            let waits = preset_words(p).waits;
+            let asks_to_wait =
+                |c: &text::Clause, cs: &str| waits && !c.question && WAIT_ASKED.is_match(cs);
             for t in ctx.turns.iter().filter(|t| {
                 t.assistant
                     && t.idx > c
@@ -1949,9 +1957,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     t.clauses.iter().any(|c| {
                         let cs = c.text(t.text);
                         !INABILITY.is_match(cs)
-                            && text::bigrams(cs)
+                            && (text::bigrams(cs)
                                 .iter()
                                 .any(|b| content.binary_search(b).is_ok())
+                                || asks_to_wait(c, cs))
                     })
                 };
                 let holds_to = insists(t.text)
@@ -2005,9 +2014,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 // (A pair that is no time word: `那就改到周五上午九点吧` shares
                                 // only 上午 with "复诊按原定的周四上午十点"; case
                                 // preset/another-time-decided.)
-                                && text::bigrams(cs).iter().any(|&b| {
+                                && (text::bigrams(cs).iter().any(|&b| {
                                     content.binary_search(&b).is_ok() && !time_pair(b)
-                                })
+                                }) || asks_to_wait(c, cs))
                     });
                 // The very words the caller objected to, said again without relaying the matter
                 // (`她是希望放驿站那边的`, `他那边定的就是周四下午`).
@@ -3439,6 +3448,7 @@ fn occasion(clause: &str, p: &PresetCtx) -> bool {
 pub(crate) fn build_lists() {
     LazyLock::force(&TRIGGER_TROUBLE);
     LazyLock::force(&WAITS);
+    LazyLock::force(&WAIT_ASKED);
     LazyLock::force(&LEAVE_GOODS);
     LazyLock::force(&CUES);
     LazyLock::force(&INABILITY);
