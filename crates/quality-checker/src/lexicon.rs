@@ -363,6 +363,7 @@ word_files! {
         marital: Words,
         family_said_with: Words,
         named_workplaces: Words,
+        referred_to: Words,
         unnamed_workplaces: Words,
         short_workplace_ends: Chars,
         not_zai_before: Chars,

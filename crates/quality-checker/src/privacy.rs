@@ -1241,8 +1241,16 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
             // A named place of work, not being at work or at an unnamed company (cases
             // privacy/named-workplace, privacy/unnamed-workplace; at the company is still
             // whereabouts, case privacy/at-the-company).
-            if lists().privacy.named_workplaces.contains(&word) || word == "是做" || word == "是干"
-            {
+            // (An office the caller is sent to — `也可以找市场管理处处理` — is the caller's way, no
+            // one's workplace: case privacy/referred-to-an-office.)
+            if lists().privacy.named_workplaces.contains(&word) {
+                return !lists()
+                    .privacy
+                    .referred_to
+                    .iter()
+                    .any(|w| text::contains_str(before, w));
+            }
+            if word == "是做" || word == "是干" {
                 return true;
             }
             named_place_before(before)

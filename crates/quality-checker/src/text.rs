@@ -1447,10 +1447,22 @@ fn classify(
                     num.end += rest.chars().next().map_or(0, char::len_utf8);
                 }
             }
-            // 二十八块五: 五 is 角.
+            // 二十八块五, 12块5: 五, 5 is 角 (an Arabic digit only alone, ending the figure: not
+            // `12块50`, `30元5个`; case factuality/yuan-and-jiao-in-digits).
             if kind == NumKind::Money && (*u == "块" || *u == "元" || *u == "块钱") {
                 let rest = &s[num.end..];
-                if let Some(d) = rest.chars().next().and_then(cn_digit) {
+                let mut cs = rest.chars();
+                let (first, next) = (cs.next(), cs.next());
+                let digit = first.and_then(|c| {
+                    cn_digit(c).or_else(|| {
+                        c.to_digit(10).filter(|_| {
+                            next.is_none_or(|n| {
+                                !n.is_ascii_digit() && (!is_han(n) || "毛角的左多".contains(n))
+                            })
+                        })
+                    })
+                });
+                if let Some(d) = digit {
                     num.values[0] += f64::from(d) / 10.0;
                     num.end += rest.chars().next().map_or(0, char::len_utf8);
                     if s[num.end..].starts_with('毛') || s[num.end..].starts_with('角') {
@@ -1685,6 +1697,7 @@ mod tests {
         assert_eq!(vals("两百块"), vec![(vec![200.0], NumKind::Money)]);
         assert_eq!(vals("十五分钟"), vec![(vec![15.0], NumKind::Duration)]);
         assert_eq!(vals("二十八块五"), vec![(vec![28.5], NumKind::Money)]);
+        assert_eq!(vals("还差12块5，"), vec![(vec![12.5], NumKind::Money)]);
         assert_eq!(vals("皮重十七吨六"), vec![(vec![17.6], NumKind::Count)]);
         assert_eq!(vals("两毛五"), vec![(vec![0.25], NumKind::Money)]);
         assert_eq!(vals("三十一吨半"), vec![(vec![31.5], NumKind::Count)]);
