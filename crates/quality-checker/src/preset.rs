@@ -2107,6 +2107,44 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         && !lexicon::UNCERTAIN.is_match(cs)
                         && names_content(cs, content)
                 })
+                || just_now && {
+                    // An instruction that ends its sentence spans it: the preset's words in an
+                    // earlier clause of it (`货就搁他自己那个库位，单子照了发给他就可以`) are told
+                    // again (case preset/retold-across-a-sentence).
+                    t.clauses.iter().enumerate().any(|(ci, c)| {
+                        let last = t.clauses[ci + 1..].iter().all(|x| x.sentence != c.sentence);
+                        let in_sentence = || t.clauses.iter().filter(|x| x.sentence == c.sentence);
+                        let cs = c
+                            .text(t.text)
+                            .trim_end_matches(['。', '！', '!', '，', ' ']);
+                        // (The instruction itself about the preset, a character of it in the
+                        // clause — not the caller's own act, `尾号4391放门口，您拍照就行`; case
+                        // preset/callers-own-act-after-an-echo.)
+                        let of_the_preset = || {
+                            let end = lists()
+                                .preset
+                                .instruction_endings
+                                .iter()
+                                .filter(|e| cs.ends_with(*e))
+                                .map(|e| e.len())
+                                .max()
+                                .unwrap_or(0);
+                            cs[..cs.len() - end].chars().any(|ch| {
+                                text::is_han(ch)
+                                    && !PRESET_FUNC.contains(ch)
+                                    && preset_core(p.response).contains(ch)
+                            })
+                        };
+                        last && ci > 0
+                            && t.clauses[ci - 1].sentence == c.sentence
+                            && ends_as_instruction(cs)
+                            && of_the_preset()
+                            && in_sentence().all(|x| {
+                                !x.question && !lexicon::UNCERTAIN.is_match(x.text(t.text))
+                            })
+                            && in_sentence().any(|x| names_content(x.text(t.text), content))
+                    })
+                }
         };
         let partial: Vec<usize> = ctx
             .turns
