@@ -452,6 +452,7 @@ word_files! {
         matter_marks: Words,
         proposes: Words,
         but: Words,
+        prohibitions: Words,
         give_up_reluctantly: Words,
         ack_clauses: Words,
         restating: Words,

@@ -3275,8 +3275,24 @@ fn objection_at(
             if hit.is_empty() || NOT_CONFLICT.is_match(clause) || lexicon::conditional(clause) {
                 continue;
             }
+            // Told not to do something (`别挪地方`), a caller who says yes and that they will
+            // not (`行，我就停在定位这儿不动`) complies: the 不 is the preset's own (case
+            // preset/a-prohibition-complied-with).
+            let complies_with_prohibition = || {
+                opens_glad(t.text)
+                    && lists()
+                        .preset
+                        .prohibitions
+                        .iter()
+                        .any(|w| p.response.contains(w))
+                    && !lists().preset.but.iter().any(|w| t.text.contains(w))
+                    && OBJECTION.find_iter(clause).all(|m| {
+                        let w = &clause[m.start()..m.end()];
+                        w.starts_with('不') && w.chars().count() == 2
+                    })
+            };
             let marker = if after_conveyance {
-                marker_in(clause, &OBJECTION)
+                marker_in(clause, &OBJECTION) && !complies_with_prohibition()
             } else {
                 marker_in(clause, &OBJECTION_STRONG)
             };
