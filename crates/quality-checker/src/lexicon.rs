@@ -454,6 +454,7 @@ word_files! {
         but: Words,
         prohibitions: Words,
         give_up_reluctantly: Words,
+        gave_in: Words,
         ack_clauses: Words,
         restating: Words,
         read_back: Words,

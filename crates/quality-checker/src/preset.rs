@@ -1440,6 +1440,11 @@ fn held_against_pressure(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64]) ->
             if reports_done(c, content) {
                 return false;
             }
+            // Nor is one who gives in, whatever penalty they grumble about (`唉，行吧，那我自己
+            // 取消，扣分就扣分吧`; case preset/told-again-after-giving-in).
+            if gave_in(c) {
+                return false;
+            }
             // A protective preset is held against a plea as well (guilt, others cited: case
             // proxy/rhetorical-danger), as `preset.dropped` reads it.
             let protective = crate::proxy::protective(p);
@@ -2066,7 +2071,21 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     })
             };
             let just_now = ctx.turns.get(t.idx - 1).is_some_and(|c| {
-                !c.assistant && (complied(c.text) || accepts(c.text) || takes_it_back(c))
+                !c.assistant
+                    && (complied(c.text)
+                        || accepts(c.text)
+                        || takes_it_back(c)
+                        // (Or gave in, grudgingly, asking nothing: `唉，行吧，那我自己取消`, `……算了
+                        // 算了，那我自己取消吧` — case preset/told-again-after-giving-in — in
+                        // words not all the caller's: `算了，等她下来我问她` then `您等她下来直接
+                        // 问她吧` agrees with the caller's plan; case
+                        // preset/callers-plan-agreed-after-giving-in.)
+                        || gave_in(c) && {
+                            let said = c.all_bigrams();
+                            t.bigrams.iter().any(|b| {
+                                content.binary_search(b).is_ok() && said.binary_search(b).is_err()
+                            })
+                        })
             });
             conflict.is_none()
                 && (just_now
@@ -2666,6 +2685,18 @@ pub(crate) fn gives_up(s: &str) -> bool {
             .give_up_reluctantly
             .iter()
             .any(|w| s.contains(w))
+}
+
+/// The caller gives in grudgingly (`行吧`, `算了`) in a turn that asks nothing and raises no
+/// "but" (case preset/told-again-after-giving-in).
+fn gave_in(t: &TurnCtx) -> bool {
+    let l = &lists().preset;
+    l.gave_in.iter().any(|w| t.text.contains(w))
+        && !t.clauses.iter().any(|c| c.question)
+        && !l
+            .give_up_reluctantly
+            .iter()
+            .any(|w| *w != "算了" && t.text.contains(w))
 }
 
 /// The caller only acknowledges or complies (好的, 放好了, 我知道了; case
