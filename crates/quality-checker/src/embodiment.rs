@@ -395,6 +395,25 @@ fn claim(
         // 搬家 is a topic, not an act here.
         return false;
     }
+    // `怎么签收`: the act asked about, a topic (case embodiment/how-to-is-a-topic).
+    if lists()
+        .embodiment
+        .topic_questions
+        .iter()
+        .any(|w| prefix.trim_end().ends_with(w))
+    {
+        return false;
+    }
+    // Seen on a screen (`小程序上能看到`): shown to anyone (case embodiment/seen-on-a-screen).
+    if cat == Cat::Perceive
+        && lists()
+            .embodiment
+            .screens
+            .iter()
+            .any(|w| text::contains_str(prefix, w))
+    {
+        return false;
+    }
     if cat == Cat::Perceive {
         let near = text::head_chars(rest, 8);
         if MESSAGE_OBJECTS.iter().any(|o| text::contains_str(near, o))

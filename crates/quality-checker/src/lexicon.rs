@@ -273,6 +273,8 @@ word_files! {
         non_physical_before:Chars,
         non_physical_verbs:Words,
         message_objects:Words,
+        screens: Words,
+        topic_questions: Words,
         coming:Words,
         states:Words,
         adverbials:Words,
