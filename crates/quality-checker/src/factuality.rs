@@ -1024,6 +1024,30 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                 }
             }
         }
+        // A given name of one before a person's title (`周敏老师`; case
+        // factuality/one-character-given-name) — not a word that starts with a surname (高中老师).
+        if honor.is_none() {
+            let mut cs = after.chars();
+            if let Some(g) = cs.next()
+                && before != Some(c)
+                && text::is_han(g)
+                && !GIVEN_STOP.contains(g)
+                && !lexicon::SURNAMES.contains(g)
+                && let Some(h) = lists()
+                    .factuality
+                    .person_titles
+                    .iter()
+                    .find(|h| after[g.len_utf8()..].starts_with(*h))
+                && !lists()
+                    .factuality
+                    .not_one_char_names
+                    .iter()
+                    .any(|w| s[i..].starts_with(w))
+            {
+                honor = Some(h);
+                given = Some(&after[..g.len_utf8()]);
+            }
+        }
         if let Some(g) = given {
             if !skip_at(t, i) {
                 full_name_made_up(ctx, t, format!("{c}{g}"), said, out);

@@ -297,6 +297,8 @@ word_files! {
         road_state: Words,
         wished: Words,
         not_names: Words,
+        person_titles: Words,
+        not_one_char_names: Words,
         day_parts: Words,
         record_markers: Words,
         rule_markers: Words,
