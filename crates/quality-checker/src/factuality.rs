@@ -915,6 +915,18 @@ fn titled_full_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut V
     for m in TITLES.find_iter(s) {
         let after = &s[m.end()..];
         let name: Vec<char> = after.chars().take(4).collect();
+        // Or a nickname, 小/老 and a surname (`副站长小韩在跟`; case factuality/titled-nickname).
+        if name.len() >= 2
+            && matches!(name[0], '小' | '老')
+            && lexicon::SURNAMES.contains(name[1])
+            && name
+                .get(2)
+                .is_none_or(|&x| !text::is_han(x) || "他她也会就在".contains(x))
+        {
+            let nick: String = name[..2].iter().collect();
+            full_name_made_up(ctx, t, nick, said, out);
+            continue;
+        }
         if name.len() < 3
             || !lexicon::SURNAMES.contains(name[0])
             || !name[1..3]
@@ -922,7 +934,7 @@ fn titled_full_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut V
                 .all(|&x| text::is_han(x) && !GIVEN_STOP.contains(x))
             || name
                 .get(3)
-                .is_some_and(|&x| text::is_han(x) && !"他她也会就".contains(x))
+                .is_some_and(|&x| text::is_han(x) && !"他她也会就在".contains(x))
         {
             continue;
         }
