@@ -2693,10 +2693,11 @@ fn gave_in(t: &TurnCtx) -> bool {
     let l = &lists().preset;
     l.gave_in.iter().any(|w| t.text.contains(w))
         && !t.clauses.iter().any(|c| c.question)
+        // (The reluctance words that are no giving in — 可是, 只能 — not 算了, which is both.)
         && !l
             .give_up_reluctantly
             .iter()
-            .any(|w| *w != "算了" && t.text.contains(w))
+            .any(|w| !l.gave_in.contains(w) && t.text.contains(w))
 }
 
 /// The caller only acknowledges or complies (好的, 放好了, 我知道了; case
