@@ -191,6 +191,23 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     }
 }
 
+/// Whether weekday `n` is the owner's, told: one of seven days matches a profile's `每周二` by
+/// chance, so it is the owner's only when its turn tells more of the same private fact than the
+/// day (`这周在外地出差，周六才回来` of `这周在外地出差，周六回`; case factuality/a-weekday-the-owners-told)
+/// — not a weekday put on the caller's `下周` (`下周二上午复查是吧` against `每周二下午去做理疗`;
+/// case factuality/a-weekday-the-owners-by-chance).
+fn owners_weekday(ctx: &Ctx, t: &TurnCtx, n: &text::Num) -> bool {
+    let day: Vec<f64> = n.values().to_vec();
+    ctx.private().iter().any(|f| {
+        text::numbers(f.value)
+            .iter()
+            .any(|p| p.kind == NumKind::Date && p.values().iter().any(|v| day.contains(v)))
+            && text::bigrams(f.value)
+                .iter()
+                .any(|b| !text::time_pair(*b) && t.bigrams.binary_search(b).is_ok())
+    })
+}
+
 /// Whether a preset names the weekend (`周末`), within which a Saturday or a Sunday said is its.
 fn weekend_preset(ctx: &Ctx) -> bool {
     ctx.presets.iter().any(|p| p.response.contains("周末"))
@@ -609,7 +626,12 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         let vals = n.values();
         // The owner's own date or floor (`9号` of "9日晚上回", `6楼` of room 602): privacy's
         // business, not a made-up one, however small (case factuality/owners-floor-and-date).
+        // (A weekday matches one of the profile's by chance unless its clause tells that fact.)
+        let weekday_by_chance = matches!(n.kind, NumKind::Date)
+            && vals.iter().any(|&v| v > 100.0)
+            && !owners_weekday(ctx, t, n);
         if matches!(n.kind, NumKind::Date)
+            && !weekday_by_chance
             && vals.iter().all(|&v| {
                 private_dates
                     .get_or_init(|| {
@@ -653,6 +675,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         // factuality/a-count-no-part-of-the-address.)
         if !in_preset
             && n.kind != NumKind::Clock
+            && !weekday_by_chance
             && vals.iter().any(|&v| {
                 v >= 10.0
                     && ctx.private_nums().iter().any(|&p| (p - v).abs() < 1e-6)

@@ -794,12 +794,6 @@ fn denied(ctx: &Ctx, trig: &Trigger) -> bool {
 /// Kin words: a trigger for one relative (`妈妈打电话问…`) does not hold for another.
 static KIN: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.kin.0);
 
-/// A character pair made of time characters only (上午, 周四, 十点).
-fn time_pair(b: u64) -> bool {
-    let time = |c: u32| char::from_u32(c).is_some_and(|c| lists().preset.time_chars.contains(&c));
-    time((b >> 32) as u32) && time((b & 0xffff_ffff) as u32)
-}
-
 /// The first caller turn with a clause that introduces the caller (`我是…`, `我…`) as one of the
 /// relatives the trigger names, within its first six characters, or names them alone.
 fn kin_introduced(ctx: &Ctx, trig: &Trigger) -> Option<usize> {
@@ -1637,7 +1631,7 @@ fn conflict_at(
                     .any(|w| clause.contains(w));
             // A place closed that day, against a preset that keeps a day or a time.
             if CLOSED.is_match(clause)
-                && p.bigrams().iter().any(|&b| time_pair(b))
+                && p.bigrams().iter().any(|&b| text::time_pair(b))
                 && !lists().preset.moves.iter().any(|w| p.response.contains(w))
             {
                 return Some(t.idx);
@@ -2020,7 +2014,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 // only 上午 with "复诊按原定的周四上午十点"; case
                                 // preset/another-time-decided.)
                                 && (text::bigrams(cs).iter().any(|&b| {
-                                    content.binary_search(&b).is_ok() && !time_pair(b)
+                                    content.binary_search(&b).is_ok() && !text::time_pair(b)
                                 }) || asks_to_wait(c, cs))
                     });
                 // The very words the caller objected to, said again without relaying the matter

@@ -684,7 +684,7 @@ fn profile_facts(
         for s in text::sentences(t.text) {
             let sent = &t.text[s.clone()];
             let sb = text::bigrams(sent);
-            let mut hits = 0;
+            let (mut hits, mut untimed) = (0, 0);
             for b in &sb {
                 // A content pair of the fact, said neither by a preset nor by the caller.
                 if fact.bigrams.binary_search(b).is_ok()
@@ -694,9 +694,17 @@ fn profile_facts(
                         .any(|c| c.all_bigrams().binary_search(b).is_ok())
                 {
                     hits += 1;
+                    untimed += usize::from(!text::time_pair(*b));
                 }
             }
-            let enough = hits >= 2 || (hits >= 1 && (fact.bigrams.len() <= 2 || health));
+            // (Health is told by a word of it, not by the day of its treatment alone: `周二` of
+            // `每周二下午去做理疗` is in any weekday said — `下周二上午复查`; case
+            // factuality/a-weekday-the-owners-by-chance.)
+            let enough = if health {
+                untimed >= 1
+            } else {
+                hits >= 2 || (hits >= 1 && fact.bigrams.len() <= 2)
+            };
             if enough && !covered_sentence(t, s.start, s.end) {
                 out.push(finding(
                     KIND,

@@ -595,6 +595,12 @@ fn pack(a: char, b: char) -> u64 {
     (u64::from(a as u32) << 32) | u64::from(b as u32)
 }
 
+/// A packed bigram made of time characters only (上午, 周四, 十点).
+pub fn time_pair(b: u64) -> bool {
+    let time = |c: u32| char::from_u32(c).is_some_and(|c| lists().text.time_chars.contains(&c));
+    time((b >> 32) as u32) && time((b & 0xffff_ffff) as u32)
+}
+
 /// Sorted, deduplicated character bigrams of `s`, within runs of word characters (no bigram
 /// spans punctuation). ASCII letters are lower-cased.
 pub fn bigrams(s: &str) -> Vec<u64> {
