@@ -229,6 +229,19 @@ fn rule_stated(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         if f.rule_handling.iter().any(|w| after.starts_with(*w)) {
             continue;
         }
+        // The caller told to do as the rules they know say (`您按规定拍照就行`, after the
+        // caller's `公司规定…要拍张照`): their handling, no rule stated (case
+        // factuality/rule-the-caller-follows).
+        let clause_end = after
+            .find(['，', ',', '。', '！', '？', '!', '?', '；'])
+            .unwrap_or(after.len());
+        if t.text[..m.start()].ends_with(['您', '你'])
+            && f.rule_handling_ends
+                .iter()
+                .any(|w| after[..clause_end].ends_with(*w))
+        {
+            continue;
+        }
         if t.clause_at(m.start())
             .is_some_and(|(ci, c)| t.covered[ci] || real_question(t, c))
         {

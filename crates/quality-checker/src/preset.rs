@@ -94,6 +94,8 @@ static CUES: LazyLock<(Ac, Vec<u8>)> = LazyLock::new(|| {
         (l.strong_words, C_STRONG),
         (l.handoff_words, C_HANDOFF),
         (l.pressure_words, C_PRESSURE),
+        // (Of no class: they only shadow a shorter cue inside them.)
+        (l.not_cues, 0),
     ] {
         for &w in list.iter() {
             match words.iter().position(|x| *x == w) {
@@ -2379,6 +2381,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // The preset's words only as the matter the turn relays (`外卖放门口的情况我会
                     // 转告他`): the caller's act reported to the owner, no telling (case
                     // preset/relayed-as-a-matter).
+                } else if only_thanked(ctx, &ctx.turns[t], content) {
+                    // The preset's words only as what the caller is thanked for (`谢谢您帮忙留着`
+                    // after the caller's `行，给他留着`): no telling (case
+                    // preset/thanks-for-what-the-caller-did).
                 } else if holds_against_pitch(ctx, p, t) {
                     // A preset that turns the caller away, held against the caller's next
                     // pitch, as often as they pitch: holding, never a repeat (a copy of an
@@ -2797,6 +2803,38 @@ fn only_as_a_relayed_matter(t: &TurnCtx, content: &[u64]) -> bool {
         if !((l.matter_marks.iter().any(|w| cs.contains(w)) || done)
             && t.clause_has(ci, lexicon::M_RELAY))
         {
+            return false;
+        }
+    }
+    any
+}
+
+/// Whether every clause of `t` holding the preset's words thanks the caller for them (`谢谢您帮忙
+/// 留着`: `thanked_for` at its head, after an acknowledgement) — for what the caller said they
+/// do (`行，给他留着`), not for a wait the clause asks for (`辛苦您多等两三分钟`; case
+/// preset/thanks-for-a-wait-asks-it).
+fn only_thanked(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
+    let l = &lists().preset;
+    let mut any = false;
+    for c in &t.clauses {
+        let cs = c.text(t.text);
+        if !text::bigrams(cs)
+            .iter()
+            .any(|b| content.binary_search(b).is_ok())
+        {
+            continue;
+        }
+        any = true;
+        let head = cs.trim_start_matches(['好', '的', '嗯', '行', '，', ' ']);
+        let callers = || {
+            text::bigrams(cs).iter().any(|b| {
+                content.binary_search(b).is_ok()
+                    && ctx
+                        .caller_turns_before(t.idx)
+                        .any(|c| c.all_bigrams().binary_search(b).is_ok())
+            })
+        };
+        if !l.thanked_for.iter().any(|w| head.starts_with(w)) || !callers() {
             return false;
         }
     }

@@ -309,6 +309,11 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
         if scam
             && c.defer.is_match(word)
             && refusal_words(text, true).all(|w| lists().proxy.weak_refusals.contains(&w))
+            && !lists()
+                .proxy
+                .caller_sent_on
+                .iter()
+                .any(|w| text::contains_str(rest, w))
         {
             return Some(word);
         }
