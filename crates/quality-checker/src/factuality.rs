@@ -1136,11 +1136,15 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         }
         // A surname the owner, the presets, the public facts or the caller gave (most names
         // said: the owner's) — asked before the name is put together.
-        if ctx.private_text.contains(c)
+        // (As a surname: not inside a word it starts or ends, `下周三` of the schedule; case
+        // factuality/a-surname-in-a-weekday-is-none.)
+        if has_surname(&ctx.private_text, c)
             || ctx.surname == Some(c)
             || ctx.d.owner.name.contains(c)
-            || ctx.allowed_text.contains(c)
-            || ctx.caller_turns_before(t.idx).any(|ct| ct.text.contains(c))
+            || has_surname(&ctx.allowed_text, c)
+            || ctx
+                .caller_turns_before(t.idx)
+                .any(|ct| has_surname(ct.text, c))
         {
             continue;
         }
@@ -1164,6 +1168,17 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
             format!("the assistant names a person (\"{name}\") nobody in the call mentioned"),
         ));
     }
+}
+
+/// Whether `text` holds surname `c` other than inside a word of `not_surname_words` (`下周`, `周末`).
+fn has_surname(text: &str, c: char) -> bool {
+    let words = &lists().factuality.not_surname_words;
+    text.char_indices().filter(|&(_, x)| x == c).any(|(i, _)| {
+        !words.iter().any(|w| {
+            w.char_indices()
+                .any(|(k, wc)| wc == c && i >= k && text[i - k..].starts_with(*w))
+        })
+    })
 }
 
 static PLACE_SUFFIXES: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&PLACE_SUFFIX));
