@@ -467,6 +467,7 @@ word_files! {
         gave_in: Words,
         ack_clauses: Words,
         restating: Words,
+        restating_weak: Words,
         read_back: Words,
         callers_words: Words,
         choice_left: Words,

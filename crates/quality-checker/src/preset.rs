@@ -2203,6 +2203,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                         && (reports_done(c, content)
                                             || complied(c.text)
                                             || accepts(c.text)
+                                            // (A yes with the prohibition kept, `行，我就停这不动
+                                            // 了`; case preset/a-prohibition-kept-then-retold.)
+                                            || opens_glad(c.text) && keeps_prohibition(p, c.text)
                                             // (Taken in the first sentence, whatever is asked
                                             // after: `行，我就在定位这儿。对了，她行李多不多？`.)
                                             || takes_it_first(c, content))
@@ -2673,6 +2676,20 @@ fn opens_glad(s: &str) -> bool {
     lists().preset.glad_acks.iter().any(|w| t.starts_with(w))
 }
 
+/// Whether the caller says they will not do what preset `p` prohibits (`我不动` to "别挪地方"):
+/// a prohibition in the preset, no `but`, and every objection word a 不 of two characters that
+/// tells no inability (`不能`, `不让`: `我说了高架上不能停` holds to trouble).
+fn keeps_prohibition(p: &PresetCtx, text: &str) -> bool {
+    let l = &lists().preset;
+    l.prohibitions.iter().any(|w| p.response.contains(w))
+        && !l.but.iter().any(|w| text.contains(w))
+        && OBJECTION.is_match(text)
+        && OBJECTION.find_iter(text).all(|m| {
+            let w = &text[m.start()..m.end()];
+            w.starts_with('不') && w.chars().count() == 2 && !l.inability.contains(&w)
+        })
+}
+
 /// The caller lets an objection go: a turn opening with a grudging yes (`行吧`, `好吧`,
 /// `那行`) that does not go on about the trouble (`好吧，那只能…`, `行吧，可是…`).
 pub(crate) fn gives_up(s: &str) -> bool {
@@ -3019,6 +3036,11 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
         .restating
         .iter()
         .any(|w| turn.text.contains(w));
+    let weak_marker = lists()
+        .preset
+        .restating_weak
+        .iter()
+        .any(|w| turn.text.contains(w));
     // (A short preset said whole in answer to a question about it — `就周五前是吧？` — is as
     // brief as it gets.)
     let asked_about = content.len() <= 6
@@ -3053,6 +3075,7 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
     });
     let brief = lenient
         || marker
+        || weak_marker
         || asked_about
         || not_understood
         || how_long
@@ -3094,7 +3117,11 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
     let added_on = TOPIC_SHIFT.is_match(turn.text);
     // (`好，放鞋柜了。这个件是…的吧？`: the caller had complied; the preset said again is no answer.)
     let taken = !prev.text.contains(['？', '?']) && taken_first;
-    let had_complied = reports_done(prev, content) || taken;
+    // (A yes with the prohibition kept, `行，我就停这不动了`, is compliance, not a push; case
+    // preset/a-prohibition-kept-then-retold.)
+    let had_complied = reports_done(prev, content)
+        || taken
+        || opens_glad(prev.text) && keeps_prohibition(p, prev.text);
     let asks_about_it = prev
         .clauses
         .iter()
@@ -3128,7 +3155,7 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
     brief
         && !added_on
         && (answers
-            || marker
+            || (marker || weak_marker && !had_complied)
                 && !lexicon::CLOSE.is_match(prev.text)
                 && !complied(prev.text)
                 && !taken
@@ -3370,10 +3397,13 @@ fn objection_at(
             }
         }
         // `我说了高架上不能停`: the caller holds to a problem they stated before.
+        // (Not a yes said again, crossly, to a prohibition: `我说了我不动` to "别挪地方"; case
+        // preset/compliance-said-again-crossly.)
         let restates = after_conveyance
             && RESTATES.is_match(t.text)
             && !complied(t.text)
-            && marker_in(t.text, &OBJECTION);
+            && marker_in(t.text, &OBJECTION)
+            && !keeps_prohibition(p, t.text);
         if challenged.is_empty() && !restates {
             continue;
         }
