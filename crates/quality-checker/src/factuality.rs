@@ -1246,6 +1246,17 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             {
                 continue;
             }
+            // The suffix starting a word the caller said (`县志` of `县志展厅`): no place (case
+            // factuality/a-suffix-inside-a-word-said) — unless the word is the place and where on
+            // it (`路上` of `澜汐路上`; case privacy/on-a-named-road).
+            if suffix.chars().count() == 1
+                && let Some(next) = s[pos + suffix.len()..].chars().next()
+                && text::is_han(next)
+                && !lists().factuality.locatives.contains(&next)
+                && ctx.grounded_text(&format!("{suffix}{next}"), t.idx)
+            {
+                continue;
+            }
             let name = &s[start..pos + suffix.len()];
             let stem = &s[start..pos];
             // A pointer to an institution's official line (…银行的官方客服) is advice, no claim

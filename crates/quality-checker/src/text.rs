@@ -1294,6 +1294,30 @@ fn classify(
         return Some(num);
     }
     let ordinal = before.ends_with('第');
+    // A decimal said aloud before a unit of measure (`十二点五公斤`, `一点二米`): a figure, no
+    // time (case factuality/a-decimal-said-aloud).
+    if let Some(rest) = after.strip_prefix('点') {
+        let frac: Vec<u32> = rest.chars().map_while(cn_digit).collect();
+        let flen: usize = rest.chars().take(frac.len()).map(char::len_utf8).sum();
+        if !frac.is_empty()
+            && let Some(unit) = lists()
+                .text
+                .decimal_units
+                .iter()
+                .find(|u| rest[flen..].starts_with(**u))
+        {
+            let f: f64 = frac
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| f64::from(d) / 10f64.powi(i as i32 + 1))
+                .sum();
+            num.values[0] += f;
+            num.n_values = 1;
+            num.kind = NumKind::Count;
+            num.end = run_end + '点'.len_utf8() + flen + unit.len();
+            return Some(num);
+        }
+    }
     let single_one = !arabic && run.len() == 1 && matches!(first, '一' | '幺' | '壹');
     // Clock: X点, X点半, X点十分, X点一刻.
     if let Some(rest) = after.strip_prefix('点') {
