@@ -779,11 +779,11 @@ fn denied(ctx: &Ctx, trig: &Trigger) -> bool {
         for t in ctx.turns.iter().filter(|t| !t.assistant) {
             let hits = &facts(ctx, t).hits;
             for &ci in g {
-                for (start, _) in leftmost_longest(hits, ci) {
+                for (start, end) in leftmost_longest(hits, ci) {
                     let before = &t.text[..start];
                     if denies(before) {
                         negated = true;
-                    } else {
+                    } else if !echoed(ctx, t, start, end) {
                         return false;
                     }
                 }
@@ -791,6 +791,24 @@ fn denied(ctx: &Ctx, trig: &Trigger) -> bool {
         }
         negated
     })
+}
+
+/// Whether the caller's words at `start..end` only echo the assistant's word just said, puzzled
+/// (`面试？我不是约面试的` after the interview preset): a short question of the word itself, said
+/// in the turn before — it names nothing of the caller's own (case
+/// preset/the-trigger-word-echoed-then-denied).
+fn echoed(ctx: &Ctx, t: &TurnCtx, start: usize, end: usize) -> bool {
+    let Some(prev) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    let word = &t.text[start..end];
+    prev.assistant
+        && prev.text.contains(word)
+        && t.clause_at(start).is_some_and(|(_, c)| {
+            let ct = c.text(t.text);
+            (c.question || t.text[c.end..].starts_with(['？', '?']))
+                && ct.chars().filter(|&ch| text::is_han(ch)).count() <= word.chars().count() + 2
+        })
 }
 
 /// Kin words: a trigger for one relative (`妈妈打电话问…`) does not hold for another.
