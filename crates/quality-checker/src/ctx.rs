@@ -300,7 +300,7 @@ pub struct Ctx<'a> {
     /// All preset responses and triggers and the owner's public facts, joined.
     pub allowed_text: String,
     /// Numbers of `allowed_text` (computed on first use, see [`Ctx::grounded_value`]).
-    allowed_nums: OnceCell<Vec<f64>>,
+    allowed_nums: OnceCell<Vec<(f64, text::NumKind)>>,
     /// Ways to name the owner: title, name, surname + 先生/女士, 机主.
     pub owner_refs: Vec<&'a str>,
     /// The owner's surname, if known.
@@ -807,10 +807,23 @@ impl<'a> Ctx<'a> {
         let allowed = self.allowed_nums.get_or_init(|| {
             text::numbers(&self.allowed_text)
                 .iter()
-                .flat_map(|n| n.values().to_vec())
+                .flat_map(|n| n.values().iter().map(|&x| (x, n.kind)).collect::<Vec<_>>())
                 .collect()
         });
-        allowed.iter().any(|&x| same(x))
+        // (A small figure of time grounds no count, a count no time: the preset's `两三分钟`
+        // gives no `两个行李箱`; case factuality/a-count-grounded-by-no-time. A large one is the
+        // same figure whatever the reading of its unit: `两千五一个月` of `月租两千五`.)
+        let time = |k: text::NumKind| matches!(k, Clock | Duration);
+        let counted = |k: text::NumKind| {
+            matches!(
+                k,
+                text::NumKind::Count | text::NumKind::Money | text::NumKind::Date
+            )
+        };
+        let other_dimension = |k: text::NumKind| {
+            v < 100.0 && kind.is_some_and(|q| time(q) && counted(k) || counted(q) && time(k))
+        };
+        allowed.iter().any(|&(x, k)| same(x) && !other_dimension(k))
             || self
                 .caller_values()
                 .iter()
