@@ -55,6 +55,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         numbers(ctx, t, &mut said, &mut out);
         names(ctx, t, &mut said_words, &mut out);
         titled_full_names(ctx, t, &mut said_words, &mut out);
+        called_names(ctx, t, &mut said_words, &mut out);
         // One pass decides whether days, places, directions or landmarks are there at all.
         if ANY_SPECIFIC.is_match(t.text) {
             days(ctx, t, &mut said_words, &mut out);
@@ -1005,6 +1006,37 @@ fn full_name_made_up(
         format!("the assistant names a person (\"{full}\") nobody in the call mentioned"),
     ));
     said.push(full);
+}
+
+/// A full name said as what someone is called (`新郎叫沈亦舟。`, `名字叫刘秀兰`): a name verb
+/// (`name_verbs`), a surname, a given name of one or two, and the clause ends — made up unless
+/// said (case factuality/a-name-someone-is-called).
+fn called_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
+    for v in lists().factuality.name_verbs.iter() {
+        for (i, _) in t.text.match_indices(*v) {
+            let after = &t.text[i + v.len()..];
+            let mut cs = after.chars();
+            let Some(c) = cs.next().filter(|&c| lexicon::SURNAMES.contains(c)) else {
+                continue;
+            };
+            let given: String = cs
+                .by_ref()
+                .take_while(|&x| text::is_han(x) && !GIVEN_STOP.contains(x))
+                .take(3)
+                .collect();
+            let n = given.chars().count();
+            let rest = &after[c.len_utf8() + given.len()..];
+            // (The clause ends right after: `叫车了`, `叫王师傅来` are no names said.)
+            if !(1..=2).contains(&n)
+                || rest.chars().next().is_some_and(text::is_han)
+                || skip_at(t, i)
+                || t.clause_at(i).is_some_and(|(_, cl)| cl.question)
+            {
+                continue;
+            }
+            full_name_made_up(ctx, t, format!("{c}{given}"), said, out);
+        }
+    }
 }
 
 /// Common surnames that are not also everyday words in the positions checked. (A bit set:

@@ -300,6 +300,7 @@ word_files! {
         person_titles: Words,
         not_surname_words: Words,
         locatives: Chars,
+        name_verbs: Words,
         not_one_char_names: Words,
         day_parts: Words,
         record_markers: Words,
