@@ -866,10 +866,21 @@ fn misquoted<'c>(
     };
     // (Nor a figure of the owner's own: a schedule's `两点到六点` after the caller's `三点` is
     // privacy's business.)
-    if n.values().iter().any(|&v| {
-        ctx.grounded_value(v, 0, clock.then_some(NumKind::Clock))
-            || ctx.private_nums().iter().any(|&p| same(p, v))
-    }) || ctx.caller_turns_before(t.idx).any(|c| said(c.text))
+    // (A time of day is the owner's by the profile's times — not by any number of it: `18栋` is
+    // no six o'clock; case factuality/a-time-misquoted-beside-a-building-number.)
+    let owners = |v: f64| {
+        if clock {
+            ctx.private()
+                .iter()
+                .any(|f| private_clocks(f.value).iter().any(|&p| same(p, v)))
+        } else {
+            ctx.private_nums().iter().any(|&p| same(p, v))
+        }
+    };
+    if n.values()
+        .iter()
+        .any(|&v| ctx.grounded_value(v, 0, clock.then_some(NumKind::Clock)) || owners(v))
+        || ctx.caller_turns_before(t.idx).any(|c| said(c.text))
     {
         return None;
     }
