@@ -2818,30 +2818,39 @@ fn answers_callers_own_word(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
             && said.iter().all(in_prev))
 }
 
-/// Whether every clause of `t` holding a word pair of the preset's `content` names it as a
-/// matter (`…的情况`, `…的事`) and relays it: the turn reports, it does not tell the preset.
-fn only_as_a_relayed_matter(t: &TurnCtx, content: &[u64]) -> bool {
-    let l = &lists().preset;
+/// Whether `t` has a clause holding a word pair of the preset's `content`, and `each` holds of
+/// every such clause (its index, its text and its bigrams).
+fn each_preset_clause(
+    t: &TurnCtx,
+    content: &[u64],
+    mut each: impl FnMut(usize, &str, &[u64]) -> bool,
+) -> bool {
     let mut any = false;
     for (ci, c) in t.clauses.iter().enumerate() {
         let cs = c.text(t.text);
-        if !text::bigrams(cs)
-            .iter()
-            .any(|b| content.binary_search(b).is_ok())
-        {
+        let bs = text::bigrams(cs);
+        if !bs.iter().any(|b| content.binary_search(b).is_ok()) {
             continue;
         }
         any = true;
-        // (Or the caller's act told as done: `我马上发消息告诉她外卖放在大门的外卖架上了`; case
-        // preset/relayed-as-done.)
-        let done = cs.trim_end_matches(['。', '！', '!', '，']).ends_with('了');
-        if !((l.matter_marks.iter().any(|w| cs.contains(w)) || done)
-            && t.clause_has(ci, lexicon::M_RELAY))
-        {
+        if !each(ci, cs, &bs) {
             return false;
         }
     }
     any
+}
+
+/// Whether every clause of `t` holding a word pair of the preset's `content` names it as a
+/// matter (`…的情况`, `…的事`) and relays it: the turn reports, it does not tell the preset.
+fn only_as_a_relayed_matter(t: &TurnCtx, content: &[u64]) -> bool {
+    let l = &lists().preset;
+    each_preset_clause(t, content, |ci, cs, _| {
+        // (Or the caller's act told as done: `我马上发消息告诉她外卖放在大门的外卖架上了`; case
+        // preset/relayed-as-done.)
+        let done = cs.trim_end_matches(['。', '！', '!', '，']).ends_with('了');
+        (l.matter_marks.iter().any(|w| cs.contains(w)) || done)
+            && t.clause_has(ci, lexicon::M_RELAY)
+    })
 }
 
 /// Whether every clause of `t` holding the preset's words thanks the caller for them (`谢谢您帮忙
@@ -2850,30 +2859,16 @@ fn only_as_a_relayed_matter(t: &TurnCtx, content: &[u64]) -> bool {
 /// preset/thanks-for-a-wait-asks-it).
 fn only_thanked(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     let l = &lists().preset;
-    let mut any = false;
-    for c in &t.clauses {
-        let cs = c.text(t.text);
-        if !text::bigrams(cs)
-            .iter()
-            .any(|b| content.binary_search(b).is_ok())
-        {
-            continue;
-        }
-        any = true;
+    each_preset_clause(t, content, |_, cs, bs| {
         let head = cs.trim_start_matches(['好', '的', '嗯', '行', '，', ' ']);
-        let callers = || {
-            text::bigrams(cs).iter().any(|b| {
+        l.thanked_for.iter().any(|w| head.starts_with(w))
+            && bs.iter().any(|b| {
                 content.binary_search(b).is_ok()
                     && ctx
                         .caller_turns_before(t.idx)
                         .any(|c| c.all_bigrams().binary_search(b).is_ok())
             })
-        };
-        if !l.thanked_for.iter().any(|w| head.starts_with(w)) || !callers() {
-            return false;
-        }
-    }
-    any
+    })
 }
 
 /// Whether assistant turn `t` holds protective preset `p` against the caller's turn before it:
