@@ -422,6 +422,7 @@ word_files! {
         hand_over_asks: Words,
         weak_refusals: Words,
         caller_sent_on: Words,
+        told_the_caller: Words,
         owner_bid: Words,
         owner_pays: Words,
         someone_else: Words,

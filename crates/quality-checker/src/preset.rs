@@ -2119,7 +2119,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             || ends_as_instruction(cs)
                             // (Or opens as one: `麻烦就放门口，千万别敲门啊`; case
                             // preset/told-again-as-a-request.)
-                            || opens_as_instruction(cs)
+                            || opens_as_instruction(cs) && !thanks_by_mafan(cs)
                             // (Or names the preset's own figure again — `那您再等她两三分钟` to
                             // a driver who waits; case
                             // preset/wait-restated-after-the-driver-waits — not one the caller
@@ -2892,6 +2892,18 @@ fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         && !l.asks_who.iter().any(|w| prev.text.contains(w))
         && !crate::proxy::reports_new_fact(prev.text, true)
         && !asks_another_matter(prev, p.content())
+        // Given in, and nothing pushed after it (`我取消要扣分的……算了算了，我自己取消吧`): the
+        // plea before it is withdrawn, no pitch is left to hold against (case
+        // preset/told-once-more-after-giving-in).
+        && !(gave_in(prev) && {
+            let tail = l
+                .gave_in
+                .iter()
+                .filter_map(|w| prev.text.rfind(w).map(|i| i + w.len()))
+                .max()
+                .unwrap_or(0);
+            !crate::proxy::pushes(&prev.text[tail..])
+        })
 }
 
 /// Whether a caller's turn asks about another matter and presses nothing (`月底前是吧，那发票要
@@ -2976,6 +2988,12 @@ fn opens_as_instruction(cs: &str) -> bool {
         .instruction_openers
         .iter()
         .any(|o| cs.trim_start().starts_with(o))
+}
+/// `麻烦师傅了`, `麻烦您了`: thanks, no instruction — a few characters between 麻烦 and 了 (case
+/// preset/thanks-by-mafan).
+fn thanks_by_mafan(cs: &str) -> bool {
+    let cs = cs.trim();
+    cs.starts_with("麻烦") && cs.ends_with('了') && cs.chars().count() <= 7
 }
 
 /// Whether assistant turn `t` is a short yes (`对`, `好的`) to the caller's turn before it, whose

@@ -289,6 +289,10 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
     // (Computed on the first going-along word: most turns have none.)
     let holding = std::cell::OnceCell::new();
     c.go_along.find_iter(text).find_map(|m| {
+        // (Said to the caller, `再跟您说一声`: nothing passed on.)
+        if (lists().proxy.told_the_caller.iter()).any(|w| text[..m.end()].ends_with(w)) {
+            return None;
+        }
         let (clause_start, clause_end) = clause_bounds(text, m.start());
         let before = &text[clause_start..m.start()];
         // After a concession (`不过`, itself no negation) only what follows it counts (case
