@@ -912,6 +912,34 @@ fn leaves_it(text: &str) -> bool {
         .iter()
         .chain(d.owners_record.iter())
         .any(|w| text::contains_str(text, w))
+        || callers_rules(text)
+}
+
+/// Whether a clause tells the caller to do as the rules of their side say (`您按门卫那边的规矩来
+/// 就行`): it opens on 您/你, a rule noun follows its 按 with no 他/她 between (the owner's rules
+/// would be a decision told), and it ends as the caller's handling (case
+/// decision/left-to-the-callers-rules).
+fn callers_rules(text: &str) -> bool {
+    let d = &lists().decision;
+    if !d.rule_nouns.iter().any(|n| text::contains_str(text, n)) {
+        return false;
+    }
+    text::clauses(text).iter().any(|c| {
+        let s = c.text(text).trim().trim_end_matches(['。', '！', '!']);
+        let Some(s) = s.strip_prefix(['您', '你']) else {
+            return false;
+        };
+        let Some(i) = s.find('按') else {
+            return false;
+        };
+        let after = &s[i + '按'.len_utf8()..];
+        d.rules_handling_ends.iter().any(|e| s.ends_with(e))
+            && d.rule_nouns.iter().any(|n| {
+                after
+                    .find(n)
+                    .is_some_and(|j| !after[..j].contains(['他', '她']))
+            })
+    })
 }
 
 fn answers_request<'a>(

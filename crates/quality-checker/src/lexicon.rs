@@ -211,6 +211,8 @@ word_files! {
         sent_over: Words,
         left_to_caller: Words,
         owners_record: Words,
+        rule_nouns: Words,
+        rules_handling_ends: Words,
         done_marks: Words,
         owners_will: Words,
         embedding: Words,
