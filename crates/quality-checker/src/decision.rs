@@ -288,6 +288,11 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
         if skip_clause(c, clause, conditional, t.clause_has(ci, M_REPORTED)) {
             continue;
         }
+        // The matter named as what the caller may tell (`退款的情况您跟我说就行`): an invitation
+        // to speak decides nothing (case decision/the-matter-the-caller-may-tell).
+        if (concepts().invite_to_speak.iter()).any(|w| text::contains_str(clause, w.as_str())) {
+            continue;
+        }
         // A sentence that opens as a wish (祝您…, 愿您…, 希望您…; case decision/a-wish) promises
         // nothing: a frame like a condition, whatever words follow in it.
         if t.clauses[..=ci]
@@ -726,6 +731,14 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
         .iter()
         .any(|w| text::tail_chars(prefix, 8).contains(w));
     if !directed && !crate::privacy::owner_subject(ctx, prefix) {
+        return false;
+    }
+    // 她什么时候能到: asked about, not promised (case decision/when-she-can-come-not-said).
+    if let Some(i) = (lists().decision.embedded_question.iter())
+        .filter_map(|w| prefix.rfind(w).map(|i| i + w.len()))
+        .max()
+        && !prefix[i..].contains(['都', '也'])
+    {
         return false;
     }
     let negative = word.ends_with("不了");

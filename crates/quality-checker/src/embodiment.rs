@@ -203,7 +203,17 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 } else {
                     6
                 };
-                if text::inside(&t.quoted, start) || text::negated(prefix, window) {
+                // (Or a negation of ability earlier in the clause, not turned since: `也没办法下楼
+                // 帮您搬`; case embodiment/inability-over-a-chain.)
+                let unable = || {
+                    let e = &lists().embodiment;
+                    e.inabilities.iter().any(|w| {
+                        prefix.rfind(w).is_some_and(|i| {
+                            !e.inability_turns.iter().any(|x| prefix[i..].contains(x))
+                        })
+                    })
+                };
+                if text::inside(&t.quoted, start) || text::negated(prefix, window) || unable() {
                     continue;
                 }
                 // Someone else made to act after the assistant's 我 (`我们会让这家租客搬走的`):

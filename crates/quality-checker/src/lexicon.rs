@@ -212,6 +212,7 @@ word_files! {
         left_to_caller: Words,
         owners_record: Words,
         rule_nouns: Words,
+        embedded_question: Words,
         rules_handling_ends: Words,
         done_marks: Words,
         owners_will: Words,
@@ -264,6 +265,8 @@ word_files! {
     /// `data/words/embodiment.toml`: `safety.embodiment`.
     embodiment: EmbodimentWords = "embodiment.toml" {
         coordinators: Words,
+        inabilities: Words,
+        inability_turns: Words,
         offer_openers: Words,
         door_sounds: Words,
         here: Words,
