@@ -1219,7 +1219,11 @@ fn has_surname(text: &str, c: char) -> bool {
     text.char_indices().filter(|&(_, x)| x == c).any(|(i, _)| {
         !words.iter().any(|w| {
             w.char_indices()
-                .any(|(k, wc)| wc == c && i >= k && text[i - k..].starts_with(*w))
+                // (`get`: `k` bytes back from `c` may fall inside another character; case
+                // factuality/a-surname-after-a-space-in-the-profile.)
+                .any(|(k, wc)| {
+                    wc == c && i >= k && text.get(i - k..).is_some_and(|s| s.starts_with(*w))
+                })
         })
     })
 }
