@@ -1375,8 +1375,9 @@ fn private_clocks(s: &str) -> Vec<f64> {
         } else {
             i - 1
         };
-        let (Ok(h), Some(m)) = (
-            s[hour_start..i].parse::<u32>(),
+        // (`get`: the byte before the colon may end a wide character, `，:30`.)
+        let (Some(Ok(h)), Some(m)) = (
+            s.get(hour_start..i).map(str::parse::<u32>),
             s.get(i + 1..i + 3).and_then(|m| m.parse::<u32>().ok()),
         ) else {
             continue;

@@ -598,3 +598,87 @@ fn case_ids_are_read_from_comments() {
     );
     assert!(case_ids_in("// see src/preset/x.rs and other/preset-y", &prefixes).is_empty());
 }
+
+/// `s` with `ins` after every `every`-th character.
+fn interleave(s: &str, ins: &str, every: usize) -> String {
+    let mut out = String::with_capacity(s.len() * 2);
+    for (i, c) in s.chars().enumerate() {
+        out.push(c);
+        if (i + 1) % every == 0 {
+            out.push_str(ins);
+        }
+    }
+    out
+}
+
+/// The text of a dialogue (turns, presets, the owner's profile, the caller) with `ins` put
+/// after every `every`-th character; ids, names of kinds and enums untouched.
+fn with_inserted(d: &Dialogue, ins: &str, every: usize) -> Dialogue {
+    fn walk(v: &mut serde_json::Value, key: &str, ins: &str, every: usize, free: bool) {
+        match v {
+            serde_json::Value::String(s)
+                if free || matches!(key, "text" | "trigger" | "response") =>
+            {
+                *s = interleave(s, ins, every);
+            }
+            serde_json::Value::Array(a) => {
+                a.iter_mut().for_each(|x| walk(x, key, ins, every, free))
+            }
+            serde_json::Value::Object(o) => {
+                for (k, x) in o.iter_mut() {
+                    // (The owner's and the caller's strings are all free text but for ids and
+                    // a preset's kind.)
+                    let free = (free || k == "owner" || k == "caller")
+                        && !matches!(k.as_str(), "id" | "kind");
+                    walk(x, k, ins, every, free);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(d).expect("a dialogue serialises");
+    walk(&mut v, "", ins, every, false);
+    serde_json::from_value(v).expect("text changed only")
+}
+
+/// No dialogue text makes the checker panic: every case with spaces, ASCII, a colon, wide
+/// punctuation or an emoji put between its characters (a byte offset taken back from a Han
+/// character may fall inside another: `女儿 周沐`, `，:30`; case
+/// factuality/a-surname-after-a-space-in-the-profile) is checked without a panic.
+#[test]
+fn no_text_makes_the_checker_panic() {
+    let mut panicked = Vec::new();
+    let mut n = 0usize;
+    for path in case_files() {
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let file = format!("tests/cases/{stem}.toml");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let Ok(cases) = parse_file(&file, &stem, &text) else {
+            continue;
+        };
+        for r in &cases {
+            for (ins, every) in [
+                (" ", 2),
+                ("a1", 3),
+                (":", 2),
+                ("，", 3),
+                ("😀", 4),
+                ("\u{301}", 5),
+            ] {
+                let d = with_inserted(&r.dialogue, ins, every);
+                n += 1;
+                let checker = r.config.build();
+                if std::panic::catch_unwind(|| checker.check_detailed(&d)).is_err() {
+                    panicked.push(format!("{file} {} with {ins:?} every {every}", r.id));
+                }
+            }
+        }
+    }
+    assert!(n >= 1000, "the variants were made ({n})");
+    assert!(
+        panicked.is_empty(),
+        "the checker panicked on {} variant(s):\n{}",
+        panicked.len(),
+        panicked.join("\n")
+    );
+}
