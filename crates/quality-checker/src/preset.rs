@@ -1670,6 +1670,19 @@ fn conflict_at(
                     return false;
                 }
                 let mask = cue_masks[m.pattern().as_usize()];
+                // One alternative of the preset blocked, the other left (no emergency).
+                // (Read over the turn's clauses with a cue: `柜子满了，驿站也满了` blocks both.)
+                if mask & C_EMERGENCY == 0
+                    && one_alternative_blocked(
+                        &cue_aut
+                            .find_iter(t.text)
+                            .map(|m| text::tail_chars(&t.text[..m.start()], 4))
+                            .collect::<Vec<_>>(),
+                        p,
+                    )
+                {
+                    return false;
+                }
                 // The trigger's own trouble reported in the turn (`路上洒了` for "餐洒了"): the
                 // other troubles told with it (`汤漏了一袋子`) describe it — only an emergency is
                 // news beside it (case preset/the-triggers-trouble-described).
@@ -1792,12 +1805,68 @@ static BLOCKED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.bloc
 
 /// An inability right before one of the preset's own content characters (没法单退 against a
 /// preset's 退掉; case preset/inability-against-its-words) — not an echo of the preset, not 能不能.
+/// The characters of no content (`not_content`: 的, 了, 都…).
+static NOT_CONTENT: LazyLock<lexicon::HanSet> =
+    LazyLock::new(|| lexicon::HanSet::new(lists().preset.not_content.iter().copied()));
+
+/// Whether the troubles of a turn (`before_cues`: the few characters before each cue of it) bear
+/// on one alternative of the preset only (`柜子都满了` against "放快递柜或驿站都行"): the other is
+/// left, and the preset still fits (case preset/one-alternative-blocked). The places the cues
+/// follow meet one side of the preset's 或 and never the other (`柜子满了，驿站也满了` blocks
+/// both: case preset/both-alternatives-blocked; `柜子里放一天冰就化了` says what the goods are, no
+/// place blocked).
+fn one_alternative_blocked(before_cues: &[&str], p: &PresetCtx) -> bool {
+    let content = || {
+        before_cues.iter().flat_map(|s| {
+            s.chars().filter(|&c| {
+                text::is_han(c) && !NOT_CONTENT.contains(c) && !PRESET_FUNC.contains(c)
+            })
+        })
+    };
+    text::clauses(p.response).iter().any(|pc| {
+        let s = pc.text(p.response);
+        let Some(i) = s.find('或') else {
+            return false;
+        };
+        let (a, b) = (&s[..i], s[i + '或'.len_utf8()..].trim_start_matches('者'));
+        let in_a = content().any(|c| a.contains(c));
+        let in_b = content().any(|c| b.contains(c));
+        in_a != in_b
+    })
+}
+
+/// Whether assistant turn `t` takes the caller's trouble of turn `c` as its condition (`驿站不收
+/// 的话，那就放物业前台吧，他下班去拿`): it works around it, and what of the preset it keeps is
+/// not pushed against it (case preset/worked-around-the-trouble). The condition (…的话), no
+/// clause of a preset, names a pair of the caller's words that no preset has, in its trigger or
+/// its response (`孩子发烧的话先请保健医生看一下` conveys the fever preset).
+fn adapts_to(ctx: &Ctx, t: &TurnCtx, c: usize) -> bool {
+    let said = ctx.turns[c].all_bigrams();
+    t.clauses.iter().enumerate().any(|(ci, cl)| {
+        let s = cl.text(t.text);
+        !t.covered[ci]
+            && t.conditional(ci)
+            && text::find_str(s, "的话").is_some_and(|i| {
+                let cond: Vec<(usize, char)> = s[..i].char_indices().collect();
+                cond.windows(2).any(|w| {
+                    let pair = &s[w[0].0..w[1].0 + w[1].1.len_utf8()];
+                    let b = text::bigrams(pair);
+                    b.len() == 1
+                        && !lexicon::is_function_bigram(b[0])
+                        && said.binary_search(&b[0]).is_ok()
+                        && !ctx
+                            .presets
+                            .iter()
+                            .any(|p| p.trigger.contains(pair) || p.response.contains(pair))
+                })
+            })
+    })
+}
+
 fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
     if text::containment(&text::bigrams(clause), p.bigrams()) >= 0.5 {
         return false;
     }
-    static NOT_CONTENT: LazyLock<lexicon::HanSet> =
-        LazyLock::new(|| lexicon::HanSet::new(lists().preset.not_content.iter().copied()));
     // 等不了, 来不及 — a verb of the preset that cannot be done.
     let cs: Vec<char> = clause.chars().collect();
     // (等不了 is time pressure, judged against presets that make the caller wait.)
@@ -2360,6 +2429,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 }
             } else if let Some(c) = conflict
                 && c < t
+                && !adapts_to(ctx, &ctx.turns[t], c)
             {
                 out.push(finding(
                     ViolationKind::PresetConflict,
