@@ -316,6 +316,21 @@ fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Optio
     if ctx.echoes_caller(t.idx, clause) {
         return None;
     }
+    // The caller's report said back, the thing and its state both the caller's (`仓库锁着` after
+    // `我就在村口仓库这，门锁着呢`; case embodiment/the-callers-locked-door-said-back; never said by
+    // the caller: case embodiment/a-state-the-caller-never-said).
+    let thing = text::tail_chars(prefix, 2);
+    if thing.chars().count() == 2
+        && thing.chars().all(text::is_han)
+        && ctx
+            .caller_turns_before(t.idx)
+            .any(|c| text::contains_str(c.text, word))
+        && ctx
+            .caller_turns_before(t.idx)
+            .any(|c| text::contains_str(c.text, thing))
+    {
+        return None;
+    }
     let weather = !matches!(word, "亮着" | "开着" | "关着" | "锁着" | "黑着");
     let sent = sentence_prefix(t, ci, prefix);
     if weather {
