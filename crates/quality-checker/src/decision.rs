@@ -422,7 +422,10 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         && (!word.ends_with('出')
                             || !rest.starts_with(['差', '门', '去', '来', '发', '院', '国', '境', '租', '现']))
                 }
-                Cat::Settle => settle(ctx, prefix, word, rest, clause),
+                Cat::Settle => {
+                    settle(ctx, prefix, word, rest, clause)
+                        && !yes_to_a_read_back(ctx, t, word, rest)
+                }
                 Cat::Cancel => cancel(ctx, prefix, word, rest, clause),
             };
             if hit {
@@ -493,6 +496,27 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
 
 /// The subject right before the verb is the caller (您要取消, 您同意; case
 /// decision/callers-own-subject).
+/// `对，就按这样` to the caller's read-back of a preset (`好嘞，那木耳退掉，剩下的…照常做` for "缺的那一
+/// 样直接退掉就行，其他的照常做"): the settling points at what the caller said, and that is the
+/// owner's preset — two of its content pairs in the caller's turn just before (case
+/// decision/yes-to-a-read-back-of-the-preset).
+fn yes_to_a_read_back(ctx: &Ctx, t: &TurnCtx, word: &str, rest: &str) -> bool {
+    let rest = rest.trim_end_matches(['。', '！', '!', '，', ' ', '吧', '啊']);
+    word.ends_with('按')
+        && lists().decision.settle_pointers.contains(&rest)
+        && t.idx.checked_sub(1).is_some_and(|i| {
+            let prev = &ctx.turns[i];
+            !prev.assistant
+                && ctx.presets.iter().any(|p| {
+                    p.content()
+                        .iter()
+                        .filter(|b| prev.all_bigrams().binary_search(b).is_ok())
+                        .count()
+                        >= 2
+                })
+        })
+}
+
 fn other_subject(prefix: &str) -> bool {
     let mut p = prefix;
     for _ in 0..3 {

@@ -213,6 +213,7 @@ word_files! {
         owners_record: Words,
         rule_nouns: Words,
         embedded_question: Words,
+        settle_pointers: Words,
         rules_handling_ends: Words,
         done_marks: Words,
         owners_will: Words,
