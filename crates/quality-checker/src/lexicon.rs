@@ -532,6 +532,7 @@ word_files! {
         afternoon: Words,
         morning: Words,
         not_arrive: Chars,
+        org_endings: Chars,
         filler: Words,
         preset_filler_chars: Chars,
         preset_filler_bigrams: Words,

@@ -363,11 +363,11 @@ fn topic_said(trig: &Trigger, text: &str, owner: &str) -> bool {
             recent = ['\0'; 3];
             continue;
         }
-        if trig
-            .topic
-            .iter()
-            .any(|&(a, b)| b == c && recent.contains(&a))
-        {
+        // (A business's ending for another: `纸业` says `纸厂`.)
+        let ends = &lists().preset.org_endings;
+        if trig.topic.iter().any(|&(a, b)| {
+            (b == c || ends.contains(&b) && ends.contains(&c)) && recent.contains(&a)
+        }) {
             return true;
         }
         recent = [recent[1], recent[2], c];
