@@ -426,6 +426,8 @@ word_files! {
         matter_ends: Words,
         callers_own: Words,
         hand_over_asks: Words,
+        codes: Words,
+        code_asks: Words,
         weak_refusals: Words,
         caller_sent_on: Words,
         told_the_caller: Words,
