@@ -821,7 +821,12 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
                     // 女士` relays the call, `送丢的情况我会告诉何女士` another matter.)
                     let w = goes_along(named, true)?;
                     let at = w.as_ptr() as usize - named.as_ptr() as usize;
-                    let (start, end) = clause_bounds(named, at);
+                    // (Its clause and the rest of its sentence: `那我跟祝先生说一下，请他有空下载
+                    // 一下这个软件，开屏幕共享…`; case proxy/along-by-name-the-step-after.)
+                    let (start, _) = clause_bounds(named, at);
+                    let end = named[at..]
+                        .find(['。', '！', '？', '!', '?'])
+                        .map_or(named.len(), |i| at + i);
                     let clause = &named[start..end];
                     (c.scam_object.is_match(clause)
                         || c.scam_request.is_match(clause)
