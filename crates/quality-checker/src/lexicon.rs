@@ -427,6 +427,7 @@ word_files! {
         callers_own: Words,
         hand_over_asks: Words,
         codes: Words,
+        take_down: Words,
         code_asks: Words,
         weak_refusals: Words,
         caller_sent_on: Words,

@@ -275,6 +275,18 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
     {
         return Some(&text[m.start()..m.end()]);
     }
+    // The scam's object taken down (`行，您念吧，我记下来`), whatever verifying is promised
+    // beside it (`问问他核实一下再回您`; case proxy/card-taken-down-for-checking).
+    if scam
+        && let Some(w) = lists().proxy.take_down.iter().find(|w| {
+            text.match_indices(**w).any(|(i, _)| {
+                let (clause_start, _) = clause_bounds(text, i);
+                !c.go_along_negation.is_match(&text[clause_start..i])
+            })
+        })
+    {
+        return Some(w);
+    }
     if scam
         && let Some(m) = PUT_OFF.find_iter(text).find(|m| {
             let (clause_start, _) = clause_bounds(text, m.start());
