@@ -1674,9 +1674,19 @@ fn conflict_at(
                 // (Read over the turn's clauses with a cue: `柜子满了，驿站也满了` blocks both.)
                 if mask & C_EMERGENCY == 0
                     && one_alternative_blocked(
+                        // (Within the cue's clause: `能不能放驿站。这是保价的件` blocks no
+                        // station; case preset/the-station-asked-then-a-signature.)
                         &cue_aut
                             .find_iter(t.text)
-                            .map(|m| text::tail_chars(&t.text[..m.start()], 4))
+                            .map(|m| {
+                                let before = &t.text[..m.start()];
+                                let from = before
+                                    .rfind(['，', '。', '？', '！', ',', '?', '!', '；'])
+                                    .map_or(0, |i| {
+                                        i + before[i..].chars().next().map_or(0, char::len_utf8)
+                                    });
+                                text::tail_chars(&before[from..], 4)
+                            })
                             .collect::<Vec<_>>(),
                         p,
                     )
