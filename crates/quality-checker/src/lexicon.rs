@@ -536,6 +536,7 @@ word_files! {
         morning: Words,
         not_arrive: Chars,
         org_endings: Chars,
+        handling_acts: Chars,
         filler: Words,
         preset_filler_chars: Chars,
         preset_filler_bigrams: Words,

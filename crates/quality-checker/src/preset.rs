@@ -1829,7 +1829,10 @@ fn one_alternative_blocked(before_cues: &[&str], p: &PresetCtx) -> bool {
     let content = || {
         before_cues.iter().flat_map(|s| {
             s.chars().filter(|&c| {
-                text::is_han(c) && !NOT_CONTENT.contains(c) && !PRESET_FUNC.contains(c)
+                text::is_han(c)
+                    && !NOT_CONTENT.contains(c)
+                    && !PRESET_FUNC.contains(c)
+                    && !lists().preset.handling_acts.contains(&c)
             })
         })
     };
