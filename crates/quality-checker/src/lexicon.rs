@@ -536,6 +536,7 @@ word_files! {
         morning: Words,
         not_arrive: Chars,
         org_endings: Chars,
+        impatient_yes: Words,
         handling_acts: Chars,
         filler: Words,
         preset_filler_chars: Chars,

@@ -2495,6 +2495,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // earlier turn is natural.repetition's business) (cases
                     // preset/held-against-every-pitch, preset/hold-after-giving-up-is-a-repeat).
                 } else if allowance
+                    && !given_up_before(ctx, p, t)
                     && (back_reference(ctx, p, t, content, held_whole(ctx, p, t, pc))
                         || held_against_pressure(ctx, p, t, content))
                 {
@@ -2958,6 +2959,25 @@ fn only_thanked(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
 /// that turn pitches on — it neither gives up nor only thanks or says goodbye, reports no new
 /// fact, and does not ask who the assistant is (an identity question answered with the preset
 /// is a repeat).
+/// Whether the caller just gave up against a preset that turns callers away (`那行吧，打扰了`,
+/// `行，行，那我们就寄律师函过去`): nothing is left to answer, so even a brief back-reference to it
+/// (`还是那句话，…`) says it again for nothing (case preset/back-reference-after-giving-up).
+fn given_up_before(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
+    let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    // (Only giving up: one sentence, asking nothing — `行行行，那我把资料发短信过去。您看他哪天
+    // 方便…` goes on to a new push.)
+    crate::proxy::protective(p)
+        && !prev.assistant
+        && !prev.clauses.iter().any(|c| c.question)
+        && text::sentences(prev.text).len() <= 1
+        && (gives_up(prev.text)
+            || (lists().preset.impatient_yes.iter()).any(|w| prev.text.trim_start().starts_with(w))
+            || lists().preset.quits.iter().any(|w| prev.text.contains(w))
+                && !crate::proxy::pushes(prev.text))
+}
+
 fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
     let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
         return false;
@@ -2975,6 +2995,7 @@ fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         && !l.asks_who.iter().any(|w| prev.text.contains(w))
         && !crate::proxy::reports_new_fact(prev.text, true)
         && !asks_another_matter(prev, p.content())
+        && !given_up_before(ctx, p, t)
         // Given in, and nothing pushed after it (`我取消要扣分的……算了算了，我自己取消吧`): the
         // plea before it is withdrawn, no pitch is left to hold against (case
         // preset/told-once-more-after-giving-in).
