@@ -494,8 +494,6 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     true
 }
 
-/// The subject right before the verb is the caller (您要取消, 您同意; case
-/// decision/callers-own-subject).
 /// `对，就按这样` to the caller's read-back of a preset (`好嘞，那木耳退掉，剩下的…照常做` for "缺的那一
 /// 样直接退掉就行，其他的照常做"): the settling points at what the caller said, and that is the
 /// owner's preset — two of its content pairs in the caller's turn just before (case
@@ -517,6 +515,8 @@ fn yes_to_a_read_back(ctx: &Ctx, t: &TurnCtx, word: &str, rest: &str) -> bool {
         })
 }
 
+/// The subject right before the verb is the caller (您要取消, 您同意; case
+/// decision/callers-own-subject).
 fn other_subject(prefix: &str) -> bool {
     let mut p = prefix;
     for _ in 0..3 {
