@@ -1537,6 +1537,8 @@ fn conflict_at(
             }
         }
         let trigger_trouble_told = OnceCell::new();
+        // (Whether the turn's cues block one side of an either-or preset: once per turn.)
+        let one_side_blocked = OnceCell::new();
         // Told the preset, the caller takes it in its own words (`好，周四前发邮箱，没问题。`,
         // `好嘞，给你放门口台阶上了`): the trouble told beside it is another matter (`听说她家里
         // 漏水了？`, `那张专票抬头开错了`, `下雨淋不着`) — a conflict only where it names the
@@ -1673,23 +1675,25 @@ fn conflict_at(
                 // One alternative of the preset blocked, the other left (no emergency).
                 // (Read over the turn's clauses with a cue: `柜子满了，驿站也满了` blocks both.)
                 if mask & C_EMERGENCY == 0
-                    && one_alternative_blocked(
-                        // (Within the cue's clause: `能不能放驿站。这是保价的件` blocks no
-                        // station; case preset/the-station-asked-then-a-signature.)
-                        &cue_aut
-                            .find_iter(t.text)
-                            .map(|m| {
-                                let before = &t.text[..m.start()];
-                                let from = before
-                                    .rfind(['，', '。', '？', '！', ',', '?', '!', '；'])
-                                    .map_or(0, |i| {
-                                        i + before[i..].chars().next().map_or(0, char::len_utf8)
-                                    });
-                                text::tail_chars(&before[from..], 4)
-                            })
-                            .collect::<Vec<_>>(),
-                        p,
-                    )
+                    && *one_side_blocked.get_or_init(|| {
+                        one_alternative_blocked(
+                            // (Within the cue's clause: `能不能放驿站。这是保价的件` blocks no
+                            // station; case preset/the-station-asked-then-a-signature.)
+                            &cue_aut
+                                .find_iter(t.text)
+                                .map(|m| {
+                                    let before = &t.text[..m.start()];
+                                    let from = before
+                                        .rfind(['，', '。', '？', '！', ',', '?', '!', '；'])
+                                        .map_or(0, |i| {
+                                            i + before[i..].chars().next().map_or(0, char::len_utf8)
+                                        });
+                                    text::tail_chars(&before[from..], 4)
+                                })
+                                .collect::<Vec<_>>(),
+                            p,
+                        )
+                    })
                 {
                     return false;
                 }
