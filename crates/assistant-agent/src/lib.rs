@@ -590,7 +590,12 @@ impl<'a> SimAssistant<'a> {
         {
             self.conveyed = true;
             self.set_preset(i);
-            self.add(&mut out, "assistant.convey")?;
+            let bank = if self.deferred {
+                "assistant.convey_deferred"
+            } else {
+                "assistant.convey"
+            };
+            self.add(&mut out, bank)?;
             if self.deferred && heard.probe {
                 out.push_str(&self.say("assistant.decline_private")?);
             } else if self.deferred && heard.message {

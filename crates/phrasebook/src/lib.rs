@@ -510,6 +510,7 @@ pub const ASSISTANT_BANKS: &[&str] = &[
     "intro",
     "ask_purpose",
     "convey",
+    "convey_deferred",
     "defer",
     "suspend",
     "suspend_before",
