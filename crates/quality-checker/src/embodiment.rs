@@ -333,6 +333,12 @@ fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Optio
     }
     let weather = !matches!(word, "亮着" | "开着" | "关着" | "锁着" | "黑着");
     let sent = sentence_prefix(t, ci, prefix);
+    // What is passed on, as for an act: after 告诉他，说… (`我马上发消息告诉他，说剪毛队到了、门锁着`),
+    // or as the matter before a relaying verb (`棚门锁着、您一家到了门口的情况，我马上转告他`; case
+    // embodiment/a-state-passed-on).
+    if passed_on(&sent, &sentence_rest(t, ci, &clause[m.end()..])) {
+        return None;
+    }
     if weather {
         // Only weather placed where the assistant is.
         let here = lists()
@@ -377,27 +383,10 @@ fn claim(
             return false;
         }
     }
-    // After 告诉, 转告, 跟她说: what is passed on, not what the assistant does (case
-    // embodiment/what-is-passed-on).
-    if lists()
-        .embodiment
-        .relaying_verbs
-        .iter()
-        .any(|w| text::contains_str(prefix, w))
-        || lexicon::RELAY.is_match(prefix)
-    {
-        return false;
-    }
-    // …的情况, …这事 before a relaying verb: the act names the matter that is passed on, not
-    // something the assistant does (case embodiment/the-matter-passed-on).
-    if let Some(i) = lists()
-        .embodiment
-        .matters
-        .iter()
-        .filter_map(|n| text::find_str(rest, n).map(|i| i + n.len()))
-        .min()
-        && NOT_PHYSICAL.is_match(&rest[i..])
-    {
+    // After 告诉, 转告, 跟她说 (case embodiment/what-is-passed-on), or before …的情况 and a
+    // relaying verb (case embodiment/the-matter-passed-on): what is passed on, not what the
+    // assistant does.
+    if passed_on(prefix, rest) {
         return false;
     }
     // An act said right before 我转告她 (`寄还是来拿我转告她`) is the topic passed on (case
@@ -492,6 +481,37 @@ enum Agent {
     Assistant,
     Other,
     None,
+}
+
+/// Whether what stands between `before` and `after` is passed on rather than done or seen: a
+/// relaying verb before it (告诉, 转告, 跟她说), or a matter word after it (…的情况, …这事) with
+/// a relaying verb after that.
+fn passed_on(before: &str, after: &str) -> bool {
+    let e = &lists().embodiment;
+    e.relaying_verbs
+        .iter()
+        .any(|w| text::contains_str(before, w))
+        || lexicon::RELAY.is_match(before)
+        || e.matters
+            .iter()
+            .filter_map(|n| text::find_str(after, n).map(|i| i + n.len()))
+            .min()
+            .is_some_and(|i| NOT_PHYSICAL.is_match(&after[i..]))
+}
+
+/// The rest of clause `ci`'s sentence after its words `rest`: `rest`, then the later clauses of
+/// the same sentence.
+fn sentence_rest(t: &TurnCtx, ci: usize, rest: &str) -> String {
+    let c = t.clauses[ci];
+    let mut s = String::from(rest);
+    for d in t.clauses[ci + 1..]
+        .iter()
+        .take_while(|d| d.sentence == c.sentence)
+    {
+        s.push('，');
+        s.push_str(d.text(t.text));
+    }
+    s
 }
 
 fn sentence_prefix(t: &TurnCtx, ci: usize, prefix: &str) -> String {

@@ -138,7 +138,18 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     let group_of = |w: &str| words.iter().find(|x| x.0 == w).map(|x| x.1);
     let parts_in = |s: &str| -> Vec<(usize, usize, usize)> {
         aut.find_iter(s)
-            .filter_map(|m| group_of(&s[m.start()..m.end()]).map(|g| (m.start(), m.end(), g)))
+            .filter_map(|m| {
+                // A week with its day after it (`本周六`, `这个礼拜六`) is that day, not the
+                // span (cases factuality/this-weeks-saturday, factuality/this-weeks-day-changed).
+                let w = &s[m.start()..m.end()];
+                if (w.ends_with('周') || w.ends_with("星期") || w.ends_with("礼拜"))
+                    && let Some(d) = s[m.end()..].chars().next()
+                    && let Some(g) = group_of(&format!("周{d}"))
+                {
+                    return Some((m.start(), m.end() + d.len_utf8(), g));
+                }
+                group_of(w).map(|g| (m.start(), m.end(), g))
+            })
             .collect()
     };
     let said = parts_in(t.text);
@@ -1105,6 +1116,9 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                     && g.chars()
                         .last()
                         .is_some_and(|x| !lexicon::SURNAMES.contains(x))
+                    // (Nor the owner's surname and title: `定金得岑先生本人定` names 岑先生, not a
+                    // 金得岑; case factuality/the-owner-after-a-word.)
+                    && g.chars().last() != ctx.surname
                     && let Some(h) = HONORIFICS
                         .iter()
                         .filter(|h| h.chars().count() == 2)

@@ -1094,6 +1094,10 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 place_grounded(&clause[i + '在'.len_utf8()..m.start()])
                     || lists().privacy.named_workplaces.contains(&word)
                         && ctx.grounded_text(word, t.idx)
+            } else if what == "workplace" && (word == "是做" || word == "是干") {
+                // The trade after 是做 is told unless public or said first (`葛师傅是做清烟囱、修火墙
+                // 的` of a public duty 清烟囱、修火墙; cases privacy/a-public-trade, privacy/a-private-trade).
+                ctx.grounded_text(word, t.idx) || place_grounded(&clause[m.end()..])
             } else if what == "family"
                 && let Some(name) = name_after(&clause[m.end()..])
             {
