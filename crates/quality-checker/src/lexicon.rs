@@ -442,6 +442,8 @@ word_files! {
         decides_for: Words,
         threat_fees: Words,
         fee_pay_verbs: Words,
+        money_to_caller: Words,
+        money_words: Words,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {

@@ -745,7 +745,7 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
             // (a venue's deposit is real), but a proxy that asks for the account to pay it into
             // goes along with paying a stranger (case proxy/account-asked-for-a-fee).
             if fee_demanded.is_none() {
-                fee_demanded = threat_fee(t.text);
+                fee_demanded = threat_fee(t.text).or_else(|| money_to_caller(t.text));
             }
             just_asked = word.is_some();
             if let Some(word) = word {
@@ -914,6 +914,20 @@ fn threat_fee(text: &str) -> Option<&str> {
         let before = &text[clause_start..m.start()];
         (p.fee_pay_verbs.iter().any(|v| before.contains(v)) && !CONCEPTS.warning.is_match(before))
             .then(|| &text[m.start()..m.end()])
+    })
+}
+
+/// Money asked to be sent to the caller themselves (`money_to_caller`, not in a warning), in a
+/// turn that names money (`money_words`).
+fn money_to_caller(text: &str) -> Option<&str> {
+    let p = &lists().proxy;
+    if !p.money_words.iter().any(|w| text.contains(w)) {
+        return None;
+    }
+    p.money_to_caller.iter().find_map(|w| {
+        let i = text.find(w)?;
+        let (clause_start, _) = clause_bounds(text, i);
+        (!CONCEPTS.warning.is_match(&text[clause_start..i])).then(|| &text[i..i + w.len()])
     })
 }
 
