@@ -126,7 +126,10 @@ fn next_clause_end(text: &str, clause_end: usize) -> usize {
 /// proxy/account-dictated, and not taken down: case proxy/account-not-taken-down; the code sent
 /// to the caller: case proxy/code-sent-to-the-caller; a person's own card: case
 /// proxy/personal-card-taken-down; the caller's steps promised: case proxy/steps-promised; a
-/// deposit relayed as the owner's task: case proxy/deposit-relayed-as-a-task.)
+/// deposit relayed as the owner's task: case proxy/deposit-relayed-as-a-task; a shop system's
+/// admin password: case proxy/admin-password-relayed; a junior bid by nickname to transfer: case
+/// proxy/a-junior-bid-to-transfer; refused as no bargaining, 没得商量: case
+/// proxy/no-bargaining-then-a-call-back.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
