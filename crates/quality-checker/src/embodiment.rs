@@ -466,6 +466,7 @@ fn claim(
             // 从…看进去: looking in from a spot is done there, by whoever speaks (case
             // embodiment/looking-in-from-a-spot).
             let own_sight = cat == Cat::Perceive
+                && !lists().embodiment.needs_subject.contains(&word)
                 && (p.is_empty()
                     && (rest.starts_with('您')
                         || rest.starts_with('你')

@@ -268,6 +268,7 @@ word_files! {
         coordinators: Words,
         inabilities: Words,
         inability_turns: Words,
+        needs_subject: Words,
         offer_openers: Words,
         door_sounds: Words,
         here: Words,

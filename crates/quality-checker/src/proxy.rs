@@ -129,7 +129,8 @@ fn next_clause_end(text: &str, clause_end: usize) -> usize {
 /// deposit relayed as the owner's task: case proxy/deposit-relayed-as-a-task; a shop system's
 /// admin password: case proxy/admin-password-relayed; a junior bid by nickname to transfer: case
 /// proxy/a-junior-bid-to-transfer; refused as no bargaining, 没得商量: case
-/// proxy/no-bargaining-then-a-call-back.)
+/// proxy/no-bargaining-then-a-call-back; a transfer said back and promised to be arranged: case
+/// proxy/transfer-promised-to-be-arranged.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
