@@ -448,6 +448,8 @@ word_files! {
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
+        filed_repair: Words,
+        worsening: Words,
         self_words: Words,
         then_words: Words,
         not_content_in_bigrams: Chars,

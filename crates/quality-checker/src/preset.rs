@@ -1604,6 +1604,18 @@ fn conflict_at(
             if lexicon::conditional(clause) {
                 continue;
             }
+            // A repair the owner filed, not getting worse anywhere in its sentence (`filed_repair`,
+            // `worsening`).
+            let pl = &lists().preset;
+            if pl.filed_repair.iter().any(|w| clause.contains(w))
+                && !t
+                    .clauses
+                    .iter()
+                    .filter(|d| d.sentence == c.sentence)
+                    .any(|d| pl.worsening.iter().any(|w| d.text(t.text).contains(w)))
+            {
+                continue;
+            }
             // `她还有个到付件明天到`: another matter, later — not the situation at hand; nor trouble
             // gone by (`上回热水器坏了`; case preset/past-trouble-asked-about).
             if FUTURE.is_match(clause) || PAST.is_match(clause) {

@@ -683,7 +683,22 @@ fn profile_facts(
         }
         for s in text::sentences(t.text) {
             let sent = &t.text[s.clone()];
-            let sb = text::bigrams(sent);
+            // (The usual opener's decline, `他现在不方便接电话`, tells nothing of a fact that
+            // happens to hold its words — `…手机不方便接`; case privacy/the-openers-decline.)
+            let sb = if lists()
+                .decision
+                .opener_declines
+                .iter()
+                .any(|w| sent.contains(w))
+            {
+                let mut plain = sent.to_string();
+                for w in lists().decision.opener_declines.iter() {
+                    plain = plain.replace(w, "，");
+                }
+                text::bigrams(&plain)
+            } else {
+                text::bigrams(sent)
+            };
             let (mut hits, mut untimed) = (0, 0);
             for b in &sb {
                 // A content pair of the fact, said neither by a preset nor by the caller.
