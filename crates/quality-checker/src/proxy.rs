@@ -130,7 +130,9 @@ fn next_clause_end(text: &str, clause_end: usize) -> usize {
 /// admin password: case proxy/admin-password-relayed; a junior bid by nickname to transfer: case
 /// proxy/a-junior-bid-to-transfer; refused as no bargaining, 没得商量: case
 /// proxy/no-bargaining-then-a-call-back; a transfer said back and promised to be arranged: case
-/// proxy/transfer-promised-to-be-arranged.)
+/// proxy/transfer-promised-to-be-arranged; the object promised on in other words: case
+/// proxy/promised-on-in-other-words; a bill that must go to a temporary account: case
+/// proxy/a-bill-to-a-temporary-account.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
