@@ -111,11 +111,28 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         if !has_i && anchored.is_empty() && !STATES.is_match(t.text) {
             continue;
         }
+        // The preset's words said as the assistant's own, with a 我 the owner's words do not have
+        // and no word that they are the owner's (`好的师傅，我马上就下来` of "马上就下来"): the
+        // assistant speaks as the owner in person (case embodiment/the-preset-in-the-first-person).
+        let as_owner = has_i
+            && !ctx.presets.iter().any(|p| p.response.contains('我'))
+            && !lists()
+                .embodiment
+                .attributions
+                .iter()
+                .any(|w| text::contains_str(t.text, w));
         'clauses: for (ci, c) in t.clauses.iter().enumerate() {
+            let clause = c.text(t.text);
             if t.covered[ci] {
+                if as_owner
+                    && clause.contains('我')
+                    && let Some(word) = first_person_act(clause, &t.quoted, c.start)
+                {
+                    out.push(act_finding(t, clause, word));
+                    break 'clauses;
+                }
                 continue;
             }
-            let clause = c.text(t.text);
             if c.question {
                 // An offer put as a question (`要不我过去一趟陪您验？`) offers the act all the
                 // same; any other question asks, claims nothing.

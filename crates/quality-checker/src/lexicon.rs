@@ -269,6 +269,7 @@ word_files! {
         inabilities: Words,
         inability_turns: Words,
         needs_subject: Words,
+        attributions: Words,
         offer_openers: Words,
         door_sounds: Words,
         here: Words,
