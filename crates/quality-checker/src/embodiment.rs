@@ -179,7 +179,12 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     .iter()
                     .any(|w| text::contains_str(clause, w))
                 && !text::negated(&clause[..h], 4)
-                && !clause[..h].contains(['您', '你'])
+                // (Not the caller asked whether they heard — `您听到敲门了吗` — unless 我 hears
+                // after the caller's sound is named: `您的敲门声我这边听到了`; case
+                // embodiment/the-callers-knock-heard.)
+                && clause[..h]
+                    .rfind(['您', '你'])
+                    .is_none_or(|y| clause[..h].rfind('我').is_some_and(|i| i > y))
             {
                 out.push(finding(
                     KIND,
