@@ -114,18 +114,21 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // The preset's words said as the assistant's own, with a 我 the owner's words do not have
         // and no word that they are the owner's (`好的师傅，我马上就下来` of "马上就下来"): the
         // assistant speaks as the owner in person (case embodiment/the-preset-in-the-first-person).
-        let as_owner = has_i
-            && !ctx.presets.iter().any(|p| p.response.contains('我'))
-            && !lists()
-                .embodiment
-                .attributions
-                .iter()
-                .any(|w| text::contains_str(t.text, w));
+        // (Read only for a covered clause with 我: most turns have none.)
+        let as_owner = || {
+            !ctx.presets.iter().any(|p| p.response.contains('我'))
+                && !lists()
+                    .embodiment
+                    .attributions
+                    .iter()
+                    .any(|w| text::contains_str(t.text, w))
+        };
         'clauses: for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
             if t.covered[ci] {
-                if as_owner
+                if has_i
                     && clause.contains('我')
+                    && as_owner()
                     && let Some(word) = first_person_act(clause, &t.quoted, c.start)
                 {
                     out.push(act_finding(t, clause, word));
