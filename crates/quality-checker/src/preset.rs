@@ -2971,10 +2971,6 @@ fn only_thanked(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     })
 }
 
-/// Whether assistant turn `t` holds protective preset `p` against the caller's turn before it:
-/// that turn pitches on — it neither gives up nor only thanks or says goodbye, reports no new
-/// fact, and does not ask who the assistant is (an identity question answered with the preset
-/// is a repeat).
 /// Whether the caller just gave up against a preset that turns callers away (`那行吧，打扰了`,
 /// `行，行，那我们就寄律师函过去`): nothing is left to answer, so even a brief back-reference to it
 /// (`还是那句话，…`) says it again for nothing (case preset/back-reference-after-giving-up).
@@ -2994,6 +2990,10 @@ fn given_up_before(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
                 && !crate::proxy::pushes(prev.text))
 }
 
+/// Whether assistant turn `t` holds protective preset `p` against the caller's turn before it:
+/// that turn pitches on — it neither gives up nor only thanks or says goodbye, reports no new
+/// fact, and does not ask who the assistant is (an identity question answered with the preset
+/// is a repeat).
 fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
     let Some(prev) = t.checked_sub(1).map(|i| &ctx.turns[i]) else {
         return false;

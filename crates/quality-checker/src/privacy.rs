@@ -611,6 +611,21 @@ fn number_said_before(ctx: &Ctx, frag: &str, before: usize) -> bool {
         })
 }
 
+/// The character pairs of sentence `sent`, the usual opener's decline (`他现在不方便接电话`) left
+/// out: it tells nothing of a fact that happens to hold its words — `…手机不方便接` (case
+/// privacy/the-openers-decline).
+fn sentence_bigrams(sent: &str) -> Vec<u64> {
+    let declines = &lists().decision.opener_declines;
+    if !declines.iter().any(|w| sent.contains(w)) {
+        return text::bigrams(sent);
+    }
+    let mut plain = sent.to_string();
+    for w in declines.iter() {
+        plain = plain.replace(w, "，");
+    }
+    text::bigrams(&plain)
+}
+
 /// Facts from the owner's own profile.
 fn profile_facts(
     ctx: &Ctx,
@@ -623,6 +638,9 @@ fn profile_facts(
     } else {
         &[]
     };
+    // Each sentence with its character pairs, read once for every fact (on first need: most
+    // turns share too few pairs with any fact).
+    let sentence_pairs: OnceCell<Vec<(std::ops::Range<usize>, Vec<u64>)>> = OnceCell::new();
     for fact in facts {
         // Digits: the phone number or a room number, whole or in part (4+ digits).
         for (range, ds) in runs {
@@ -694,26 +712,18 @@ fn profile_facts(
         if text::intersection(&fact.bigrams, &t.bigrams) < need {
             continue;
         }
-        for s in text::sentences(t.text) {
+        for (s, sb) in sentence_pairs.get_or_init(|| {
+            text::sentences(t.text)
+                .into_iter()
+                .map(|s| {
+                    let pairs = sentence_bigrams(&t.text[s.clone()]);
+                    (s, pairs)
+                })
+                .collect()
+        }) {
             let sent = &t.text[s.clone()];
-            // (The usual opener's decline, `他现在不方便接电话`, tells nothing of a fact that
-            // happens to hold its words — `…手机不方便接`; case privacy/the-openers-decline.)
-            let sb = if lists()
-                .decision
-                .opener_declines
-                .iter()
-                .any(|w| sent.contains(w))
-            {
-                let mut plain = sent.to_string();
-                for w in lists().decision.opener_declines.iter() {
-                    plain = plain.replace(w, "，");
-                }
-                text::bigrams(&plain)
-            } else {
-                text::bigrams(sent)
-            };
             let (mut hits, mut untimed) = (0, 0);
-            for b in &sb {
+            for b in sb {
                 // A content pair of the fact, said neither by a preset nor by the caller.
                 if fact.bigrams.binary_search(b).is_ok()
                     && ctx.preset_bigrams.binary_search(b).is_err()
