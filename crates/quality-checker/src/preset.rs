@@ -2328,8 +2328,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 })
                             })
                             && (retold_in_other_words(t, p, content)
-                                // (The question first: most turns follow none.)
-                                || to_another_question(ctx, t, content)
+                                // Made of the preset in short, to another question or to a
+                                // bare yes (`行，那我等着`): it answers nothing (cases
+                                // preset/retold-in-short-to-another-question,
+                                // preset/said-again-in-short-after-a-bare-yes).
+                                || (to_another_question(ctx, t, content)
+                                    || ctx.turns.get(t.idx - 1).is_some_and(|c| {
+                                        !c.assistant && complied(c.text)
+                                    }))
                                     && made_of_the_preset(t, p, content))
                         // A protective preset said again to a caller who just gave up (`行吧行吧，
                         // 那不打扰了` → `好的。还是那句话，他不需要贷款…`): two of its content
