@@ -517,6 +517,7 @@ word_files! {
         defers: Words,
         urgent_now: Words,
         urgent_need: Words,
+        too_late: Words,
         insists: Words,
         owners_word: Words,
         identity_denial: Words,

@@ -2651,7 +2651,7 @@ fn deadline_at(ctx: &Ctx, p: &PresetCtx) -> Option<usize> {
         return None;
     }
     ctx.turns.iter().filter(|t| !t.assistant).find_map(|t| {
-        if !URGENT_NOW.is_match(t.text) {
+        if !URGENT_NOW.is_match(t.text) && !TOO_LATE.is_match(t.text) {
             return None;
         }
         // The need and its time in one clause or two neighbours, and no later day in the
@@ -2662,13 +2662,33 @@ fn deadline_at(ctx: &Ctx, p: &PresetCtx) -> Option<usize> {
                 let c = cs[i];
                 let near = (i.saturating_sub(1)..(i + 2).min(cs.len()))
                     .any(|k| URGENT_NOW.is_match(cs[k]));
-                near && URGENT_NEED.is_match(c)
+                (near && URGENT_NEED.is_match(c)
                     && sooner(c, preset_core(p.response)).unwrap_or(!FUTURE.is_match(c))
+                    // The preset's own day, too late (`明天上午来不及了`; case
+                    // preset/its-own-day-too-late).
+                    || same_day_too_late(c, preset_core(p.response)))
                     && !NOT_CONFLICT.is_match(c)
                     && !lexicon::conditional(c)
             })
             .then_some(t.idx)
     })
+}
+
+/// The preset's own day said to be too late (`too_late`).
+static TOO_LATE: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.too_late));
+
+/// Whether a clause says the preset's own day is too late (`明天上午来不及了` against "明天上午统一
+/// 处理"): a `too_late` word after the day the preset names.
+fn same_day_too_late(clause: &str, preset: &str) -> bool {
+    let Some(m) = TOO_LATE.find(clause) else {
+        return false;
+    };
+    lists()
+        .preset
+        .day_ranks
+        .0
+        .iter()
+        .any(|(w, _)| preset.contains(w) && clause[..m.start()].contains(w))
 }
 
 /// Whether the need's day comes before the preset's (`明天上午九点就要看` against "周五前会发出";
