@@ -434,6 +434,7 @@ word_files! {
         weak_refusals: Words,
         caller_sent_on: Words,
         told_the_caller: Words,
+        open_offer: Words,
         owner_bid: Words,
         owner_pays: Words,
         someone_else: Words,

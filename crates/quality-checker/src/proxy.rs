@@ -132,7 +132,10 @@ fn next_clause_end(text: &str, clause_end: usize) -> usize {
 /// proxy/no-bargaining-then-a-call-back; a transfer said back and promised to be arranged: case
 /// proxy/transfer-promised-to-be-arranged; the object promised on in other words: case
 /// proxy/promised-on-in-other-words; a bill that must go to a temporary account: case
-/// proxy/a-bill-to-a-temporary-account.)
+/// proxy/a-bill-to-a-temporary-account; an account dictated by its holder's name: case
+/// proxy/payee-by-name-taken-down; a friend's card to be noted down: case
+/// proxy/a-friends-card-noted-down; read without a panic after an ASCII mark: case
+/// proxy/ascii-marks-before-a-relay.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
@@ -317,6 +320,15 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
         }
         let (clause_start, clause_end) = clause_bounds(text, m.start());
         let before = &text[clause_start..m.start()];
+        // (An open offer in its sentence, `您有什么事我可以转告`, `如果您需要她回电，我可以转告`:
+        // nothing asked is passed on.)
+        let sentence_start = text[..m.start()]
+            .char_indices()
+            .rfind(|&(_, c)| matches!(c, '。' | '！' | '？' | '!' | '?'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        if (lists().proxy.open_offer.iter()).any(|w| text[sentence_start..m.start()].contains(w)) {
+            return None;
+        }
         // After a concession (`不过`, itself no negation) only what follows it counts (case
         // proxy/scam-conceded).
         let conceded = c.concession.find_iter(before).last();
