@@ -134,7 +134,8 @@ fn next_clause_end(text: &str, clause_end: usize) -> usize {
 /// proxy/promised-on-in-other-words; a bill that must go to a temporary account: case
 /// proxy/a-bill-to-a-temporary-account; an account dictated by its holder's name: case
 /// proxy/payee-by-name-taken-down; a friend's card to be noted down: case
-/// proxy/a-friends-card-noted-down; read without a panic after an ASCII mark: case
+/// proxy/a-friends-card-noted-down; an account handed over for a relative to pay into: case
+/// proxy/an-account-handed-over; read without a panic after an ASCII mark: case
 /// proxy/ascii-marks-before-a-relay.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
