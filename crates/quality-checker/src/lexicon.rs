@@ -495,6 +495,7 @@ word_files! {
         yes: Words,
         anything_else: Words,
         pushback: Words,
+        doubt: Words,
         declined_first: Words,
         quits: Words,
         topic_openers: Words,

@@ -3278,6 +3278,14 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
         .pushback
         .iter()
         .any(|w| prev.text[..shift].contains(w))
+        // (Or doubt about following the preset's own words — `备注写的是三期北门进，也不知道是
+        // 不是北门`; case preset/back-reference-to-a-doubt.)
+        || names_content(&prev.text[..shift], content)
+            && lists()
+                .preset
+                .doubt
+                .iter()
+                .any(|w| prev.text[..shift].contains(w))
         // (Or the turn first declines what the caller asked instead of the preset:
         // `declined_first` — not another matter asked once the preset was taken, `好的，那我把时间
         // 发短信给他。顺便问一下，他现在是在职看机会吗？`; case
