@@ -3796,6 +3796,7 @@ pub(crate) fn build_lists() {
     LazyLock::force(&DEFERS);
     LazyLock::force(&URGENT_NOW);
     LazyLock::force(&URGENT_NEED);
+    LazyLock::force(&TOO_LATE);
     LazyLock::force(&INSISTS);
     LazyLock::force(&OWNERS_WORD);
     LazyLock::force(&TRIGGER_FRAME);
