@@ -135,8 +135,7 @@ fn next_clause_end(text: &str, clause_end: usize) -> usize {
 /// proxy/a-bill-to-a-temporary-account; an account dictated by its holder's name: case
 /// proxy/payee-by-name-taken-down; a friend's card to be noted down: case
 /// proxy/a-friends-card-noted-down; an account handed over for a relative to pay into: case
-/// proxy/an-account-handed-over; read without a panic after an ASCII mark: case
-/// proxy/ascii-marks-before-a-relay.)
+/// proxy/an-account-handed-over.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
@@ -322,12 +321,10 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
         let (clause_start, clause_end) = clause_bounds(text, m.start());
         let before = &text[clause_start..m.start()];
         // (An open offer in its sentence, `您有什么事我可以转告`, `如果您需要她回电，我可以转告`:
-        // nothing asked is passed on.)
-        let sentence_start = text[..m.start()]
-            .char_indices()
-            .rfind(|&(_, c)| matches!(c, '。' | '！' | '？' | '!' | '?'))
-            .map_or(0, |(i, c)| i + c.len_utf8());
-        if (lists().proxy.open_offer.iter()).any(|w| text[sentence_start..m.start()].contains(w)) {
+        // nothing asked is passed on. A sentence may end in an ASCII mark: case
+        // proxy/ascii-marks-before-a-relay.)
+        let sentence = &text[text::sentence_start(text, m.start())..m.start()];
+        if (lists().proxy.open_offer.iter()).any(|w| sentence.contains(w)) {
             return None;
         }
         // After a concession (`不过`, itself no negation) only what follows it counts (case

@@ -50,6 +50,15 @@ fn is_sentence_break(c: char) -> bool {
     )
 }
 
+/// Where the sentence holding byte `at` of `s` starts: just after the last sentence break
+/// before it (the breaks of [`sentences`]), or 0.
+pub(crate) fn sentence_start(s: &str, at: usize) -> usize {
+    s[..at]
+        .char_indices()
+        .rfind(|&(_, c)| is_sentence_break(c))
+        .map_or(0, |(i, c)| i + c.len_utf8())
+}
+
 /// A clause: the text between two clause marks (comma, full stop, question mark …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Clause {
