@@ -590,6 +590,13 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // The assistant declining to handle it itself (`转账的事我这边不办理`): its own scope, the
     // owner's matter left open (case decision/assistant-declines-to-handle-it).
     let d = &lists().decision;
+    // A verb of direction before 不来了 makes it "cannot get there", not a refusal (case
+    // decision/cannot-get-there-is-no-refusal).
+    if (word.starts_with("不来") || word.starts_with("不去"))
+        && d.direction_verbs.iter().any(|w| prefix.ends_with(w))
+    {
+        return false;
+    }
     if d.own_scope.iter().any(|w| prefix.trim_end().ends_with(w))
         && d.own_scope_refusals.contains(&word)
     {

@@ -219,6 +219,7 @@ word_files! {
         owners_will: Words,
         embedding: Words,
         potential_negation: Words,
+        direction_verbs: Words,
         topic_endings: Words,
         concession_ends: Words,
         owners_words_cited: Words,
