@@ -61,8 +61,10 @@ pub struct Registry {
     gap_part: Vec<bool>,
 }
 
-/// The most characters a gapped word's gap holds (`放…驿站` in `放到小区南门驿站`).
-const GAP_CHARS: usize = 6;
+/// The most characters a gapped word's gap holds (`放…驿站` in `放到小区南门驿站`): a compound's
+/// name, 小区 and a gate fit (`放…快递柜` in `放杏苑小区门口的快递柜`; case
+/// preset/locker-past-a-compound-gate).
+const GAP_CHARS: usize = 8;
 
 /// Where a concept's word occurs in a text: (start, end, concept).
 pub(crate) type ShowsHit = (u32, u32, u32);
