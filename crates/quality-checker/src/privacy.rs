@@ -490,12 +490,23 @@ fn guess_confirmed<'a>(
 }
 
 /// Where the assistant's self-introduction ends (`您好，我是X的来电助理，她现在不方便接电话。`):
-/// a yes before it greets, it confirms nothing.
+/// a yes before it greets, it confirms nothing. The introduction is the turn's opening sentences
+/// (a bare greeting may come first); `她这会儿不方便接电话` said after a yes introduces nothing
+/// (case privacy/confirmed-then-unavailable).
 fn intro_end(t: &TurnCtx) -> usize {
-    t.text
-        .rfind("助理")
-        .or_else(|| t.text.rfind("接电话"))
-        .map_or(0, |i| i + "助理".len())
+    let mut end = 0;
+    for r in text::sentences(t.text) {
+        let s = &t.text[r.clone()];
+        if let Some(i) = s.rfind("助理").or_else(|| s.rfind("接电话")) {
+            end = r.start + i + "助理".len();
+            continue;
+        }
+        if end == 0 && s.chars().filter(|&c| text::is_han(c)).count() <= 4 {
+            continue;
+        }
+        break;
+    }
+    end
 }
 
 /// The words that say the caller's guess is right, as one list (see [`confirms`]).
