@@ -240,6 +240,9 @@ fn confirms(ctx: &Ctx, t: &TurnCtx) -> Option<(usize, usize)> {
     // (Most turns hold no confirming word: one question of the turn's index says so, where a
     // search of the turn per word set up a searcher eight times.)
     let any = CONFIRM.is_match(t.text);
+    // (Where the self-introduction ends, read once: the sentences of the turn are split for it.)
+    let intro = OnceCell::new();
+    let intro_end = || *intro.get_or_init(|| intro_end(t));
     let confirm = lists()
         .privacy
         .confirm
@@ -257,7 +260,7 @@ fn confirms(ctx: &Ctx, t: &TurnCtx) -> Option<(usize, usize)> {
                         && !ctx.covered_at(t.idx, i)
                         // (Not inside the self-introduction: `我是这个号码机主的来电助理`; case
                         // privacy/confirming-word-in-the-intro.)
-                        && i >= intro_end(t)
+                        && i >= intro_end()
                 })
                 .map(|(i, w)| (i, w.len()))
         });
@@ -271,7 +274,7 @@ fn confirms(ctx: &Ctx, t: &TurnCtx) -> Option<(usize, usize)> {
         .is_some_and(|c| !c.assistant && c.text.contains("是不是"));
     let opens_yes = t.clauses.iter().enumerate().any(|(ci, c)| {
         let h = c.text(t.text).trim();
-        c.end > intro_end(t)
+        c.end > intro_end()
             && (lists().privacy.yes.contains(&h)
                 || a_not_a_asked
                     && h.starts_with('是')
