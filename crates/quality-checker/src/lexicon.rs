@@ -369,6 +369,7 @@ word_files! {
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {
         guess_tags: Words,
+        spouse: Words,
         points_back: Words,
         address_units: Words,
         busy_in_the_opener: Words,

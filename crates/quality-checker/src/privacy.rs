@@ -329,6 +329,27 @@ fn worded_guess_confirmed<'a>(
             .any(|x| x.assistant && x.bigrams.binary_search(&b).is_ok())
     };
     let asked: Vec<u64> = text::bigrams(&questions.concat());
+    // A spouse guessed in another word for them (`他爱人在开超市？` for "妻子开小超市"): the words
+    // for a spouse are one word here, and two pairs of the fact said back confirm it (`spouse`;
+    // case privacy/spouse-guessed-in-another-word). (Read only where a question names a spouse.)
+    let spouse = &lists().privacy.spouse;
+    let asked_all = questions.concat();
+    let one_word = |s: &str| {
+        let mut s = s.to_string();
+        for w in spouse.iter() {
+            s = s.replace(w, "配偶");
+        }
+        let mut b = text::bigrams(&s);
+        b.sort_unstable();
+        b.dedup();
+        b
+    };
+    let kin = spouse.iter().any(|w| asked_all.contains(w));
+    let (asked_kin, reply_kin) = if kin {
+        (one_word(&asked_all), one_word(t.text))
+    } else {
+        (Vec::new(), Vec::new())
+    };
     // Three pairs of the fact asked, or two the reply says back as well (`他是在研发部吧？` →
     // `对，他在研发部`; case privacy/short-guess-said-back).
     let Some(fact) = ctx.private().iter().find(|f| {
@@ -350,6 +371,22 @@ fn worded_guess_confirmed<'a>(
                         .iter()
                         .any(|x| x.assistant && x.text.contains(fr))
             }) && !trade_caller(ctx);
+        }
+        if kin && lists().privacy.family.iter().any(|w| f.value.contains(w)) {
+            let fact = one_word(f.value);
+            if asked_kin
+                .iter()
+                .filter(|&&b| {
+                    fact.binary_search(&b).is_ok()
+                        && reply_kin.binary_search(&b).is_ok()
+                        && !said_before(b)
+                })
+                .take(2)
+                .count()
+                >= 2
+            {
+                return true;
+            }
         }
         !f.bigrams.is_empty()
             && (!said_back_needed && pairs().take(3).count() >= 3
