@@ -587,8 +587,6 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     {
         return false;
     }
-    // The assistant declining to handle it itself (`转账的事我这边不办理`): its own scope, the
-    // owner's matter left open (case decision/assistant-declines-to-handle-it).
     let d = &lists().decision;
     // A verb of direction before 不来了 makes it "cannot get there", not a refusal (case
     // decision/cannot-get-there-is-no-refusal).
@@ -597,6 +595,8 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     {
         return false;
     }
+    // The assistant declining to handle it itself (`转账的事我这边不办理`): its own scope, the
+    // owner's matter left open (case decision/assistant-declines-to-handle-it).
     if d.own_scope.iter().any(|w| prefix.trim_end().ends_with(w))
         && d.own_scope_refusals.contains(&word)
     {

@@ -328,21 +328,18 @@ fn worded_guess_confirmed<'a>(
             .iter()
             .any(|x| x.assistant && x.bigrams.binary_search(&b).is_ok())
     };
-    let asked: Vec<u64> = text::bigrams(&questions.concat());
+    let asked_all = questions.concat();
+    let asked: Vec<u64> = text::bigrams(&asked_all);
     // A spouse guessed in another word for them (`他爱人在开超市？` for "妻子开小超市"): the words
     // for a spouse are one word here, and two pairs of the fact said back confirm it (`spouse`;
     // case privacy/spouse-guessed-in-another-word). (Read only where a question names a spouse.)
     let spouse = &lists().privacy.spouse;
-    let asked_all = questions.concat();
     let one_word = |s: &str| {
         let mut s = s.to_string();
         for w in spouse.iter() {
             s = s.replace(w, "配偶");
         }
-        let mut b = text::bigrams(&s);
-        b.sort_unstable();
-        b.dedup();
-        b
+        text::bigrams(&s)
     };
     let kin = spouse.iter().any(|w| asked_all.contains(w));
     let (asked_kin, reply_kin) = if kin {
@@ -361,11 +358,10 @@ fn worded_guess_confirmed<'a>(
         if f.key == "address" {
             // The compound (a Han fragment of three or more) guessed, and said back with the
             // yes — to a caller of no delivery trade.
-            let asked = questions.concat();
             return f.fragments.iter().any(|fr| {
                 fr.chars().count() >= 3
                     && fr.chars().all(text::is_han)
-                    && asked.contains(fr)
+                    && asked_all.contains(fr)
                     && t.text.contains(fr)
                     && !ctx.turns[..caller.idx]
                         .iter()
