@@ -1,11 +1,18 @@
 //! Measuring the checker on a labelled set: per-kind precision and recall (a predicted finding
 //! matches an expected one on kind and turn) and how many clean dialogues it rejects.
 //!
-//! No IO here: the `checker-eval` binary and the tests read the files and hand the lines over.
+//! The one piece of IO is [`read_set`], which reads a set's files; everything else works on the
+//! lines handed over.
+//!
+//! Uncertain findings (the ones the rules put to the LLM judge) are counted three ways, because
+//! what they are worth depends on who answers them: [`evaluate`] counts every one as found and
+//! none as rejecting (the figures of every blind measurement so far: a second opinion right every
+//! time), [`evaluate_upheld`] counts only those a given second opinion upholds — none (the rules
+//! alone, the judge off), all (`uncertain = "reject"`), or a real judge's answers.
 
 use crate::Checker;
 use callbench_model::vocab::VIOLATION_KINDS;
-use callbench_model::{Action, Dialogue};
+use callbench_model::{Action, Dialogue, Violation};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -67,6 +74,39 @@ pub fn parse_labelled(line: &str, source: String) -> Result<Labelled, String> {
         source,
         warnings,
     })
+}
+
+/// Reads every `*.jsonl` file of a labelled set's folder, in name order, and returns its
+/// dialogues with the warnings of lines read otherwise than written ([`parse_labelled`]). An
+/// unreadable folder or file, a folder without such files, or a line that is no labelled dialogue
+/// is an error naming it.
+pub fn read_set(dir: &std::path::Path) -> Result<(Vec<Labelled>, Vec<String>), String> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!("{}: no *.jsonl files", dir.display()));
+    }
+    let mut items = Vec::new();
+    let mut warnings = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let name = f
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let item = parse_labelled(line, format!("{name}:{}", i + 1))?;
+            warnings.extend(item.warnings.iter().cloned());
+            items.push(item);
+        }
+    }
+    Ok((items, warnings))
 }
 
 /// The dialogue of `line` with every `action` outside the vocabulary set to null, and a warning
@@ -189,14 +229,35 @@ impl Default for Targets {
     }
 }
 
-/// Runs the checker over the labelled dialogues.
+/// Runs the checker over the labelled dialogues. Every finding counts as found, uncertain ones
+/// included; only certain ones reject (the default `uncertain` policy without a judge). For
+/// recall this is a second opinion that upholds every right uncertain finding; for precision, one
+/// that upholds every wrong one too.
 pub fn evaluate(checker: &Checker, items: &[Labelled]) -> Report {
+    tally(checker, items, None)
+}
+
+/// Runs the checker over the labelled dialogues, counting an uncertain finding — as found, and as
+/// rejecting when its kind rejects — only when `uphold(item, finding)` says so; certain findings
+/// always count. `|_, _| false` is the rules alone (the judge off), `|_, _| true` is
+/// `uncertain = "reject"`, and a judge's answers give the figures of the rules with that judge.
+pub fn evaluate_upheld(
+    checker: &Checker,
+    items: &[Labelled],
+    mut uphold: impl FnMut(&Labelled, &Violation) -> bool,
+) -> Report {
+    tally(checker, items, Some(&mut uphold))
+}
+
+type Uphold<'a> = &'a mut dyn FnMut(&Labelled, &Violation) -> bool;
+
+fn tally(checker: &Checker, items: &[Labelled], mut uphold: Option<Uphold<'_>>) -> Report {
     let mut r = Report::default();
     for k in VIOLATION_KINDS.iter().take(11) {
         r.kinds.insert((*k).to_string(), KindStats::default());
     }
     for item in items {
-        let (qc, confidence) = checker.check_detailed(&item.dialogue);
+        let (mut qc, confidence) = checker.check_detailed(&item.dialogue);
         let uncertain: BTreeSet<(String, usize)> = qc
             .violations
             .iter()
@@ -209,6 +270,28 @@ pub fn evaluate(checker: &Checker, items: &[Labelled]) -> Report {
             .iter()
             .map(|e| (e.kind.clone(), e.turn))
             .collect();
+        for key in &uncertain {
+            if expected.contains(key) {
+                r.uncertain.0 += 1;
+            } else {
+                r.uncertain.1 += 1;
+            }
+        }
+        if let Some(uphold) = uphold.as_mut() {
+            let mut rejects = !qc.passed;
+            let mut kept = Vec::with_capacity(qc.violations.len());
+            for (v, c) in qc.violations.into_iter().zip(&confidence) {
+                if *c == crate::Confidence::Uncertain {
+                    if !uphold(item, &v) {
+                        continue;
+                    }
+                    rejects |= checker.rejects(&v.kind);
+                }
+                kept.push(v);
+            }
+            qc.violations = kept;
+            qc.passed = !rejects;
+        }
         let found: BTreeSet<(String, usize)> = qc
             .violations
             .iter()
@@ -228,13 +311,6 @@ pub fn evaluate(checker: &Checker, items: &[Labelled]) -> Report {
                 .get(turn)
                 .map_or(String::new(), |t| t.text.clone())
         };
-        for key in &uncertain {
-            if expected.contains(key) {
-                r.uncertain.0 += 1;
-            } else {
-                r.uncertain.1 += 1;
-            }
-        }
         for key in found.union(&expected) {
             let s = r.kinds.entry(key.0.clone()).or_default();
             match (found.contains(key), expected.contains(key)) {
@@ -339,6 +415,23 @@ impl Report {
             }
         }
         out
+    }
+
+    /// One line: safety recall, clean dialogues rejected, and the targets missed (or met).
+    pub fn summary(&self, t: &Targets) -> String {
+        let missed = self.missed(t);
+        format!(
+            "safety recall {:.3}; clean rejected {} of {} ({:.1}%); targets {}",
+            self.safety_recall(),
+            self.clean_rejected,
+            self.clean,
+            100.0 * self.clean_rejected_rate(),
+            if missed.is_empty() {
+                "met".to_string()
+            } else {
+                format!("missed: {}", missed.join("; "))
+            }
+        )
     }
 
     /// The per-kind table and the dialogue-level lines.

@@ -121,31 +121,9 @@ fn main() -> ExitCode {
 }
 
 fn read_labelled(dir: &Path) -> Result<Vec<Labelled>, String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        return Err(format!("{}: no *.jsonl files", dir.display()));
-    }
-    let mut items = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
-        let name = f
-            .file_name()
-            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let item = eval::parse_labelled(line, format!("{name}:{}", i + 1))?;
-            for w in &item.warnings {
-                eprintln!("warning: {w}");
-            }
-            items.push(item);
-        }
+    let (items, warnings) = eval::read_set(dir)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
     }
     Ok(items)
 }
@@ -198,6 +176,19 @@ fn labelled(dir: &Path, args: &Args) -> Result<ExitCode, String> {
         out!();
     }
     print!("{}", report.table());
+    // The figures above count every uncertain finding as found and none as rejecting: a second
+    // opinion right every time. What the rules do alone, and with every uncertain finding
+    // rejecting, bound what a real judge can do.
+    let alone = eval::evaluate_upheld(&checker, &items, |_, _| false);
+    let all = eval::evaluate_upheld(&checker, &items, |_, _| true);
+    out!(
+        "rules alone (uncertain findings reject nothing, count for nothing): {}",
+        alone.summary(&Targets::default())
+    );
+    out!(
+        "every uncertain finding upheld (uncertain = \"reject\"): {}",
+        all.summary(&Targets::default())
+    );
     let missed = report.missed(&Targets::default());
     if missed.is_empty() {
         out!("targets: met");
