@@ -6,6 +6,7 @@
 //! - [`backend`]: who speaks — the embedded offline simulator ([`SimBackend`]) or an LLM.
 //! - [`generate`]: plan → role-play → check → write, streaming and resumable.
 //! - [`plan`]: `plan.*` findings for LLM-played dialogues that do not play their plan.
+//! - [`judge_eval`]: the second opinion measured on labelled sets (`second-opinion-eval`).
 #![deny(missing_docs)]
 
 pub mod backend;
@@ -17,6 +18,7 @@ pub mod estimate;
 pub mod generate;
 pub mod grow;
 pub mod judge;
+pub mod judge_eval;
 pub mod library;
 pub mod lint;
 pub mod plan;
