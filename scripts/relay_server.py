@@ -148,7 +148,10 @@ def show(args) -> None:
         system = "\n".join(m.get("content") or "" for m in msgs if m.get("role") == "system")
         rest = [m for m in msgs if m.get("role") != "system"]
         sys_h = h(system)
-        if int(sys_h, 16) % n_sh != k:
+        # A request without a system prompt (the judge's one-message questions) is a
+        # conversation of its own: it is sharded by its first message instead.
+        shard_h = sys_h if system else h(json.dumps(rest[:1], ensure_ascii=False, sort_keys=True))
+        if int(shard_h, 16) % n_sh != k:
             continue
         hashes = [h(json.dumps(m, ensure_ascii=False, sort_keys=True)) for m in rest]
         best = None
@@ -221,7 +224,7 @@ def main() -> None:
     s = sub.add_parser("show")
     s.add_argument("queue")
     s.add_argument("--model")
-    s.add_argument("--shard", help="K/N: only conversations whose hash is K modulo N")
+    s.add_argument("--shard", help="K/N: only conversations whose hash is K modulo N (of the system prompt; of the first message when there is none)")
     s = sub.add_parser("answer")
     s.add_argument("queue")
     s.add_argument("file")
