@@ -497,6 +497,7 @@ word_files! {
         yes: Words,
         anything_else: Words,
         pushback: Words,
+        contrasts: Words,
         doubt: Words,
         declined_first: Words,
         quits: Words,

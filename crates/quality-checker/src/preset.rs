@@ -2522,6 +2522,24 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || held_against_pressure(ctx, p, t, content))
                 {
                     allowance = false;
+                    // (A third of the preset's words at least: a courtesy that shares a few
+                    // with it, `有情况您发消息过来就行` beside "按导航定位过来就行…", retells none.)
+                    if settled_before(p, &ctx.turns[t - 1], content)
+                        && text::containment(content, &ctx.turns[t].bigrams) >= 0.3
+                        && !held_against_pressure(ctx, p, t, content)
+                    {
+                        let f = finding(
+                            ViolationKind::PresetRepeat,
+                            t,
+                            ev,
+                            format!(
+                                "the preset \"{}\" is conveyed again (already in turn {pc}) after the caller took it or turned to another matter",
+                                p.id
+                            ),
+                        );
+                        ctx.uncertain(&f);
+                        out.push(f);
+                    }
                 } else {
                     out.push(finding(
                         ViolationKind::PresetRepeat,
@@ -2537,6 +2555,29 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 legit = Some(t);
             }
             first = false;
+        }
+        // No conflict the lexicons know, but a caller who, told the preset, answers with a new
+        // fact or trouble of their own (`地下室底板浇了一半，再没料就要留冷缝`) rather than a yes,
+        // and is told the preset again: the fact may be one the preset cannot meet, or only the
+        // occasion it answers — a second opinion's to say (uncertain).
+        if conflict.is_none()
+            && !crate::proxy::protective(p)
+            && !lexicon::SCAM_OR_THREAT.is_match(ctx.caller_text())
+            && let Some(&first) = conveyed.first()
+            && let Some(at) = held_against_new_fact(ctx, first, content, &conveyed, &suspended)
+        {
+            let f = finding(
+                ViolationKind::PresetConflict,
+                at,
+                p.response,
+                format!(
+                    "the preset \"{}\" is held after the caller answered it with something new (turn {})",
+                    p.id,
+                    at - 1
+                ),
+            );
+            ctx.uncertain(&f);
+            out.push(f);
         }
         // Never conveyed while its trigger held, with no conflict, no suspension and none of its
         // words said: missing (certain or not, below).
@@ -3345,6 +3386,93 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
                 && !complied(prev.text)
                 && !taken
                 && !turned)
+}
+
+/// Whether the caller's turn before a back-reference had the preset settled: it asks about
+/// another matter (`好的，不着急。他行李多不多？`, `好，那我发邮箱。对了，下个月的货还送老地方吗？`),
+/// or only says yes (`好，我等着。`). The preset said again may still answer something (a doubt
+/// behind the yes, a question it bears on in other words), so such a back-reference is a
+/// doubtful one: an uncertain repeat, for a second opinion (cases
+/// preset/said-again-after-a-yes-and-another-question,
+/// preset/said-again-after-a-taking-and-another-matter).
+fn settled_before(p: &PresetCtx, prev: &TurnCtx, content: &[u64]) -> bool {
+    if prev.assistant {
+        return false;
+    }
+    // Each sentence that asks something, and whether it names the preset: a question about the
+    // preset itself (`放门口是吧？`, `门口有个纸壳箱，跟它放一起？`) or how long it takes is answered
+    // by it (case preset/asked-about-it-answered-by-it).
+    let mut other_matter = false;
+    for r in text::sentences(prev.text) {
+        let sentence = &prev.text[r.clone()];
+        let asks = prev.clauses.iter().any(|c| {
+            (c.question || c.text(prev.text).contains(['？', '?']))
+                && c.start >= r.start
+                && c.start < r.end
+        });
+        if !asks {
+            continue;
+        }
+        if names_content(sentence, content) || asks_how_long(sentence, p) {
+            return false;
+        }
+        other_matter = true;
+    }
+    let l = &lists().preset;
+    let opens_yes = text::clauses(prev.text)
+        .first()
+        .is_some_and(|c| l.yes_to_a_taking.contains(&c.text(prev.text).trim()));
+    other_matter
+        || !prev.text.contains(['？', '?'])
+            && (opens_yes || opens_glad(prev.text) || gives_up(prev.text) || complied(prev.text))
+}
+
+/// The first assistant turn after a preset was conveyed (at `first`; `content`, its words) that holds it again
+/// (conveys it, or insists in the preset's words) right after a caller's turn that neither takes
+/// it nor only presses, but sets something new against it: trouble or a need that cannot wait,
+/// with a word of contrast (`lists().preset.contrasts`; case preset/held-after-trouble-set-against-it).
+fn held_against_new_fact(
+    ctx: &Ctx,
+    first: usize,
+    content: &[u64],
+    conveyed: &[usize],
+    suspended: &[usize],
+) -> Option<usize> {
+    (first + 1..ctx.turns.len().saturating_sub(1)).find_map(|c| {
+        let caller = &ctx.turns[c];
+        let answer = &ctx.turns[c + 1];
+        let tells_new = (TROUBLE.is_match(caller.text)
+            || URGENT_NEED.is_match(caller.text)
+            || OBJECTION_STRONG.is_match(caller.text)
+            || emergency_cue(caller.text))
+            && !asks_another_matter(caller, content)
+            && lists()
+                .preset
+                .contrasts
+                .iter()
+                .any(|w| caller.text.contains(w))
+            && !text::clauses(caller.text).first().is_some_and(|c| {
+                lists()
+                    .preset
+                    .yes_to_a_taking
+                    .contains(&c.text(caller.text).trim())
+            });
+        let held = conveyed.contains(&answer.idx)
+            || insists(answer.text)
+                && content
+                    .iter()
+                    .any(|b| answer.bigrams.binary_search(b).is_ok());
+        (!caller.assistant
+            && answer.assistant
+            && tells_new
+            && !accepts(caller.text)
+            && !gives_up(caller.text)
+            && !crate::proxy::pressure_only(caller.text, false)
+            && held
+            && !suspended.contains(&answer.idx)
+            && !RELAYS.is_match(answer.text))
+        .then_some(answer.idx)
+    })
 }
 
 /// Whether a caller's turn opens by taking the preset up as their own plan (`好，那我发短信。`,
