@@ -2556,6 +2556,33 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             first = false;
         }
+        // Read as holding, yet the caller's answer to the first telling is puzzled or corrects
+        // its premise (`续租？我们不是说续租的事，是打药`, `不是挪摊，是交管理费`): the trigger may
+        // never have held — or the caller misheard, or is puzzled at something else the turn
+        // said (uncertain; case preset/puzzled-at-a-first-telling-read-as-holding).
+        if let Some(&t) = conveyed.first()
+            && !out
+                .iter()
+                .any(|f| f.turn == t && f.kind == ViolationKind::PresetPremature.as_str())
+            && (confused_after(ctx, t) || premise_corrected(ctx, t, content))
+            // (Puzzled at the preset's own words — `啊？出差了？`, `啥子？敲门？` — is news taken
+            // in or misheard, not a trigger that never held: cases preset/family-by-dinner,
+            // preset/said-again-to-a-caller-who-did-not-understand.)
+            && !ctx.turns.get(t + 1).is_some_and(|r| names_content(r.text, content))
+            && !(conflict.is_some_and(|c| c < t) && emergency_in(ctx, t + 1))
+        {
+            let f = finding(
+                ViolationKind::PresetPremature,
+                t,
+                p.response,
+                format!(
+                    "the preset \"{}\" may be conveyed before its trigger (\"{}\") holds: the caller's answer is puzzled",
+                    p.id, p.trigger
+                ),
+            );
+            ctx.uncertain(&f);
+            out.push(f);
+        }
         // No conflict the lexicons know, but a caller who, told the preset, answers with a new
         // fact or trouble of their own (`地下室底板浇了一半，再没料就要留冷缝`) rather than a yes,
         // and is told the preset again: the fact may be one the preset cannot meet, or only the
