@@ -338,6 +338,7 @@ word_files! {
     naturalness: NaturalnessWords = "naturalness.toml" {
         anything_left: Words,
         nothing_to_decide: Words,
+        decision_disclaimed: Words,
         settled_by_caller: Words,
         thanks_with_open_words: Words,
         speaks_for: Words,

@@ -1293,6 +1293,21 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             // 决定啥`, `我就是说声谢谢`): the refusal answered a question no one asked (case
             // naturalness/caller-says-nothing-was-asked).
             "the caller answers that nothing was asked to decide".to_string()
+        } else if ctx.turns.get(t.idx + 1).is_some_and(|r| {
+            !r.assistant && {
+                let l = &lists().naturalness;
+                l.nothing_to_decide
+                    .iter()
+                    .chain(l.decision_disclaimed.iter())
+                    .any(|w| text::contains_str(r.text, w))
+            }
+        }) {
+            // Whatever the caller's turn held, their answer says nothing was put to the owner
+            // (`我是说我可以等`, `就是通知一下，我们每次都这样的`): the refusal may have answered a
+            // question no one asked — or one the caller now takes back (uncertain; case
+            // naturalness/disclaimed-after-a-question).
+            uncertain = true;
+            "the caller answers that no decision was asked".to_string()
         } else {
             continue;
         };
