@@ -2583,10 +2583,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             ctx.uncertain(&f);
             out.push(f);
         }
-        // No conflict the lexicons know, but a caller who, told the preset, answers with a new
-        // fact or trouble of their own (`地下室底板浇了一半，再没料就要留冷缝`) rather than a yes,
-        // and is told the preset again: the fact may be one the preset cannot meet, or only the
-        // occasion it answers — a second opinion's to say (uncertain).
+        // No conflict the lexicons know, but a caller who, told the preset, sets trouble against
+        // it (`可今天一早安监站把工地叫停了`) rather than a yes, and is told the preset again: the
+        // trouble may be one the preset cannot meet, or only the occasion it answers — a second
+        // opinion's to say (uncertain).
         if conflict.is_none()
             && !crate::proxy::protective(p)
             && !lexicon::SCAM_OR_THREAT.is_match(ctx.caller_text())
@@ -3454,10 +3454,11 @@ fn settled_before(p: &PresetCtx, prev: &TurnCtx, content: &[u64]) -> bool {
             && (opens_yes || opens_glad(prev.text) || gives_up(prev.text) || complied(prev.text))
 }
 
-/// The first assistant turn after a preset was conveyed (at `first`; `content`, its words) that holds it again
-/// (conveys it, or insists in the preset's words) right after a caller's turn that neither takes
-/// it nor only presses, but sets something new against it: trouble or a need that cannot wait,
-/// with a word of contrast (`lists().preset.contrasts`; case preset/held-after-trouble-set-against-it).
+/// The first assistant turn after a preset was conveyed (at `first`; `content`, its words) that
+/// holds it again — conveys it, or insists in the preset's words — right after a caller's turn
+/// that neither takes it nor only presses, but sets something new against it: trouble or a need
+/// that cannot wait, with a word of contrast (`contrasts`; case
+/// preset/held-after-trouble-set-against-it).
 fn held_against_new_fact(
     ctx: &Ctx,
     first: usize,
@@ -3465,38 +3466,37 @@ fn held_against_new_fact(
     conveyed: &[usize],
     suspended: &[usize],
 ) -> Option<usize> {
+    let l = &lists().preset;
     (first + 1..ctx.turns.len().saturating_sub(1)).find_map(|c| {
         let caller = &ctx.turns[c];
         let answer = &ctx.turns[c + 1];
-        let tells_new = (TROUBLE.is_match(caller.text)
-            || URGENT_NEED.is_match(caller.text)
-            || OBJECTION_STRONG.is_match(caller.text)
-            || emergency_cue(caller.text))
-            && !asks_another_matter(caller, content)
-            && lists()
-                .preset
-                .contrasts
-                .iter()
-                .any(|w| caller.text.contains(w))
-            && !text::clauses(caller.text).first().is_some_and(|c| {
-                lists()
-                    .preset
-                    .yes_to_a_taking
-                    .contains(&c.text(caller.text).trim())
-            });
-        let held = conveyed.contains(&answer.idx)
-            || insists(answer.text)
-                && content
-                    .iter()
-                    .any(|b| answer.bigrams.binary_search(b).is_ok());
+        // (The cheap tests first: most calls have no contrast word at all.)
+        let held = || {
+            conveyed.contains(&answer.idx)
+                || insists(answer.text)
+                    && content
+                        .iter()
+                        .any(|b| answer.bigrams.binary_search(b).is_ok())
+        };
+        let trouble = || {
+            TROUBLE.is_match(caller.text)
+                || URGENT_NEED.is_match(caller.text)
+                || OBJECTION_STRONG.is_match(caller.text)
+                || emergency_cue(caller.text)
+        };
         (!caller.assistant
             && answer.assistant
-            && tells_new
+            && l.contrasts.iter().any(|w| caller.text.contains(w))
+            && !text::clauses(caller.text)
+                .first()
+                .is_some_and(|c| l.yes_to_a_taking.contains(&c.text(caller.text).trim()))
+            && !suspended.contains(&answer.idx)
+            && held()
+            && trouble()
+            && !asks_another_matter(caller, content)
             && !accepts(caller.text)
             && !gives_up(caller.text)
             && !crate::proxy::pressure_only(caller.text, false)
-            && held
-            && !suspended.contains(&answer.idx)
             && !RELAYS.is_match(answer.text))
         .then_some(answer.idx)
     })
