@@ -345,6 +345,10 @@ pub struct OwnerPools {
     /// Role and preset `when` tags that concern the owner's child at school (a teacher calls).
     #[serde(default)]
     pub child_tags: Vec<String>,
+    /// Lines of `schedules` that involve the owner's child ("下午在给孩子开家长会"): an owner with
+    /// one has a family line with a child, as one whom a child's teacher calls does.
+    #[serde(default)]
+    pub schedules_with_child: Vec<String>,
     /// Leading digits of the synthetic phone numbers; must not be a real mobile prefix.
     pub phone_prefix: String,
 }
@@ -904,6 +908,15 @@ impl ScenarioSet {
                             &source,
                             format!("owners.no_child_at_school[{i}]"),
                             format!("{l:?} is no line of family, family_male or family_female"),
+                        ));
+                    }
+                }
+                for (i, l) in o.schedules_with_child.iter().enumerate() {
+                    if !o.schedules.contains(l) {
+                        return Err(err(
+                            &source,
+                            format!("owners.schedules_with_child[{i}]"),
+                            format!("{l:?} is no line of schedules"),
                         ));
                     }
                 }

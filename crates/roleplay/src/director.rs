@@ -181,14 +181,19 @@ impl Director {
                 }
             }
         }
-        // A teacher calls about the owner's child, or the owner left word for one: the owner
-        // has a child at school ("刚结婚，还没有孩子" would contradict the call). Drawn from its
-        // own stream so that every other draw of the dialogue stays as it was.
+        // A teacher calls about the owner's child, the owner left word for one, or the owner's
+        // day is spent with one (`下午在给孩子开家长会`): the owner has a child at school
+        // ("刚结婚，还没有孩子" would contradict it). Drawn from its own stream so that every
+        // other draw of the dialogue stays as it was.
         let tags = &set.owners.child_tags;
         let about_child = role.tags.iter().any(|t| tags.contains(t))
             || preset_defs
                 .iter()
-                .any(|p| p.when.iter().any(|t| tags.contains(t)));
+                .any(|p| p.when.iter().any(|t| tags.contains(t)))
+            || header_owner
+                .private
+                .get("schedule")
+                .is_some_and(|s| set.owners.schedules_with_child.contains(s));
         let family = header_owner.private.get("family");
         if about_child && family.is_some_and(|f| set.owners.no_child_at_school.contains(f)) {
             let mut family_rng = ChaCha8Rng::seed_from_u64(mix64(seed ^ 0xc4_11_d0));

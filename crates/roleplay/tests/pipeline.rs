@@ -296,7 +296,8 @@ fn no_private_fact_is_ever_said() {
 
 /// What a proxy must get right, over a whole corpus, read from the text: a preset is never
 /// suspended in a call whose event is pressure (`kind = "pressure"`), a request only a scam makes
-/// is refused in the very next turn, owners are coherent (a 先生 has no 丈夫), and the first
+/// is refused in the very next turn, owners are coherent (a 先生 has no 丈夫; a day spent with a
+/// child, `schedules_with_child`, comes with a family line that has one), and the first
 /// assistant turn greets once.
 #[test]
 fn the_proxy_holds_refuses_and_makes_sense() {
@@ -319,7 +320,7 @@ fn the_proxy_holds_refuses_and_makes_sense() {
     run(lib.clone(), config(dir.path(), 6_000, 6_000)).unwrap();
     let has = |list: &[String], t: &str| list.iter().any(|w| t.contains(w.as_str()));
     let c = concepts();
-    let (mut pressure_calls, mut scam_asks, mut held) = (0, 0, 0);
+    let (mut pressure_calls, mut scam_asks, mut held, mut with_child) = (0, 0, 0, 0);
     let mut wrong = Vec::new();
     for d in shards(dir.path()) {
         let a = actions(&d);
@@ -349,6 +350,14 @@ fn the_proxy_holds_refuses_and_makes_sense() {
         {
             wrong.push(format!("{}: {title} with family {family:?}", d.id));
         }
+        // A day spent with the owner's child, and a family line with no child at school.
+        let schedule = d.owner.private.get("schedule").cloned().unwrap_or_default();
+        if lib.set.owners.schedules_with_child.contains(&schedule) {
+            with_child += 1;
+            if lib.set.owners.no_child_at_school.contains(&family) {
+                wrong.push(format!("{}: {schedule:?} with family {family:?}", d.id));
+            }
+        }
         if let Some(first) = d.turns.iter().find(|t| t.speaker == Speaker::Assistant) {
             let greetings = first
                 .text
@@ -367,6 +376,10 @@ fn the_proxy_holds_refuses_and_makes_sense() {
     );
     assert!(scam_asks > 20, "only {scam_asks} scam requests");
     assert!(held > 50, "only {held} hold_preset decisions");
+    assert!(
+        with_child > 50,
+        "only {with_child} owners whose day is spent with a child"
+    );
     assert!(
         wrong.is_empty(),
         "{} wrong:\n{}",
