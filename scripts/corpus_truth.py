@@ -12,7 +12,9 @@ Truth (each should be 0):
   "pressure"` in its scenario file: a deadline, a penalty, a threat);
 * scam_not_refused: a caller turn asks for a code, a password, an ID number, a card's security
   number or a transfer (SCAM) and the assistant's next turn neither refuses nor closes;
-* contradictory_profiles: a 先生 with a 丈夫 or 公公婆婆, a 女士 with a 妻子 or 岳父岳母;
+* contradictory_profiles: a 先生 with a 丈夫 or 公公婆婆, a 女士 with a 妻子 or 岳父岳母, or a day
+  spent with a child (`schedules_with_child` in owners.toml) beside a family line with none at
+  school (`no_child_at_school`);
 * double_greeting: the first assistant turn greets twice;
 * refusal_before_convey: a `convey_preset` turn that opens with a refusal;
 * offer_refused: a caller's harmless offer (OFFER) answered with `refuse_decision`;
@@ -108,6 +110,13 @@ def main():
         for p in doc.get("regular_presets", []) + doc.get("emergent_presets", []):
             for nm in p.get("near_misses", []):
                 near_lines.update(x for x in nm["lines"] if "{{" not in x)
+    # The owner pools' lines that must not meet (a day with a child, a family with none).
+    with_child, no_child = set(), set()
+    for sf in glob.glob(f"{a.scenarios}/common/*.toml"):
+        with open(sf, "rb") as fh:
+            owners = tomllib.load(fh).get("owners", {})
+        with_child.update(owners.get("schedules_with_child", []))
+        no_child.update(owners.get("no_child_at_school", []))
     near_calls = 0
     for f in files:
         for d in pq.read_table(f, columns=["id", "scenario", "preset_case", "relation", "owner", "caller", "turns"]).to_pylist():
@@ -126,15 +135,23 @@ def main():
                 if acts and acts[0] == "convey_preset":
                     align_first[0] += 1
             title = d["owner"]["name"][:1]
-            fam = (d["owner"].get("private") or {})
-            fam = fam.get("family", "") if isinstance(fam, dict) else dict(fam).get("family", "")
+            # (A Parquet map column reads as a list of {key, value} records.)
+            private = d["owner"].get("private") or {}
+            if not isinstance(private, dict):
+                private = {kv["key"]: kv["value"] for kv in private}
+            fam = private.get("family", "")
             male = any(
                 (t["text"].find(title + "先生") >= 0) for t in turns if t["speaker"] == "assistant"
             )
             female = any(
                 (t["text"].find(title + "女士") >= 0) for t in turns if t["speaker"] == "assistant"
             )
-            if (male and has(["丈夫", "公公婆婆"], fam)) or (female and has(["妻子", "岳父岳母"], fam)):
+            schedule = private.get("schedule", "")
+            if (
+                (male and has(["丈夫", "公公婆婆"], fam))
+                or (female and has(["妻子", "岳父岳母"], fam))
+                or (schedule in with_child and fam in no_child)
+            ):
                 truth["contradictory_profiles"] += 1
             pressure_call = bool(set(d["caller"].get("events") or []) & pressure_events)
             if any(t["speaker"] == "caller" and any(x in t["text"] for x in near_lines) for t in turns):
