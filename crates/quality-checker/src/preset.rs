@@ -2518,13 +2518,20 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // preset/held-against-every-pitch, preset/hold-after-giving-up-is-a-repeat).
                 } else if allowance
                     && !given_up_before(ctx, p, t)
-                    && (back_reference(ctx, p, t, content, held_whole(ctx, p, t, pc))
-                        || held_against_pressure(ctx, p, t, content))
+                    // (Whether the allowance goes to a back-reference, `Some(true)`, or to a
+                    // hold against pressure, `Some(false)`: the tier below reads only the first.)
+                    && let Some(back) =
+                        if back_reference(ctx, p, t, content, held_whole(ctx, p, t, pc)) {
+                            Some(true)
+                        } else {
+                            held_against_pressure(ctx, p, t, content).then_some(false)
+                        }
                 {
                     allowance = false;
                     // (A third of the preset's words at least: a courtesy that shares a few
                     // with it, `有情况您发消息过来就行` beside "按导航定位过来就行…", retells none.)
-                    if settled_before(p, &ctx.turns[t - 1], content)
+                    if back
+                        && settled_before(p, &ctx.turns[t - 1], content)
                         && text::containment(content, &ctx.turns[t].bigrams) >= 0.3
                         && !held_against_pressure(ctx, p, t, content)
                     {

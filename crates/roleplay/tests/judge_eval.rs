@@ -214,6 +214,14 @@ fn write_config(path: &Path, base_url: &str) {
     .unwrap();
 }
 
+/// Runs `second-opinion-eval` with `args`.
+fn second_opinion_eval<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_second-opinion-eval"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 /// The binary prints the answers against the labels and the four counts per set and in total,
 /// and writes every answer; a rerun answers from the response cache.
 #[test]
@@ -226,17 +234,17 @@ fn the_binary_reports_a_set_with_the_judges_answers() {
     let config = dir.path().join("judge.toml");
     write_config(&config, &mock.base_url());
     let answers = dir.path().join("answers.jsonl");
+    let out_dir = dir.path().join("out");
     let run = || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_second-opinion-eval"))
-            .arg("--config")
-            .arg(&config)
-            .arg("--out")
-            .arg(dir.path().join("out"))
-            .arg("--answers")
-            .arg(&answers)
-            .arg(&set)
-            .output()
-            .unwrap()
+        second_opinion_eval(&[
+            "--config".as_ref(),
+            config.as_os_str(),
+            "--out".as_ref(),
+            out_dir.as_os_str(),
+            "--answers".as_ref(),
+            answers.as_os_str(),
+            set.as_os_str(),
+        ])
     };
     let out = run();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -287,24 +295,21 @@ fn a_bad_set_costs_nothing() {
     std::fs::write(bad.join("x.jsonl"), "{\"id\": \"broken\"\n").unwrap();
     let config = dir.path().join("judge.toml");
     write_config(&config, &mock.base_url());
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_second-opinion-eval"))
-        .arg("--config")
-        .arg(&config)
-        .arg("--out")
-        .arg(dir.path().join("out"))
-        .arg(&good)
-        .arg(&bad)
-        .output()
-        .unwrap();
+    let out_dir = dir.path().join("out");
+    let out = second_opinion_eval(&[
+        "--config".as_ref(),
+        config.as_os_str(),
+        "--out".as_ref(),
+        out_dir.as_os_str(),
+        good.as_os_str(),
+        bad.as_os_str(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("x.jsonl:1: not a dialogue"), "{stderr}");
     assert_eq!(mock.stats().requests, 0);
 
-    let missing = std::process::Command::new(env!("CARGO_BIN_EXE_second-opinion-eval"))
-        .arg(&good)
-        .output()
-        .unwrap();
+    let missing = second_opinion_eval(&[good.as_os_str()]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("--config is required"));
 }
