@@ -557,6 +557,21 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                                         .any(|w| text::contains_str(k.text(c.text), w))
                             })
                     }));
+        // 两个时间我都转告他: a count that gathers a set already named (`gathering`).
+        let gathers = matches!(n.kind, NumKind::Count)
+            && matches!(n.values(), [v] if *v == 2.0 || *v == 3.0)
+            && t.text[n.start..n.end]
+                .chars()
+                .next_back()
+                .is_some_and(|u| lists().factuality.gathered_measures.contains(&u))
+            && t.clause_at(n.start).is_some_and(|(_, c)| {
+                let rest = &t.text[n.end..c.end];
+                lists()
+                    .factuality
+                    .gathering
+                    .iter()
+                    .any(|w| rest.contains(w))
+            });
         // 您二位, 你们俩: those addressed (case factuality/you-two).
         let addressed = (t.text[n.start..n.end].ends_with(['位', '俩'])
             || t.text[n.end..].starts_with(['位', '俩']))
@@ -578,7 +593,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
             // 住一块儿: together, no money (case factuality/together-is-no-money).
             || matches!(n.kind, NumKind::Money)
                 && t.text[n.start..].starts_with("一块儿");
-        if counted || asked || article || addressed {
+        if counted || gathers || asked || article || addressed {
             continue;
         }
         // The caller's own number read back wrong (`…2281` → `…2218`): a wrong specific.
@@ -916,12 +931,12 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
         {
             continue;
         }
-        // 说下周末 = 说一下 + 周末: 下 belongs to the verb.
+        // 下 or 上 of the verb before (`particle_verbs_xia`, `particle_verbs_shang`).
+        let before = t.text[..m.start()].chars().next_back();
         if w.starts_with('下')
-            && t.text[..m.start()]
-                .chars()
-                .next_back()
-                .is_some_and(|p| "说问看查等聊讲想试找".contains(p))
+            && before.is_some_and(|p| lists().factuality.particle_verbs_xia.contains(&p))
+            || w.starts_with('上')
+                && before.is_some_and(|p| lists().factuality.particle_verbs_shang.contains(&p))
         {
             continue;
         }

@@ -299,6 +299,10 @@ word_files! {
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
         either_or: Words,
+        gathering: Words,
+        gathered_measures: Chars,
+        particle_verbs_xia: Chars,
+        particle_verbs_shang: Chars,
         rhetorical: Words,
         day_synonyms: Words,
         titles_before_names: Words,
