@@ -502,6 +502,7 @@ word_files! {
         yes: Words,
         anything_else: Words,
         pushback: Words,
+        no_difference: Words,
         contrasts: Words,
         doubt: Words,
         declined_first: Words,

@@ -2548,7 +2548,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         out.push(f);
                     }
                 } else {
-                    out.push(finding(
+                    let f = finding(
                         ViolationKind::PresetRepeat,
                         t,
                         ev,
@@ -2556,7 +2556,21 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             "the preset \"{}\" is conveyed again (already in turn {pc})",
                             p.id
                         ),
-                    ));
+                    );
+                    // Opened by saying the caller's new offer changes nothing (`no_difference`):
+                    // a hold against it, most often — or the preset stretched to another matter
+                    // (case preset/no-difference-is-a-hold).
+                    if text::clauses(ctx.turns[t].text).first().is_some_and(|c| {
+                        let first = c.text(ctx.turns[t].text);
+                        lists()
+                            .preset
+                            .no_difference
+                            .iter()
+                            .any(|w| text::contains_str(first, w))
+                    }) {
+                        ctx.uncertain(&f);
+                    }
+                    out.push(f);
                 }
             } else {
                 legit = Some(t);
