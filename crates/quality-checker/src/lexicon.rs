@@ -421,6 +421,22 @@ word_files! {
         act_function_chars: Chars,
         bare_particles: Chars,
         repeat_fillers: Words,
+        farewells: Words,
+        hanging_up: Words,
+        hung_up: Words,
+        before_hung_up: Words,
+        boundary_starts: Words,
+        courtesy_starts: Words,
+        hang_up_chars: Chars,
+        then_openers: Words,
+        ok_openers: Words,
+        winds_up: Words,
+        list_markers: Pairs,
+        list_bullets: Words,
+        left_to_the_caller: Words,
+        choice_words: Words,
+        owner_pronouns: Chars,
+        answer_for: Chars,
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {
