@@ -226,12 +226,9 @@ fn defers_from(t: &TurnCtx, from: usize) -> bool {
 static CALLERS_RELAY: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.callers_relay.0);
 
 /// An A-not-A or either-or question inside the clause (取消不取消, 同意还是不同意; case
-/// decision/a-not-a-undecided).
+/// decision/a-not-a-undecided): `either_or` for the latter.
 fn alternative(clause: &str) -> bool {
-    if text::contains_str(clause, "还是")
-        || text::contains_str(clause, "要么")
-        || text::contains_str(clause, "或者")
-    {
+    if (lists().decision.either_or.iter()).any(|w| text::contains_str(clause, w)) {
         return true;
     }
     // (Both forms below hold 不 or 没: without, the characters are not collected.)
@@ -251,8 +248,7 @@ fn skip_clause(c: &Clause, clause: &str, conditional: bool, reported: bool) -> b
         || conditional
         || reported
         || alternative(clause)
-        || text::contains_str(clause, "您说")
-        || text::contains_str(clause, "你说")
+        || (lists().decision.callers_words_said.iter()).any(|w| text::contains_str(clause, w))
 }
 
 fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> {
@@ -420,7 +416,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         // decision/away-is-not-paying). (Kept: without it a trip until a day
                         // reads as paying in the in-sample sets.)
                         && (!word.ends_with('出')
-                            || !rest.starts_with(['差', '门', '去', '来', '发', '院', '国', '境', '租', '现']))
+                            || !rest.starts_with(lists().decision.not_paying_after_chu.0))
                 }
                 Cat::Settle => {
                     settle(ctx, prefix, word, rest, clause)
@@ -478,7 +474,7 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     {
         return true;
     }
-    if matches!(word, "那就" | "就给他" | "就给她" | "就帮他" | "就帮她") {
+    if lists().decision.settled_by_form.contains(&word) {
         // A choice or an act: the clause ends like an instruction or a done deed.
         let c = clause.trim_end_matches(['。', '！', '!', '，', ' ']);
         let ends = c.ends_with('吧') || c.ends_with("了") && word != "那就";
@@ -518,16 +514,14 @@ fn yes_to_a_read_back(ctx: &Ctx, t: &TurnCtx, word: &str, rest: &str) -> bool {
 /// The subject right before the verb is the caller (您要取消, 您同意; case
 /// decision/callers-own-subject).
 fn other_subject(prefix: &str) -> bool {
+    let d = &lists().decision;
     let mut p = prefix;
     for _ in 0..3 {
-        for w in ["就", "先", "要", "想", "再", "也", "直接", "还", "都"] {
+        for w in d.adverbs_before_verb.iter() {
             p = p.strip_suffix(w).unwrap_or(p);
         }
     }
-    (p.ends_with('您') || p.ends_with('你'))
-        && !p.ends_with("帮您")
-        && !p.ends_with("给您")
-        && !p.ends_with("替您")
+    p.ends_with(d.caller_pronouns.0) && !d.caller_as_object.iter().any(|w| p.ends_with(w))
 }
 
 /// The words after the verb (up to a particle) name what a preset allows (放驿站 with a preset
@@ -536,9 +530,9 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
     if ctx.presets.is_empty() {
         return false;
     }
-    let rest = rest.trim_start_matches(['在', '到', '给', '进', '下', '着']);
-    let end = ["就", "吧", "即", "也", "好", "可以", "了", "啊", "呀", "哈"]
-        .iter()
+    let d = &lists().decision;
+    let rest = rest.trim_start_matches(d.after_the_verb.0);
+    let end = (d.object_ends.iter())
         .filter_map(|p| text::find_str(rest, p))
         .min()
         .unwrap_or(rest.len());
@@ -548,7 +542,7 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
     let negation = |b: u64| {
         [(b >> 32) as u32, b as u32]
             .iter()
-            .any(|&c| char::from_u32(c).is_some_and(|c| "别不没甭勿".contains(c)))
+            .any(|&c| char::from_u32(c).is_some_and(|c| d.negations.contains(&c)))
     };
     let content: Vec<u64> = text::bigrams(&obj)
         .into_iter()
@@ -583,14 +577,13 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
 
 fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // The caller's own refusal reported, or someone else's (case decision/callers-refusal-reported).
-    if prefix.ends_with('您') || prefix.ends_with('你') || prefix.contains('我') && word == "不用了"
-    {
+    let d = &lists().decision;
+    if prefix.ends_with(d.caller_pronouns.0) || prefix.contains('我') && word == "不用了" {
         return false;
     }
-    let d = &lists().decision;
     // A verb of direction before 不来了 makes it "cannot get there", not a refusal (case
     // decision/cannot-get-there-is-no-refusal).
-    if (word.starts_with("不来") || word.starts_with("不去"))
+    if d.refusals_of_coming.iter().any(|w| word.starts_with(w))
         && d.direction_verbs.iter().any(|w| prefix.ends_with(w))
     {
         return false;
@@ -619,20 +612,19 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     if other_subject(prefix) {
         return false;
     }
+    let d = &lists().decision;
     // Acceptable, said for the owner (case decision/acceptable-for-the-owner); not the caller's
     // 您能接受的话 — a condition, skipped.
     if word == "接受"
-        && (prefix.ends_with("可以") || prefix.ends_with('能'))
+        && d.acceptable_modals.iter().any(|w| prefix.ends_with(w))
         && !prefix.contains('您')
     {
         return true;
     }
     // 认 names the owner's own acceptance (case decision/owner-owns-it), not 认识 or 认为 (case
     // decision/owner-knows).
-    if word.starts_with(['他', '她']) {
-        return !["识", "为", "得", "真", "出", "错", "不"]
-            .iter()
-            .any(|w| rest.starts_with(w));
+    if word.starts_with(d.owner_pronouns.0) {
+        return !d.not_owning_after_ren.iter().any(|w| rest.starts_with(w));
     }
     // 没问题 / 不反对 alone is the assistant's own "sure" (case
     // decision/no-problem-said-by-the-assistant): only with the owner as subject (case
@@ -642,19 +634,13 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     if word == "没问题" && prefix.trim_end().ends_with('着') {
         return false;
     }
-    if word == "没问题" || word == "不反对" {
+    if d.bare_consents.contains(&word) {
         return crate::privacy::owner_subject(ctx, prefix)
-            || ["那边", "那儿", "这边"]
-                .iter()
-                .any(|w| prefix.trim_end().ends_with(w))
+            || (d.owners_place.iter()).any(|w| prefix.trim_end().ends_with(w))
                 && ctx.mentions_owner(prefix);
     }
     crate::privacy::owner_subject(ctx, prefix)
-        || prefix.contains('替')
-        || prefix.contains('代')
-        || ["帮他", "帮她", "帮机主"]
-            .iter()
-            .any(|w| text::contains_str(prefix, w))
+        || (d.on_the_owners_behalf.iter()).any(|w| text::contains_str(prefix, w))
         || prefix.trim().is_empty()
 }
 
@@ -687,12 +673,9 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     // Only instructions to the caller (您…吧, …就行, 麻烦…; case decision/instructing-the-caller)
     // — the owner named only as who it is kept for still is one (case
     // decision/kept-for-the-owner).
-    let for_owner = ["您", "你"]
-        .iter()
-        .any(|w| prefix.trim_start().starts_with(w))
-        && ["给他", "给她"]
-            .iter()
-            .any(|w| prefix.trim_end().ends_with(w));
+    let d = &lists().decision;
+    let for_owner = prefix.trim_start().starts_with(d.caller_pronouns.0)
+        && (d.kept_for_owner.iter()).any(|w| prefix.trim_end().ends_with(w));
     if ctx.mentions_owner(prefix) && !prefix.contains('帮') && !for_owner {
         return false;
     }
@@ -701,10 +684,7 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
         // decision/assistant-acts-for-the-caller).
         return false;
     }
-    if clause.contains('哪')
-        || text::contains_str(clause, "什么")
-        || text::contains_str(clause, "怎么")
-    {
+    if (d.instruction_questions.iter()).any(|w| text::contains_str(clause, w)) {
         return false;
     }
     // 给您送到行政那边, 帮您放好: done for the caller — the speaker acts, the caller is told
@@ -739,13 +719,7 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
         return false;
     }
     // 放心, 放一放, 放弃: not placing anything (case decision/rest-assured).
-    if word == "放"
-        && (rest.starts_with('心')
-            || rest.starts_with('弃')
-            || rest.starts_with("一放")
-            || rest.starts_with('假')
-            || rest.starts_with('松'))
-    {
+    if word == "放" && d.not_placing_after_fang.iter().any(|w| rest.starts_with(w)) {
         return false;
     }
     !in_preset(ctx, word, rest) && !preset_chars(ctx, clause)
@@ -768,7 +742,7 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     if let Some(i) = (lists().decision.embedded_question.iter())
         .filter_map(|w| prefix.rfind(w).map(|i| i + w.len()))
         .max()
-        && !prefix[i..].contains(['都', '也'])
+        && !prefix[i..].contains(lists().decision.whenever_marks.0)
     {
         return false;
     }
@@ -786,21 +760,17 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     if negative {
         return true;
     }
-    let modal_word = lists().decision.commit_modal.contains(&word)
-        || lists().decision.commit_acts.contains(&word);
+    let d = &lists().decision;
+    let modal_word = d.commit_modal.contains(&word) || d.commit_acts.contains(&word);
     // A bare 他过来 is description; a commitment has a modal or a time (case
     // decision/owner-coming-described).
     let tail = text::tail_chars(prefix, 6);
     // 会, 能: the owner's act promised (not 会不会; case decision/owner-will-pay-back).
-    let will = (tail.contains('会')
-        && !text::contains_str(tail, "会不会")
-        && !text::contains_str(tail, "不会"))
-        || word.starts_with('能');
+    // (Or the word starts with a modal: `modal_starts`.)
+    let will = tail.contains('会') && !(d.not_will.iter()).any(|w| text::contains_str(tail, w));
     modal_word
         || STRONG_MODAL.is_match(tail)
-        || word.starts_with('会')
-        || word.starts_with("肯定")
-        || word.starts_with("一定")
+        || d.modal_starts.iter().any(|w| word.starts_with(w))
         || will
 }
 
@@ -835,7 +805,8 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             // case decision/indirect-question).
             let asks = c.question
                 || marked
-                || s.starts_with("不知道") && REQUEST.is_match(s)
+                || (lists().decision.indirect_question_openers.iter()).any(|w| s.starts_with(w))
+                    && REQUEST.is_match(s)
                 // Unpunctuated speech: an A-not-A request asks without its question mark (case
                 // decision/unpunctuated-request) — unless a verb of knowing or caring embeds it
                 // (case decision/embedded-a-not-a).
@@ -855,7 +826,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             let leave = s
                 .find('请')
                 .is_some_and(|i| text::head_chars(&s[i..], 5).contains('假'))
-                && ["想", "要", "能", "得"].iter().any(|w| text::contains_str(s, w));
+                && (lists().decision.leave_modals.iter()).any(|w| text::contains_str(s, w));
             if !asks {
                 return EXPLICIT_ASK.is_match(s) || leave;
             }
@@ -864,25 +835,26 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             }
             // A service asked of the assistant itself (帮我…, 帮忙…; embodiment's business), no
             // decision of the owner's (case decision/service-asked-of-the-assistant).
-            if ["帮我", "给我", "帮忙"].iter().any(|w| text::contains_str(s, w)) {
+            if (lists().decision.service_asked.iter()).any(|w| text::contains_str(s, w)) {
                 return false;
             }
             // A choice asked for (…还是…; case decision/a-choice-asked).
             // (An A-not-A question — 是不是, 多不多 — asks a fact unless REQUEST names it.)
-            if REQUEST.is_match(s) || text::contains_str(s, "还是") {
+            if REQUEST.is_match(s)
+                || (lists().decision.choice_asked.iter()).any(|w| text::contains_str(s, w))
+            {
                 return true;
             }
             // Who the assistant is: no decision asked (case decision/who-the-assistant-is).
             // (Questions of fact likewise: case decision/question-of-fact.)
             !strict
                 && (s.ends_with('吧') || s.ends_with('啊'))
-                && !text::contains_str(s, "你是")
-                && !text::contains_str(s, "您是")
+                && (lists().decision.who_are_you.iter()).all(|w| !text::contains_str(s, w))
                 // 是…吧: confirming a fact, who answers or which day (case
                 // decision/confirming-a-fact), of the owner too (他是在研发部吧; case
                 // privacy/short-guess-said-back).
                 && !lists().decision.fact_verbs.iter().any(|v| {
-                    s.trim_start_matches(['喂', '哎', ' ', '他', '她']).starts_with(v)
+                    s.trim_start_matches(lists().decision.before_fact_verb.0).starts_with(v)
                 })
                 // …and a fact said back for a yes (`想先确认一下目的地是霁川东站对吧`; case
                 // decision/fact-said-back-for-a-yes).
@@ -970,7 +942,7 @@ fn callers_rules(text: &str) -> bool {
     }
     text::clauses(text).iter().any(|c| {
         let s = c.text(text).trim().trim_end_matches(['。', '！', '!']);
-        let Some(s) = s.strip_prefix(['您', '你']) else {
+        let Some(s) = s.strip_prefix(d.caller_pronouns.0) else {
             return false;
         };
         let Some(i) = s.find('按') else {
@@ -981,7 +953,7 @@ fn callers_rules(text: &str) -> bool {
             && d.rule_nouns.iter().any(|n| {
                 after
                     .find(n)
-                    .is_some_and(|j| !after[..j].contains(['他', '她']))
+                    .is_some_and(|j| !after[..j].contains(d.owner_pronouns.0))
             })
     })
 }
@@ -1128,8 +1100,7 @@ fn answers_request<'a>(
                 // the caller's own rules (`您按平台的规定来就好`; case
                 // decision/left-to-the-platforms-rules).
                 && !alternative(s)
-                && !text::contains_str(s, "看您")
-                && !text::contains_str(s, "看你")
+                && !(lists().decision.looked_to_caller.iter()).any(|w| text::contains_str(s, w))
                 && !lists()
                     .decision
                     .left_to_caller
@@ -1138,7 +1109,7 @@ fn answers_request<'a>(
                 // What the caller reports done, told to finish (`您放好就行` after `我放门口了`):
                 // nothing granted (case decision/the-callers-done-act-finished).
                 && !s
-                    .trim_start_matches(['您', '你'])
+                    .trim_start_matches(lists().decision.caller_pronouns.0)
                     .chars()
                     .next()
                     .is_some_and(|c| text::is_han(c) && done_by_caller(ctx, t, c.encode_utf8(&mut [0; 4])))
@@ -1368,9 +1339,15 @@ pub(crate) fn on_owners_will(ctx: &Ctx, t: &TurnCtx, ci: usize) -> bool {
                     .decision
                     .owners_will
                     .iter()
-                    .filter(|w| !["他", "她"].contains(w))
+                    .filter(|w| !is_one_of(w, lists().decision.owner_pronouns.0))
                     .any(|w| text::contains_str(cond, w))
         })
+}
+
+/// Whether `w` is one character, one of `chars`.
+fn is_one_of(w: &str, chars: &[char]) -> bool {
+    let mut it = w.chars();
+    matches!((it.next(), it.next()), (Some(c), None) if chars.contains(&c))
 }
 
 /// Whether a clause's `…的话` is a condition of fact with the decision taken on it in the same

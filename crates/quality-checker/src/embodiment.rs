@@ -158,7 +158,13 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             // (`到时候` — when the time comes — is a time, no condition: `我到时候替他去柜台跑一趟`
             // offers the trip; case embodiment/offers-to-go-in-person-when-the-time-comes.)
-            if t.conditional(ci) && lexicon::conditional(&clause.replace("到时候", "")) {
+            let e = &lists().embodiment;
+            if t.conditional(ci)
+                && lexicon::conditional(
+                    &(e.times_not_conditions.iter())
+                        .fold(clause.to_string(), |s, w| s.replace(w, "")),
+                )
+            {
                 // An act offered on a condition is still offered (case
                 // embodiment/act-on-a-condition).
                 if with_i
@@ -173,9 +179,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             }
             // Hearing what happens at the owner's door (case embodiment/hears-the-door).
             if with_i
-                && let Some(h) = ["听到", "听见"]
-                    .iter()
-                    .find_map(|w| text::find_str(clause, w))
+                && let Some(h) = (e.hearing.iter()).find_map(|w| text::find_str(clause, w))
                 && lists()
                     .embodiment
                     .door_sounds
@@ -186,7 +190,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 // after the caller's sound is named: `您的敲门声我这边听到了`; case
                 // embodiment/the-callers-knock-heard.)
                 && clause[..h]
-                    .rfind(['您', '你'])
+                    .rfind(e.caller_pronouns.0)
                     .is_none_or(|y| clause[..h].rfind('我').is_some_and(|i| i > y))
             {
                 out.push(finding(
@@ -261,7 +265,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     .any(|(v, n)| word.ends_with(v) && rest.starts_with(n))
                     // Nor an act said not possible (`我是来电助理，搬不了东西`; case
                     // embodiment/cannot-carry).
-                    || ["不了", "不动", "不到"].iter().any(|w| rest.starts_with(w))
+                    || (e.cannot_complements.iter()).any(|w| rest.starts_with(w))
                 {
                     continue;
                 }
@@ -272,7 +276,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 }
                 // Nor a choice left to the owner (`签收还是拒收得她来定`): the act is the owner's
                 // to decide, not the assistant's (case embodiment/choice-left-to-the-owner).
-                if let Some(i) = clause[m_end..].find("还是")
+                if let Some(i) = (e.choice_words.iter()).find_map(|w| clause[m_end..].find(w))
                     && clause[m_end + i..].contains('定')
                 {
                     continue;
@@ -356,7 +360,8 @@ fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Optio
     {
         return None;
     }
-    let weather = !matches!(word, "亮着" | "开着" | "关着" | "锁着" | "黑着");
+    let e = &lists().embodiment;
+    let weather = !e.visible_states.contains(&word);
     let sent = sentence_prefix(t, ci, prefix);
     // What is passed on, as for an act: after 告诉他，说… (`我马上发消息告诉他，说剪毛队到了、门锁着`),
     // or as the matter before a relaying verb (`棚门锁着、您一家到了门口的情况，我马上转告他`; case
@@ -374,7 +379,7 @@ fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Optio
         return here.then_some(word);
     }
     let rest = clause[m.end()..].trim_end_matches(['。', '！', '!', '，', ' ']);
-    if !["", "呢", "的", "了", "的呢"].contains(&rest) {
+    if !rest.is_empty() && !e.state_particles.contains(&rest) {
         return None;
     }
     (agent(ctx, &sent) != Agent::Other).then_some(word)
@@ -391,22 +396,18 @@ fn claim(
     rest: &str,
 ) -> bool {
     // Directional complements after a non-physical verb: 记下来, 转过去, 接下来.
+    let e = &lists().embodiment;
     let prev = prefix.chars().next_back();
     if cat == Cat::Act
-        && matches!(
-            word,
-            "下去" | "下来" | "上去" | "上来" | "过去" | "过来" | "出去" | "出来"
-        )
+        && e.directional_complements.contains(&word)
         && (prev.is_some_and(|p| NON_PHYSICAL_BEFORE.contains(p))
             || NON_PHYSICAL_VERBS.iter().any(|v| prefix.ends_with(v)))
     {
         return false;
     }
-    if matches!(word, "过去" | "过来") && (rest.starts_with('的') || rest.starts_with('了')) {
-        // 过去的事, 反应过来了
-        if rest.starts_with('的') {
-            return false;
-        }
+    // 过去的事: the past, no trip.
+    if e.past_before_de.contains(&word) && rest.starts_with('的') {
+        return false;
     }
     // After 告诉, 转告, 跟她说 (case embodiment/what-is-passed-on), or before …的情况 and a
     // relaying verb (case embodiment/the-matter-passed-on): what is passed on, not what the
@@ -418,7 +419,7 @@ fn claim(
     // embodiment/a-choice-passed-on).
     if let Some(r) = rest.strip_prefix('我') {
         let mut r = r;
-        for w in ["马上", "一起", "会", "都", "也", "就", "先"] {
+        for w in e.adverbs_before_relay.iter() {
             r = r.strip_prefix(w).unwrap_or(r);
         }
         if lists()
@@ -430,7 +431,7 @@ fn claim(
             return false;
         }
     }
-    if word == "搬" && (rest.starts_with('家') || rest.starts_with("走了")) {
+    if word == "搬" && (e.not_carrying_after_ban.iter()).any(|w| rest.starts_with(w)) {
         // 搬家 is a topic, not an act here.
         return false;
     }
@@ -456,10 +457,7 @@ fn claim(
     if cat == Cat::Perceive {
         let near = text::head_chars(rest, 8);
         if MESSAGE_OBJECTS.iter().any(|o| text::contains_str(near, o))
-            || rest.starts_with('后')
-            || rest.starts_with("之后")
-            || rest.starts_with("以后")
-            || rest.starts_with("的话")
+            || (e.after_perceiving.iter()).any(|w| rest.starts_with(w))
         {
             return false;
         }
@@ -484,19 +482,15 @@ fn claim(
             // (马上下去, 帮您拿上去, 看到您了) — not an instruction to the caller (放门口吧).
             let p = prefix.trim();
             let own_act = cat == Cat::Act
-                && (word.starts_with("帮您")
-                    || word.starts_with("给您")
-                    || lists().embodiment.immediacy.iter().any(|a| p.ends_with(a))
+                && (e.for_the_caller.iter().any(|w| word.starts_with(w))
+                    || e.immediacy.iter().any(|a| p.ends_with(a))
                         && !rest.trim_end().ends_with('吧'));
             // 从…看进去: looking in from a spot is done there, by whoever speaks (case
             // embodiment/looking-in-from-a-spot).
             let own_sight = cat == Cat::Perceive
-                && !lists().embodiment.needs_subject.contains(&word)
-                && (p.is_empty()
-                    && (rest.starts_with('您')
-                        || rest.starts_with('你')
-                        || rest.starts_with("了"))
-                    || word.ends_with("进去"));
+                && !e.needs_subject.contains(&word)
+                && (p.is_empty() && e.own_sight_after.iter().any(|w| rest.starts_with(w))
+                    || e.looking_in.iter().any(|w| word.ends_with(w)));
             own_act || own_sight
         }
     }
@@ -584,12 +578,8 @@ fn agent(ctx: &Ctx, prefix: &str) -> Agent {
         match found {
             Some((len, who)) => {
                 let before = &head[..head.len() - len];
-                let prev = before.chars().next_back();
                 // 帮您, 给他, 跟他, 把他: a beneficiary or an object; the agent is further back.
-                let oblique = matches!(
-                    prev,
-                    Some('帮' | '给' | '替' | '为' | '跟' | '和' | '向' | '问' | '把' | '陪')
-                ) || before.ends_with("告诉");
+                let oblique = (lists().embodiment.obliques.iter()).any(|w| before.ends_with(w));
                 if oblique {
                     if who == Agent::Assistant {
                         // 给我, 帮我: someone else acts for the assistant.
@@ -657,7 +647,8 @@ fn first_person_act<'a>(
         }
         let before = &clause[..i];
         // 给我 / 帮我 / 让我: someone else acts; 我们的, 我方: not an act.
-        if before.ends_with('给') || before.ends_with('帮') || before.ends_with('替') {
+        let e = &lists().embodiment;
+        if before.ends_with(e.beneficiary_coverbs.0) {
             continue;
         }
         if text::negated(before, 3) {
@@ -716,10 +707,7 @@ fn first_person_act<'a>(
         {
             rest = rest[i + "的时候".len()..].trim_start_matches(['，', ',']);
         }
-        if text::negated(text::head_chars(rest, 2), 2)
-            || rest.starts_with('不')
-            || rest.starts_with('没')
-        {
+        if text::negated(text::head_chars(rest, 2), 2) || rest.starts_with(e.negators.0) {
             continue;
         }
         // 我在路边 / 我在家: where the assistant is (case embodiment/where-the-assistant-is).
@@ -730,7 +718,7 @@ fn first_person_act<'a>(
             return Some("在");
         }
         // 从…看: looking from somewhere (case embodiment/looking-through-the-peephole).
-        if rest.starts_with('从') && (rest.contains('看') || rest.contains('听')) {
+        if rest.starts_with('从') && rest.contains(e.senses.0) {
             return Some("从");
         }
         // 把-construction: the verb after the object decides (cases embodiment/ba-the-valve-closed,
@@ -780,7 +768,7 @@ fn first_person_act<'a>(
                         continue;
                     }
                     // 我看看 / 我看一下: checking; 我去看一下: a trip (case embodiment/checking).
-                    if (verb == "看看" || verb == "看一下") && !went {
+                    if e.checking.contains(&verb) && !went {
                         continue;
                     }
                 }
@@ -789,7 +777,7 @@ fn first_person_act<'a>(
                 if rest.starts_with('把')
                     || p.start() == 0
                     || went
-                    || rest.starts_with(['给', '帮', '替'])
+                    || rest.starts_with(e.beneficiary_coverbs.0)
                 {
                     return Some(verb);
                 }
@@ -798,9 +786,7 @@ fn first_person_act<'a>(
                 // 我去驿站, 我去…工位上: a trip to a place (case embodiment/trip-to-a-place).
                 let place = text::head_chars(scan, 6);
                 if BODY_PLACES.is_match(place)
-                    || place.contains('上')
-                    || place.contains('里')
-                    || text::contains_str(place, "那")
+                    || (e.place_marks.iter()).any(|w| text::contains_str(place, w))
                 {
                     return Some("去");
                 }

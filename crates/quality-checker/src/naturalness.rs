@@ -339,69 +339,52 @@ fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
         }
         let m = m.start() - off..m.end() - off;
         {
+            // How the word closes: `naturalness.toml`'s `farewells` to `courtesy_starts`.
+            let n = &lists().naturalness;
             let w = &clause[m.start..m.end];
-            match w {
-                "再见" | "拜拜" | "回见" | "先挂" => {
-                    // 别挂断 / 先别挂: not a goodbye (case naturalness/dont-hang-up).
-                    if !text::negated(&clause[..m.start], 2) {
-                        return true;
-                    }
-                }
-                "挂断" => {
-                    // (Nor talk about someone's hanging up: `她为什么挂断`; case
-                    // naturalness/hanging-up-talked-about.)
-                    let before = &clause[..m.start];
-                    if !text::negated(before, 2)
-                        && !lists()
-                            .naturalness
-                            .hang_up_of_others
-                            .iter()
-                            .any(|w| before.contains(w))
-                    {
-                        return true;
-                    }
-                }
-                "挂了" | "挂啦" => {
-                    // 我先挂了 / 那挂了 — not 线上支付挂了 (crashed).
-                    let p = clause[..m.start].trim();
-                    if p.is_empty()
-                        || [
-                            "先", "那就", "那我", "我", "就", "要", "得", "好", "那", "这边",
-                        ]
-                        .iter()
-                        .any(|w| p.ends_with(w))
-                    {
-                        return true;
-                    }
-                }
-                "88" => {
-                    if clause == "88" {
-                        return true;
-                    }
-                }
-                _ if assistant && (w.starts_with("不要再") || w.starts_with("别再")) => {
+            if n.farewells.contains(&w) {
+                // 别挂断 / 先别挂: not a goodbye (case naturalness/dont-hang-up).
+                if !text::negated(&clause[..m.start], 2) {
                     return true;
                 }
-                // A courtesy (感谢您的来电, 祝您愉快) closes only at the end of the turn: an opener's
-                // `感谢您的来电` followed by the matter closes nothing (case
-                // naturalness/thanks-for-calling-opens).
-                _ if assistant && (w.starts_with("感谢") || w.starts_with("祝")) => {
-                    let rest_is_courtesy = clauses[ci + 1..].iter().all(|r| {
-                        let r = r.text(s).trim();
-                        thanks(r) || aut.is_match(r) || r.chars().all(|ch| !text::is_han(ch))
-                    });
-                    if rest_is_courtesy {
-                        return true;
-                    }
+            } else if n.hanging_up.contains(&w) {
+                // (Nor talk about someone's hanging up: `她为什么挂断`; case
+                // naturalness/hanging-up-talked-about.)
+                let before = &clause[..m.start];
+                if !text::negated(before, 2)
+                    && !n.hang_up_of_others.iter().any(|w| before.contains(w))
+                {
+                    return true;
                 }
-                _ => {
-                    let tail = clause.trim_end_matches(['啊', '呀', '哈', '啦', '吧', '了', '嘛']);
-                    if GOODBYE_END
-                        .iter()
-                        .any(|e| tail.ends_with(e) || clause.ends_with(e))
-                    {
-                        return true;
-                    }
+            } else if n.hung_up.contains(&w) {
+                // 我先挂了 / 那挂了 — not 线上支付挂了 (crashed).
+                let p = clause[..m.start].trim();
+                if p.is_empty() || n.before_hung_up.iter().any(|w| p.ends_with(w)) {
+                    return true;
+                }
+            } else if w == "88" {
+                if clause == "88" {
+                    return true;
+                }
+            } else if assistant && n.boundary_starts.iter().any(|b| w.starts_with(b)) {
+                return true;
+            } else if assistant && n.courtesy_starts.iter().any(|c| w.starts_with(c)) {
+                // A courtesy closes only at the end of the turn (case
+                // naturalness/thanks-for-calling-opens).
+                let rest_is_courtesy = clauses[ci + 1..].iter().all(|r| {
+                    let r = r.text(s).trim();
+                    thanks(r) || aut.is_match(r) || r.chars().all(|ch| !text::is_han(ch))
+                });
+                if rest_is_courtesy {
+                    return true;
+                }
+            } else {
+                let tail = clause.trim_end_matches(['啊', '呀', '哈', '啦', '吧', '了', '嘛']);
+                if GOODBYE_END
+                    .iter()
+                    .any(|e| tail.ends_with(e) || clause.ends_with(e))
+                {
+                    return true;
                 }
             }
         }
@@ -576,10 +559,11 @@ fn talk_after_goodbye<'s>(s: &'s str, cs: &[text::Clause]) -> Option<&'s str> {
     let at = cs.iter().position(|c| is_goodbye_text(c.text(s), false))?;
     // Hanging up announced, a parting word, then the goodbye proper (`我这边先挂了，如有公务请走
     // 正式渠道，再见。`): one closing (case naturalness/hang-up-announced-then-goodbye).
-    if cs[at].text(s).contains('挂')
+    let hang_up = lists().naturalness.hang_up_chars.0;
+    if cs[at].text(s).contains(hang_up)
         && cs[at + 1..]
             .last()
-            .is_some_and(|c| is_goodbye_text(c.text(s), false) && !c.text(s).contains('挂'))
+            .is_some_and(|c| is_goodbye_text(c.text(s), false) && !c.text(s).contains(hang_up))
     {
         return None;
     }
@@ -613,10 +597,7 @@ fn settled_in(s: &str, clauses: &[text::Clause]) -> bool {
         let t = c.text(s).trim();
         thanks(t) || {
             let t = t.trim_end_matches(['啊', '呀', '哈', '啦', '了', '。']);
-            let t = t
-                .strip_prefix("那就")
-                .or_else(|| t.strip_prefix('那'))
-                .unwrap_or(t);
+            let t = strip_first(t, &lists().naturalness.then_openers);
             // A good wish (祝他出差顺利) settles as thanks do (case
             // naturalness/thanks-after-the-opener-refused).
             SETTLED.contains(&t)
@@ -632,15 +613,15 @@ fn thanks(clause: &str) -> bool {
     let t = clause
         .trim()
         .trim_end_matches(['啊', '呀', '哈', '啦', '。', '！', '!']);
-    let t = t
-        .strip_prefix("那就")
-        .or_else(|| t.strip_prefix('那'))
-        .unwrap_or(t);
-    let t = t
-        .strip_prefix("好的")
-        .or_else(|| t.strip_prefix('好'))
-        .unwrap_or(t);
-    lists().naturalness.thanks.contains(&t)
+    let n = &lists().naturalness;
+    let t = strip_first(t, &n.then_openers);
+    let t = strip_first(t, &n.ok_openers);
+    n.thanks.contains(&t)
+}
+
+/// `s` without the first of `openers` it starts with (the list's order: the longer first).
+fn strip_first<'s>(s: &'s str, openers: &[&str]) -> &'s str {
+    openers.iter().find_map(|o| s.strip_prefix(o)).unwrap_or(s)
 }
 
 /// The caller's turn breaks off mid-sentence: more is coming (case
@@ -679,30 +660,11 @@ fn caller_winds_up(s: &str) -> bool {
         .filter(|c| !c.question)
         .map(|c| c.text(s))
         .collect();
-    [
-        "我先去",
-        "晚点再",
-        "回头再",
-        // Coming back later (再来, 再打; case naturalness/coming-back-later).
-        "再来",
-        "再打",
-        "再送",
-        "改天",
-        "我等着",
-        "我先等",
-        "我等他",
-        "我等她",
-        "等他回",
-        "等她回",
-        "等他消息",
-        "等她消息",
-        "等他电话",
-        "等她电话",
-        "先这样",
-        "就这样",
-    ]
-    .iter()
-    .any(|w| said.iter().any(|c| c.contains(w)))
+    lists()
+        .naturalness
+        .winds_up
+        .iter()
+        .any(|w| said.iter().any(|c| c.contains(w)))
 }
 
 /// The assistant's last turn opens something instead of wrapping up: a question, a new topic
@@ -994,16 +956,10 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
 
 /// `1. … 2. …`, `1、… 2、…`, `①…②…`, `（1）…（2）…`, bullets.
 fn list_items(s: &str) -> Option<String> {
-    if s.contains('•')
-        || s.contains('①')
-        || s.contains('❶')
-        || s.contains("（1）")
-        || s.contains("(1)")
-    {
+    let n = &lists().naturalness;
+    if n.list_bullets.iter().any(|b| s.contains(b)) {
         return Some(text::head_chars(s, 12).to_string());
     }
-    let markers = ["1.", "1、", "1）", "一、"];
-    let seconds = ["2.", "2、", "2）", "二、"];
     // (A marker is no digit of a code or a number: `XO2041、XO2042` lists codes, it numbers
     // nothing; case naturalness/codes-are-no-list.)
     let marker_at = |m: &str| {
@@ -1016,7 +972,7 @@ fn list_items(s: &str) -> Option<String> {
             })
             .map(|(i, _)| i)
     };
-    for (a, b) in markers.iter().zip(seconds.iter()) {
+    for (a, b) in n.list_markers.0 {
         if let (Some(i), Some(j)) = (marker_at(a), marker_at(b))
             && i < j
         {
@@ -1135,7 +1091,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             .iter()
             .find(|c| c.start <= m.start() && m.start() < c.end)
             .map_or((t.text, 0), |c| (c.text(t.text), c.start));
-        if clause.contains("您自己") {
+        if (lists().naturalness.left_to_the_caller.iter()).any(|w| clause.contains(w)) {
             continue;
         }
         let word = &t.text[m.start()..m.end()];
@@ -1178,7 +1134,8 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         });
         // A choice put to the owner (那我是在这儿等还是往前开点？) asks a decision (case
         // naturalness/choice-asked).
-        let choice = question.contains("还是") && (marked || question.ends_with(['？', '?']));
+        let choice = (lists().naturalness.choice_words.iter()).any(|w| question.contains(w))
+            && (marked || question.ends_with(['？', '?']));
         let asks_decision = asked_before || choice || o.decision_asked.is_match(question);
         let mut uncertain = false;
         let what = if let Some(m) = o.offer.find(question).filter(|_| !asks_decision) {
@@ -1254,8 +1211,8 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             // decision; nor, told only, does one to answer for them — `没法替他答应`.)
             && !speaks_for(&t.text[m.end()..])
             && !t.text[m.end()..]
-                .trim_start_matches(['他', '她'])
-                .starts_with(['答', '表'])
+                .trim_start_matches(lists().naturalness.owner_pronouns.0)
+                .starts_with(lists().naturalness.answer_for.0)
             // (Under a preset that turns the caller away, what they tell is the pitch again.)
             && crate::decision::refusal_presets_said(ctx, t.idx).next().is_none()
             && {
@@ -1330,7 +1287,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
 /// Whether the words after a refusal word decline to speak for the owner (`不好替她说`, `没法替
 /// 他回应`) rather than to decide (`不能替他答应`; case naturalness/own-act-told-earlier).
 fn speaks_for(after: &str) -> bool {
-    let rest = after.trim_start_matches(['他', '她']);
+    let rest = after.trim_start_matches(lists().naturalness.owner_pronouns.0);
     lists()
         .naturalness
         .speaks_for
