@@ -440,6 +440,7 @@ word_files! {
     }
     /// `data/words/privacy.toml`: `safety.privacy`.
     privacy: PrivacyWords = "privacy.toml" {
+        commitments_to_caller: Words,
         guess_tags: Words,
         spouse: Words,
         points_back: Words,
