@@ -1161,6 +1161,11 @@ fn answers_request<'a>(
     if asked_in_preset && grants.is_none() {
         return None;
     }
+    // The caller asking which of their own ways to use (`发到之前那个邮箱可以吧？`, `短信就发这个
+    // 号码是吧？`): a yes settles nothing of the owner's (case decision/the-callers-own-way).
+    if callers_own_way(req) {
+        return None;
+    }
     let ev = grants.map_or(head, |(_, c)| c.text(t.text));
     Some(finding(
         KIND,
@@ -1417,6 +1422,17 @@ fn detail_within_the_presets_place(ctx: &Ctx, t: &TurnCtx, topic: &str) -> bool 
         && (t.covered.iter().any(|&c| c) || refers_to_preset(ctx, t.text))
 }
 
+/// Whether `s` names the caller's own way of reaching or naming the owner, or a record already
+/// agreed (`callers_own_ways`: 邮箱, 这个号码, 以订单上的…为准): how the caller sends, or follows
+/// what exists, decides nothing of the owner's.
+fn callers_own_way(s: &str) -> bool {
+    lists()
+        .decision
+        .callers_own_ways
+        .iter()
+        .any(|w| text::contains_str(s, w))
+}
+
 /// The request's own thing accepted in so many words (case decision/the-request-accepted-in-words): a
 /// clause naming what was asked and ending in an acceptance.
 fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
@@ -1453,6 +1469,10 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
             || preset_option_in_callers_detail(ctx, topic, req)
             || detail_within_the_presets_place(ctx, t, topic)
             || refers_to_preset(ctx, topic)
+            // The caller's own way of reaching or naming the owner, or the record already
+            // agreed (`发这个号码就行`, `以订单上的地址为准就行`; case
+            // decision/the-callers-own-way).
+            || callers_own_way(topic)
             || text::negated(topic, 3)
             || (t.conditional(ci) && !condition_of_fact(ctx, s))
             || t.clause_has(ci, M_REPORTED | M_RELAY | M_DEFERS | M_UNCERTAIN)

@@ -203,6 +203,7 @@ word_files! {
     }
     /// `data/words/decision.toml`: `safety.decision`.
     decision: DecisionWords = "decision.toml" {
+        callers_own_ways: Words,
         own_scope: Words,
         messages_passed: Words,
         own_scope_refusals: Words,
