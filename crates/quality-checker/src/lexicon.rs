@@ -571,6 +571,8 @@ word_files! {
         yes: Words,
         anything_else: Words,
         pushback: Words,
+        not_there_yet: Words,
+        anyone_home: Words,
         no_difference: Words,
         contrasts: Words,
         doubt: Words,

@@ -1043,6 +1043,21 @@ fn event_said(
         return true;
     }
     leftmost_longest(hits, ci).any(|(m_start, m_end)| {
+        // Asking whether anyone is home tells an arrival only from one who has not just said they
+        // are not there yet (`我还没到楼下，还在路上，家里有人吗？`; case preset/not-there-yet).
+        if lists()
+            .preset
+            .anyone_home
+            .iter()
+            .any(|w| &text[m_start..m_end] == *w)
+            && lists()
+                .preset
+                .not_there_yet
+                .iter()
+                .any(|w| text::contains_str(text, w))
+        {
+            return false;
+        }
         // 没人的话我放哪儿, 明天上午…放哪儿: a condition or a plan, not a report.
         if let Some(c) = clauses
             .iter()
