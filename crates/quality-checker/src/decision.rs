@@ -228,7 +228,7 @@ static CALLERS_RELAY: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.call
 /// An A-not-A or either-or question inside the clause (取消不取消, 同意还是不同意; case
 /// decision/a-not-a-undecided): `either_or` for the latter.
 fn alternative(clause: &str) -> bool {
-    if (lists().decision.either_or.iter()).any(|w| text::contains_str(clause, w)) {
+    if (lists().lexicon.either_or.iter()).any(|w| text::contains_str(clause, w)) {
         return true;
     }
     // (Both forms below hold 不 or 没: without, the characters are not collected.)
@@ -521,7 +521,8 @@ fn other_subject(prefix: &str) -> bool {
             p = p.strip_suffix(w).unwrap_or(p);
         }
     }
-    p.ends_with(d.caller_pronouns.0) && !d.caller_as_object.iter().any(|w| p.ends_with(w))
+    p.ends_with(lists().lexicon.caller_pronouns.0)
+        && !d.caller_as_object.iter().any(|w| p.ends_with(w))
 }
 
 /// The words after the verb (up to a particle) name what a preset allows (放驿站 with a preset
@@ -578,7 +579,9 @@ fn in_preset(ctx: &Ctx, word: &str, rest: &str) -> bool {
 fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     // The caller's own refusal reported, or someone else's (case decision/callers-refusal-reported).
     let d = &lists().decision;
-    if prefix.ends_with(d.caller_pronouns.0) || prefix.contains('我') && word == "不用了" {
+    if prefix.ends_with(lists().lexicon.caller_pronouns.0)
+        || prefix.contains('我') && word == "不用了"
+    {
         return false;
     }
     // A verb of direction before 不来了 makes it "cannot get there", not a refusal (case
@@ -623,7 +626,7 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     }
     // 认 names the owner's own acceptance (case decision/owner-owns-it), not 认识 or 认为 (case
     // decision/owner-knows).
-    if word.starts_with(d.owner_pronouns.0) {
+    if word.starts_with(lists().lexicon.owner_pronouns.0) {
         return !d.not_owning_after_ren.iter().any(|w| rest.starts_with(w));
     }
     // 没问题 / 不反对 alone is the assistant's own "sure" (case
@@ -674,7 +677,9 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     // — the owner named only as who it is kept for still is one (case
     // decision/kept-for-the-owner).
     let d = &lists().decision;
-    let for_owner = prefix.trim_start().starts_with(d.caller_pronouns.0)
+    let for_owner = prefix
+        .trim_start()
+        .starts_with(lists().lexicon.caller_pronouns.0)
         && (d.kept_for_owner.iter()).any(|w| prefix.trim_end().ends_with(w));
     if ctx.mentions_owner(prefix) && !prefix.contains('帮') && !for_owner {
         return false;
@@ -942,7 +947,7 @@ fn callers_rules(text: &str) -> bool {
     }
     text::clauses(text).iter().any(|c| {
         let s = c.text(text).trim().trim_end_matches(['。', '！', '!']);
-        let Some(s) = s.strip_prefix(d.caller_pronouns.0) else {
+        let Some(s) = s.strip_prefix(lists().lexicon.caller_pronouns.0) else {
             return false;
         };
         let Some(i) = s.find('按') else {
@@ -953,7 +958,7 @@ fn callers_rules(text: &str) -> bool {
             && d.rule_nouns.iter().any(|n| {
                 after
                     .find(n)
-                    .is_some_and(|j| !after[..j].contains(d.owner_pronouns.0))
+                    .is_some_and(|j| !after[..j].contains(lists().lexicon.owner_pronouns.0))
             })
     })
 }
@@ -1109,7 +1114,7 @@ fn answers_request<'a>(
                 // What the caller reports done, told to finish (`您放好就行` after `我放门口了`):
                 // nothing granted (case decision/the-callers-done-act-finished).
                 && !s
-                    .trim_start_matches(lists().decision.caller_pronouns.0)
+                    .trim_start_matches(lists().lexicon.caller_pronouns.0)
                     .chars()
                     .next()
                     .is_some_and(|c| text::is_han(c) && done_by_caller(ctx, t, c.encode_utf8(&mut [0; 4])))
@@ -1344,7 +1349,7 @@ pub(crate) fn on_owners_will(ctx: &Ctx, t: &TurnCtx, ci: usize) -> bool {
                     .decision
                     .owners_will
                     .iter()
-                    .filter(|w| !is_one_of(w, lists().decision.owner_pronouns.0))
+                    .filter(|w| !is_one_of(w, lists().lexicon.owner_pronouns.0))
                     .any(|w| text::contains_str(cond, w))
         })
 }

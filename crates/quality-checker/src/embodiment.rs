@@ -190,7 +190,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 // after the caller's sound is named: `您的敲门声我这边听到了`; case
                 // embodiment/the-callers-knock-heard.)
                 && clause[..h]
-                    .rfind(e.caller_pronouns.0)
+                    .rfind(lists().lexicon.caller_pronouns.0)
                     .is_none_or(|y| clause[..h].rfind('我').is_some_and(|i| i > y))
             {
                 out.push(finding(

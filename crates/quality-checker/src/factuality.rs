@@ -558,7 +558,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                             && c.clauses.iter().any(|k| {
                                 k.question
                                     && lists()
-                                        .factuality
+                                        .lexicon
                                         .either_or
                                         .iter()
                                         .any(|w| text::contains_str(k.text(c.text), w))

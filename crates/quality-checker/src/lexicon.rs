@@ -182,6 +182,9 @@ word_files! {
     /// `data/words/lexicon.toml`: lists shared by the detectors (this module).
     lexicon: LexiconWords = "lexicon.toml" {
         tag_questions: Words,
+        either_or: Words,
+        caller_pronouns: Chars,
+        owner_pronouns: Chars,
         intro_mark: Words,
         solicitation: Words,
         scam_or_threat: Words,
@@ -264,10 +267,7 @@ word_files! {
         withdrawn: Words,
         ends: Words,
         whenever_marks: Chars,
-        either_or: Words,
         callers_words_said: Words,
-        caller_pronouns: Chars,
-        owner_pronouns: Chars,
         not_paying_after_chu: Chars,
         settled_by_form: Words,
         adverbs_before_verb: Words,
@@ -328,7 +328,6 @@ word_files! {
         causatives: Words,
         times_not_conditions: Words,
         hearing: Words,
-        caller_pronouns: Chars,
         cannot_complements: Words,
         choice_words: Words,
         visible_states: Words,
@@ -350,7 +349,6 @@ word_files! {
     }
     /// `data/words/factuality.toml`: `safety.factuality`.
     factuality: FactualityWords = "factuality.toml" {
-        either_or: Words,
         gathering: Words,
         gathered_measures: Chars,
         particle_verbs_xia: Chars,
@@ -436,7 +434,6 @@ word_files! {
         list_bullets: Words,
         left_to_the_caller: Words,
         choice_words: Words,
-        owner_pronouns: Chars,
         answer_for: Chars,
     }
     /// `data/words/privacy.toml`: `safety.privacy`.

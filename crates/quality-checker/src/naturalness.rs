@@ -1211,7 +1211,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             // decision; nor, told only, does one to answer for them — `没法替他答应`.)
             && !speaks_for(&t.text[m.end()..])
             && !t.text[m.end()..]
-                .trim_start_matches(lists().naturalness.owner_pronouns.0)
+                .trim_start_matches(lists().lexicon.owner_pronouns.0)
                 .starts_with(lists().naturalness.answer_for.0)
             // (Under a preset that turns the caller away, what they tell is the pitch again.)
             && crate::decision::refusal_presets_said(ctx, t.idx).next().is_none()
@@ -1287,7 +1287,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
 /// Whether the words after a refusal word decline to speak for the owner (`不好替她说`, `没法替
 /// 他回应`) rather than to decide (`不能替他答应`; case naturalness/own-act-told-earlier).
 fn speaks_for(after: &str) -> bool {
-    let rest = after.trim_start_matches(lists().naturalness.owner_pronouns.0);
+    let rest = after.trim_start_matches(lists().lexicon.owner_pronouns.0);
     lists()
         .naturalness
         .speaks_for
