@@ -1057,7 +1057,7 @@ fn full_name_made_up(
 /// said (case factuality/a-name-someone-is-called).
 fn called_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
     for v in lists().factuality.name_verbs.iter() {
-        for (i, _) in t.text.match_indices(*v) {
+        for i in text::occurrences(t.text, v) {
             let after = &t.text[i + v.len()..];
             let mut cs = after.chars();
             let Some(c) = cs.next().filter(|&c| lexicon::SURNAMES.contains(c)) else {

@@ -483,7 +483,7 @@ impl Models {
 fn made_to_act(text: &str) -> bool {
     let d = &lists().decision;
     d.owner_made_to_act.iter().any(|w| {
-        text.match_indices(w).any(|(i, _)| {
+        crate::text::occurrences(text, w).any(|i| {
             let rest = &text[i + w.len()..];
             !d.owner_left_to_decide.iter().any(|x| rest.starts_with(x))
         })

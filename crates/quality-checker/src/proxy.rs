@@ -245,7 +245,7 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
 /// `不用告诉我密码`; a warning: `千万别把验证码给别人`).
 fn said_unguarded(text: &str, words: &[&'static str], guard: &Ac) -> Option<&'static str> {
     words.iter().copied().find(|w| {
-        text.match_indices(w).any(|(i, _)| {
+        text::occurrences(text, w).any(|i| {
             let (clause_start, _) = clause_bounds(text, i);
             !guard.is_match(&text[clause_start..i])
         })

@@ -502,6 +502,25 @@ pub fn contains_str(hay: &str, needle: &str) -> bool {
     find_str(hay, needle).is_some()
 }
 
+/// Each occurrence of `needle` in `hay`, by byte offset, none overlapping: what
+/// `hay.match_indices(needle)` yields. (`match_indices` sets up a two-way searcher on every call,
+/// some 340 instructions, before it looks at a byte; most words looked for are not in the text,
+/// and [`find_str`] says so sooner.)
+pub fn occurrences<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let mut at = Some(0);
+    std::iter::from_fn(move || {
+        let from = at?;
+        if needle.is_empty() {
+            // (Every character boundary, the end included, as `match_indices("")` has them.)
+            at = hay[from..].chars().next().map(|c| from + c.len_utf8());
+            return Some(from);
+        }
+        let i = from + find_str(&hay[from..], needle)?;
+        at = Some(i + needle.len());
+        Some(i)
+    })
+}
+
 /// The first `n` characters of `s`.
 pub fn head_chars(s: &str, n: usize) -> &str {
     match s.char_indices().nth(n) {
@@ -1218,7 +1237,7 @@ pub fn numbers(s: &str) -> Vec<Num> {
     // 半小时 / 半个小时 / 半个钟头: half an hour, with no numeral (一个半小时 is read above).
     if s.contains('半') {
         for w in lists().text.half_hour.iter().copied() {
-            for (i, _) in s.match_indices(w) {
+            for i in occurrences(s, w) {
                 let prev = s[..i].chars().next_back();
                 if prev.is_some_and(|p| is_numeral(p) || p == '个' || p == '大' || p == '多')
                     || out.iter().any(|n| n.start <= i && i < n.end)
@@ -1798,6 +1817,24 @@ mod tests {
         for h in hays {
             for n in needles {
                 assert_eq!(find_str(h, n), h.find(n), "{n:?} in {h:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn occurrences_are_match_indices() {
+        let hays = [
+            "",
+            "的话的话",
+            "aaaa",
+            "您要是方便的话就放门口，不方便的话放驿站",
+            // Longer than the short-clause path.
+            "您好，王先生现在不方便接电话，我是他的来电助理，他交代过的话我可以帮您转告，的话的话",
+        ];
+        for h in hays {
+            for n in ["的话", "aa", "a", "", "驿站", "不方便"] {
+                let want: Vec<usize> = h.match_indices(n).map(|(i, _)| i).collect();
+                assert_eq!(occurrences(h, n).collect::<Vec<_>>(), want, "{n:?} in {h:?}");
             }
         }
     }
