@@ -1834,7 +1834,11 @@ mod tests {
         for h in hays {
             for n in ["的话", "aa", "a", "", "驿站", "不方便"] {
                 let want: Vec<usize> = h.match_indices(n).map(|(i, _)| i).collect();
-                assert_eq!(occurrences(h, n).collect::<Vec<_>>(), want, "{n:?} in {h:?}");
+                assert_eq!(
+                    occurrences(h, n).collect::<Vec<_>>(),
+                    want,
+                    "{n:?} in {h:?}"
+                );
             }
         }
     }
