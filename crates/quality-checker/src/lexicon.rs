@@ -520,6 +520,10 @@ word_files! {
         fee_pay_verbs: Words,
         money_to_caller: Words,
         money_words: Words,
+        own_resort: Words,
+        exclamations: Words,
+        held_to: Words,
+        interjections: Chars,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
