@@ -488,6 +488,23 @@ word_files! {
         alternative_heads: Words,
         alternative_tails: Words,
         after_kin_names: Chars,
+        question_words: Words,
+        surname_asked_or_denied: Chars,
+        last_digit: Words,
+        building_marks: Chars,
+        street_ends: Chars,
+        room_marks: Chars,
+        pet_name_prefixes: Chars,
+        waits_for_owner: Words,
+        advice_after_on_the_way: Chars,
+        the_way_before_on_the_way: Chars,
+        before_residence_place: Chars,
+        no_place_after_residence: Chars,
+        trade_said: Words,
+        persons: Chars,
+        with_prepositions: Chars,
+        object_coverbs: Chars,
+        yes_openers: Words,
     }
     /// `data/words/text.toml`: text handling (`src/text.rs`).
     text: TextWords = "text.toml" {
