@@ -678,6 +678,20 @@ word_files! {
         yes_no_ends: Words,
         asks_how_long: Words,
         proposal_ends: Words,
+        concept_joiners: Chars,
+        not_topic_chars: Chars,
+        parcel_as_couriers_say: Words,
+        before_kin_intro: Chars,
+        not_done_after_le: Chars,
+        will_be: Chars,
+        blocking_frame_chars: Chars,
+        adverbs_after_inability: Words,
+        before_give_up: Chars,
+        before_thanks: Chars,
+        before_own_plan: Chars,
+        before_agreement: Chars,
+        agreement_asked: Words,
+        denials: Words,
     }
 }
 
