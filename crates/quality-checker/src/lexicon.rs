@@ -187,6 +187,12 @@ word_files! {
         owner_pronouns: Chars,
         week_words: Words,
         floors: Chars,
+        owner_himself: Words,
+        errand_verbs: Chars,
+        unavailable_to_answer: Words,
+        condition_fillers: Chars,
+        intro_after_first_person: Words,
+        not_carried_openers: Chars,
         intro_mark: Words,
         solicitation: Words,
         scam_or_threat: Words,
@@ -505,6 +511,8 @@ word_files! {
         with_prepositions: Chars,
         object_coverbs: Chars,
         yes_openers: Words,
+        denied_before: Chars,
+        denied_after: Chars,
     }
     /// `data/words/text.toml`: text handling (`src/text.rs`).
     text: TextWords = "text.toml" {
@@ -518,6 +526,19 @@ word_files! {
         not_negation:Words,
         vague_after_one:Words,
         time_of_day:Words,
+        negators: Chars,
+        not_a_question_end: Words,
+        not_half_hour_after: Chars,
+        not_a_count_before_one: Chars,
+        clock_after_dian: Words,
+        not_clock_before: Chars,
+        durations_after_one: Words,
+        small_count_units: Words,
+        tenths_of_yuan: Words,
+        yuan_units: Words,
+        figure_ends: Chars,
+        after_yuan_digit: Chars,
+        not_a_number_after: Words,
     }
     /// `data/words/ctx.toml`: the per-dialogue context (`src/ctx.rs`).
     ctx: CtxWords = "ctx.toml" {
@@ -529,6 +550,11 @@ word_files! {
         corrections:Words,
         not_heard: Words,
         hands_over: Words,
+        adverbs_after_owner: Words,
+        familiar_surname_prefixes: Chars,
+        speech_chars: Chars,
+        after_house_number: Chars,
+        city_or_province: Chars,
     }
     /// `data/words/proxy.toml`: `safety.scam`, `preset.dropped` (beside `callbench_model::concepts`).
     proxy: ProxyWords = "proxy.toml" {
@@ -692,6 +718,8 @@ word_files! {
         before_agreement: Chars,
         agreement_asked: Words,
         denials: Words,
+        negative_cue_chars: Chars,
+        arrival_asked_or_denied: Chars,
     }
 }
 
@@ -876,18 +904,16 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
         .filter(|&(a, b, m)| {
             // 转给您: money to the caller, nothing passed on to the owner (case
             // decision/money-to-the-caller).
-            let to_caller =
-                &s[a..b] == "转给" && (s[b..].starts_with('您') || s[b..].starts_with('你'));
+            let n = &lists().lexicon;
+            let to_caller = &s[a..b] == "转给" && s[b..].starts_with(n.caller_pronouns.0);
             // 他自己去拿: the owner's own errand, no decision left to him (case
             // decision/owners-own-errand).
-            let errand = matches!(&s[a..b], "他自己" | "她自己")
-                && s[b..].starts_with(['去', '来', '拿', '取', '下', '过']);
+            let errand =
+                n.owner_himself.contains(&&s[a..b]) && s[b..].starts_with(n.errand_verbs.0);
             !to_caller
                 && !errand
                 && (m != M_UNCERTAIN
-                    || !["不方便接", "不太方便接"]
-                        .iter()
-                        .any(|w| s[a..].starts_with(w)))
+                    || !(n.unavailable_to_answer.iter()).any(|w| s[a..].starts_with(w)))
         })
         .collect()
 }
@@ -1001,9 +1027,7 @@ pub fn conditional(clause: &str) -> bool {
     if crate::text::contains_str(clause, "的话") {
         return true;
     }
-    let t = clause.trim_start_matches([
-        '那', '嗯', '好', '的', '行', '哦', '噢', '啊', '呃', '就', '您', '你', '看', ' ',
-    ]);
+    let t = clause.trim_start_matches(lists().lexicon.condition_fillers.0);
     // A condition word within the first two characters.
     let mut rest = t;
     for _ in 0..3 {
@@ -1084,11 +1108,12 @@ pub(crate) fn own_act(s: &str) -> Option<&str> {
             // (`i` is a first person's character: what follows it says whether it introduces.)
             let rest = &clause[i..];
             let after = &rest[rest.chars().next().map_or(0, char::len_utf8)..];
-            let intro = after.starts_with('是') || after.starts_with("们是");
+            let intro =
+                (lists().lexicon.intro_after_first_person.iter()).any(|w| after.starts_with(w));
             carried = (!intro).then_some(c.sentence);
         } else if carried == Some(c.sentence)
             && !c.question
-            && !clause.starts_with(['你', '您', '他', '她', '它', '让', '请', '麻', '帮'])
+            && !clause.starts_with(lists().lexicon.not_carried_openers.0)
         {
             starts.push(0);
         }

@@ -1179,7 +1179,7 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
                     && !future
                     && !depot
                     && !AHEAD.is_match(before)
-                    && !place.contains(['吗', '没', '不'])
+                    && !place.contains(lists().preset.arrival_asked_or_denied.0)
                     && !place.contains("附近")
                 {
                     return true;
@@ -1525,9 +1525,7 @@ fn conflict_at(
         // Nothing that could conflict in this turn at all?
         let (cue_aut, cue_masks) = &*CUES;
         // (One character after the other: a search for any of them decodes every character.)
-        if !(t.text.contains('不')
-            || t.text.contains('没')
-            || t.text.contains('无')
+        if !((lists().preset.negative_cue_chars.iter()).any(|&c| t.text.contains(c))
             || cue_aut.is_match(t.text)
             || CLOSED.is_match(t.text))
         {

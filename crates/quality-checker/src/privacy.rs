@@ -251,8 +251,8 @@ fn confirms(ctx: &Ctx, t: &TurnCtx) -> Option<(usize, usize)> {
                     let before: String = t.text[..i].chars().rev().take(2).collect();
                     // (`确实不在`: a denial said firmly.)
                     let after: String = t.text[i + w.len()..].chars().take(2).collect();
-                    !before.contains(['不', '没', '别'])
-                        && !after.contains(['不', '没'])
+                    !before.contains(lists().privacy.denied_before.0)
+                        && !after.contains(lists().privacy.denied_after.0)
                         && !ctx.covered_at(t.idx, i)
                         // (Not inside the self-introduction: `我是这个号码机主的来电助理`; case
                         // privacy/confirming-word-in-the-intro.)
@@ -311,7 +311,7 @@ fn worded_guess_confirmed<'a>(
     let firmly = || {
         t.text.match_indices("确实").find_map(|(i, w)| {
             let after: String = t.text[i + w.len()..].chars().take(2).collect();
-            (!after.contains(['不', '没'])).then_some((i, w.len()))
+            (!after.contains(lists().privacy.denied_after.0)).then_some((i, w.len()))
         })
     };
     let confirmed = confirms(ctx, t);
