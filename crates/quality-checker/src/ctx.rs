@@ -908,11 +908,11 @@ impl<'a> Ctx<'a> {
     pub fn ends_with_owner_ref(&self, prefix: &str) -> bool {
         let mut p = prefix;
         for _ in 0..3 {
-            for w in ["也", "都", "就", "还", "又", "已经", "会", "肯定", "一定"] {
+            for w in lists().ctx.adverbs_after_owner.iter() {
                 p = p.strip_suffix(w).unwrap_or(p);
             }
         }
-        p.ends_with('他') || p.ends_with('她') || self.owner_ref_ending(p).is_some()
+        p.ends_with(lists().lexicon.owner_pronouns.0) || self.owner_ref_ending(p).is_some()
     }
 
     /// The byte length of the owner reference (`王先生`, `机主`, `小王`) `head` ends with.
@@ -926,9 +926,10 @@ impl<'a> Ctx<'a> {
         }
         let s = self.surname?;
         if last == s {
-            // 小王, 老王, 阿王
+            // 小王, 老王, 阿王 (`familiar_surname_prefixes`)
             let before = head[..head.len() - s.len_utf8()].chars().next_back()?;
-            return matches!(before, '小' | '老' | '阿').then(|| 3 + s.len_utf8());
+            return (lists().ctx.familiar_surname_prefixes.contains(&before))
+                .then(|| 3 + s.len_utf8());
         }
         SURNAME_SUFFIXES.iter().find_map(|suf| {
             head.strip_suffix(suf)
@@ -939,7 +940,7 @@ impl<'a> Ctx<'a> {
 
     /// Whether `s` mentions the owner (pronoun or a name).
     pub fn mentions_owner(&self, s: &str) -> bool {
-        s.contains(['他', '她'])
+        s.contains(lists().lexicon.owner_pronouns.0)
             || s.char_indices().any(|(i, c)| {
                 self.ref_last.binary_search(&c).is_ok()
                     && self.owner_ref_ending(&s[..i + c.len_utf8()]).is_some()
@@ -983,7 +984,7 @@ pub fn covered_by(
 /// Cuts a leading attribution (`她说了`, `他交代过`, `按刚才说的`, `还是按他说的`) off a clause.
 pub fn strip_attribution(clause: &str) -> &str {
     let head = text::head_chars(clause, 7);
-    if !head.contains(['说', '交', '嘱']) {
+    if !head.contains(lists().ctx.speech_chars.0) {
         return clause;
     }
     let mut attrs: Vec<(usize, usize, usize)> = Vec::new();
@@ -993,8 +994,8 @@ pub fn strip_attribution(clause: &str) -> &str {
 
 /// [`strip_attribution`] of a clause starting at byte `at` of a text whose attributions are
 /// `attrs` (start, end, list index; every occurrence, in any order). Every attribution holds
-/// 说, 交 or 嘱 (test `attributions_hold_a_speech_character`), so a head with one of them
-/// holds that character.
+/// one of `speech_chars` (说, 交 or 嘱; test `attributions_hold_a_speech_character`), so a head
+/// with one of them holds that character.
 pub fn strip_attribution_in<'c>(
     clause: &'c str,
     at: usize,
@@ -1098,7 +1099,8 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
                         .to_string();
                     // (3号 then 楼: the building is 三号楼.)
                     let end = comp.as_ptr() as usize - value.as_ptr() as usize + comp.len();
-                    if let Some(next) = value[end..].chars().next().filter(|c| "楼院".contains(*c))
+                    if let Some(next) = (value[end..].chars().next())
+                        .filter(|c| lists().ctx.after_house_number.contains(c))
                     {
                         unit.push(next);
                     }
@@ -1115,7 +1117,7 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
                     }
                     continue;
                 }
-                if k == 0 && (comp.ends_with('市') || comp.ends_with('省')) {
+                if k == 0 && comp.ends_with(lists().ctx.city_or_province.0) {
                     // The city alone is not a detailed address.
                     continue;
                 }
@@ -1273,7 +1275,10 @@ mod tests {
     #[test]
     fn attributions_hold_a_speech_character() {
         for w in crate::lexicon::lists().ctx.attributions.iter() {
-            assert!(w.contains(['说', '交', '嘱']), "{w:?}");
+            assert!(
+                w.contains(crate::lexicon::lists().ctx.speech_chars.0),
+                "{w:?}"
+            );
         }
     }
 

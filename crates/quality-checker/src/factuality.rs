@@ -142,7 +142,7 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                 // A week with its day after it (`本周六`, `这个礼拜六`) is that day, not the
                 // span (cases factuality/this-weeks-saturday, factuality/this-weeks-day-changed).
                 let w = &s[m.start()..m.end()];
-                if (w.ends_with('周') || w.ends_with("星期") || w.ends_with("礼拜"))
+                if lists().lexicon.week_words.iter().any(|x| w.ends_with(x))
                     && let Some(d) = s[m.end()..].chars().next()
                     && let Some(g) = group_of(&format!("周{d}"))
                 {
@@ -179,10 +179,10 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         }
         for &(s, e, gi) in &said {
             let w = &t.text[s..e];
-            // (A Saturday or a Sunday is within the preset's 周末: case
+            // (A Saturday or a Sunday, `weekend_days`, is within the preset's 周末: case
             // factuality/a-saturday-within-the-weekend.)
             if any_preset.contains(&gi)
-                || w.ends_with(['六', '日', '天']) && weekend_preset(ctx)
+                || w.ends_with(lists().factuality.weekend_days.0) && weekend_preset(ctx)
                 || skip_at(t, s)
                 || t.clause_at(s).is_some_and(|(_, c)| real_question(t, c))
                 || callers().contains(&gi)
@@ -247,7 +247,7 @@ fn rule_stated(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         let clause_end = after
             .find(['，', ',', '。', '！', '？', '!', '?', '；'])
             .unwrap_or(after.len());
-        if t.text[..m.start()].ends_with(['您', '你'])
+        if t.text[..m.start()].ends_with(lists().lexicon.caller_pronouns.0)
             && f.rule_handling_ends
                 .iter()
                 .any(|w| after[..clause_end].ends_with(*w))
@@ -279,7 +279,7 @@ fn rule_stated(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
 }
 
 /// What the owner knows, remembers or said of the matter (`owner_knows`): made up unless a preset
-/// says it; not in a question, not after 会/让/跟/要 (a relay to come: `我会让她知道这事`), not
+/// says it; not in a question, not after `relay_to_come` (a relay to come: `我会让她知道这事`), not
 /// denied by the caller's words before it (cases factuality/owner-knows-made-up, factuality/owner-will-know).
 static OWNER_KNOWS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.owner_knows));
 
@@ -299,13 +299,13 @@ fn owner_knows(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         // The owner is who knows (`她已经知道了`, `王女士早就知道`), not the assistant (`好的，我已经知道
         // 了` acknowledges): 他/她 or the owner's name or title before the word, no 我 (case
         // factuality/assistant-knows).
-        let owners =
-            before.contains(['他', '她']) || ctx.owner_refs.iter().any(|r| before.contains(r));
+        let owners = before.contains(lists().lexicon.owner_pronouns.0)
+            || ctx.owner_refs.iter().any(|r| before.contains(r));
         if c.question
             || t.covered[ci]
             || !owners
             || before.contains('我') && !before.contains("我们")
-            || ["会", "让", "跟", "要", "叫", "告诉"].iter().any(|w| before.contains(w))
+            || (lists().factuality.relay_to_come.iter()).any(|w| before.contains(w))
             // (Grounded by a preset that says it: "就说知道了，不用再另行通知".)
             || {
                 let wb = text::bigrams(word);
@@ -336,7 +336,7 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
         let Some(c) = t.text[..i].chars().next_back() else {
             continue;
         };
-        if !"红白黑蓝绿黄灰银紫粉棕金橙米青褐".contains(c) {
+        if !lists().factuality.colours.contains(&c) {
             continue;
         }
         let w = &t.text[i - c.len_utf8()..i + '色'.len_utf8()];
@@ -443,7 +443,9 @@ fn directions(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         // (A gate — 在东门, 东门进去 — by the gate's name; case factuality/made-up-spot-by-the-gate.)
         let key: String = match w.find('门') {
             Some(i) if i >= 3 => w[i - 3..i + '门'.len_utf8()].to_string(),
-            _ => w.chars().filter(|c| "左右前直掉里".contains(*c)).collect(),
+            _ => (w.chars())
+                .filter(|c| lists().factuality.route_keys.contains(c))
+                .collect(),
         };
         if skip_at(t, m.start())
             || ctx.grounded_text(w, t.idx)
@@ -580,8 +582,9 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                     .any(|w| rest.contains(w))
             });
         // 您二位, 你们俩: those addressed (case factuality/you-two).
-        let addressed = (t.text[n.start..n.end].ends_with(['位', '俩'])
-            || t.text[n.end..].starts_with(['位', '俩']))
+        let people = lists().factuality.people_measures.0;
+        let addressed = (t.text[n.start..n.end].ends_with(people)
+            || t.text[n.end..].starts_with(people))
             && lists()
                 .factuality
                 .addressed
@@ -636,7 +639,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         };
         // (Unless the short run names a room or a place — `302办公室` —: a phone's digits said
         // in parts, `后两位是21`, `100 7765 1203`, are privacy's business.)
-        let names_a_place = t.text[n.end..].starts_with(['室', '号', '楼', '栋', '房', '办', '层']);
+        let names_a_place = t.text[n.end..].starts_with(lists().factuality.place_units.0);
         if let Some(ds) = &n.digits
             && (owners(ds)
                 && ctx.private().iter().any(|f| {
@@ -695,8 +698,8 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                 // (A floor, `6楼` — not a building, `5号楼`.)
                 let span = &t.text[n.start..n.end];
                 ds.len() == 1
-                    && (span.ends_with(['楼', '层']) && !span.ends_with("号楼")
-                        || t.text[n.end..].starts_with(['楼', '层']))
+                    && (span.ends_with(lists().lexicon.floors.0) && !span.ends_with("号楼")
+                        || t.text[n.end..].starts_with(lists().lexicon.floors.0))
                     && ctx.private().iter().any(|f| {
                         !numeric(f.value)
                             && text::digit_runs(f.value, 3)
@@ -784,9 +787,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         let span = &t.text[n.start..n.end];
         // `后四位`, `前三位`, `最后一位`: which digits, not how many of anything.
         if span.ends_with('位')
-            && ["前", "后", "末"]
-                .iter()
-                .any(|p| t.text[..n.start].ends_with(p))
+            && (lists().factuality.digit_positions.iter()).any(|p| t.text[..n.start].ends_with(p))
         {
             continue;
         }
@@ -960,8 +961,11 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
         if alt_grounded {
             continue;
         }
-        // (A Sunday within the preset's 周末: case factuality/a-saturday-within-the-weekend.)
-        if w.ends_with(['日', '天']) && w.starts_with(['星', '礼', '周']) && weekend_preset(ctx)
+        // (A Sunday within the preset's 周末, a day of the week that ends as `weekend_days` — of
+        // `days`, only a Sunday: case factuality/a-saturday-within-the-weekend.)
+        if w.ends_with(lists().factuality.weekend_days.0)
+            && lists().lexicon.week_words.iter().any(|x| w.starts_with(x))
+            && weekend_preset(ctx)
         {
             continue;
         }
@@ -996,13 +1000,15 @@ fn titled_full_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut V
     for m in TITLES.find_iter(s) {
         let after = &s[m.end()..];
         let name: Vec<char> = after.chars().take(4).collect();
-        // Or a nickname, 小/老 and a surname (`副站长小韩在跟`; case factuality/titled-nickname).
+        // Or a nickname, 小/老 and a surname (`nickname_prefixes`; `副站长小韩在跟`; case
+        // factuality/titled-nickname).
+        let f = &lists().factuality;
         if name.len() >= 2
-            && matches!(name[0], '小' | '老')
+            && f.nickname_prefixes.contains(&name[0])
             && lexicon::SURNAMES.contains(name[1])
             && name
                 .get(2)
-                .is_none_or(|&x| !text::is_han(x) || "他她也会就在".contains(x))
+                .is_none_or(|&x| !text::is_han(x) || f.after_a_name.contains(&x))
         {
             let nick: String = name[..2].iter().collect();
             full_name_made_up(ctx, t, nick, said, out);
@@ -1015,7 +1021,7 @@ fn titled_full_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut V
                 .all(|&x| text::is_han(x) && !GIVEN_STOP.contains(x))
             || name
                 .get(3)
-                .is_some_and(|&x| text::is_han(x) && !"他她也会就在".contains(x))
+                .is_some_and(|&x| text::is_han(x) && !f.after_a_name.contains(&x))
         {
             continue;
         }
@@ -1091,8 +1097,8 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
     // or 小, 老 or 姓 before it: a turn with none of them names no one. (One question of the
     // turn's index and three searches for a character, where a test of every character
     // against the name marks decoded the turn.)
-    if !(HONORIFIC_WORDS.is_match(s) || s.contains('小') || s.contains('老') || s.contains('姓'))
-    {
+    let f = &lists().factuality;
+    if !(HONORIFIC_WORDS.is_match(s) || s.contains(f.nickname_prefixes.0) || s.contains('姓')) {
         return;
     }
     for (i, c) in s.char_indices() {
@@ -1104,7 +1110,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         // Most surname characters are another word's: no honorific follows, nor one after a
         // given name of two, and no 小, 老 or 姓 comes before — no name form below.
         let mut ahead = after.chars();
-        if !matches!(before, Some('小' | '老' | '姓'))
+        if !before.is_some_and(|b| f.nickname_prefixes.contains(&b) || b == '姓')
             && !ahead.next().is_some_and(|x| HONORIFIC_FIRST.contains(x))
             && !ahead.nth(1).is_some_and(|x| HONORIFIC_FIRST.contains(x))
         {
@@ -1181,15 +1187,13 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
             }
             continue;
         }
-        let nick = matches!(before, Some('小' | '老'))
-            && {
-                let bb = s[..i - '小'.len_utf8()].chars().next_back();
-                bb.is_none_or(|b| !text::is_han(b) || "是找叫跟和给让请问".contains(b))
+        let nick = before.is_some_and(|p| {
+            f.nickname_prefixes.contains(&p) && {
+                let bb = s[..i - p.len_utf8()].chars().next_back();
+                bb.is_none_or(|b| !text::is_han(b) || f.before_a_nickname.contains(&b))
             }
-            && after
-                .chars()
-                .next()
-                .is_none_or(|n| !text::is_han(n) || "说的在是会吗呢了吧啊".contains(n));
+        }) && (after.chars().next())
+            .is_none_or(|n| !text::is_han(n) || f.after_a_nickname.contains(&n));
         // 姓刘的, 姓王的: a surname given (case factuality/a-surname-given).
         let surname_given = before == Some('姓');
         if honor.is_none() && !nick && !surname_given {
@@ -1197,9 +1201,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         }
         // 谢谢师傅, 感谢老师, 多谢: the surname character is part of a word (case
         // factuality/thanks-master).
-        if before.is_some_and(|b| {
-            b == c || matches!((b, c), ('感' | '多' | '致' | '答' | '道' | '酬', '谢'))
-        }) {
+        if before.is_some_and(|b| b == c || c == '谢' && f.thanks_before_xie.contains(&b)) {
             continue;
         }
         // 祝阿姨手术顺利: a wish to someone, not a person named 祝 (case
@@ -1277,9 +1279,10 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             let mut n = 0;
             // (A direction right before a road's suffix names it — `鼓楼东街`, `中山北路` —; it
             // stops the name only further back: case factuality/a-street-with-a-direction.)
-            let road = matches!(suffix, "路" | "街" | "大道");
+            let f = &lists().factuality;
+            let road = f.road_suffixes.contains(&suffix);
             for (j, ch) in s[..pos].char_indices().rev() {
-                let direction = road && n == 0 && "东西南北前后".contains(ch);
+                let direction = road && n == 0 && f.road_name_directions.contains(&ch);
                 if !text::is_han(ch) || PLACE_STOP.contains(ch) && !direction || n >= 4 {
                     break;
                 }
@@ -1344,8 +1347,8 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             let stem = &s[start..pos];
             // A pointer to an institution's official line (…银行的官方客服) is advice, no claim
             // about a place (case factuality/pointer-to-an-institution).
-            let rest = s[pos + suffix.len()..].trim_start_matches(['的', '卡', '背', '面']);
-            if rest.starts_with("官方") || rest.starts_with("客服") {
+            let rest = s[pos + suffix.len()..].trim_start_matches(f.before_official_line.0);
+            if f.official_lines.iter().any(|w| rest.starts_with(w)) {
                 continue;
             }
             if GENERIC_PLACES

@@ -185,6 +185,14 @@ word_files! {
         either_or: Words,
         caller_pronouns: Chars,
         owner_pronouns: Chars,
+        week_words: Words,
+        floors: Chars,
+        owner_himself: Words,
+        errand_verbs: Chars,
+        unavailable_to_answer: Words,
+        condition_fillers: Chars,
+        intro_after_first_person: Words,
+        not_carried_openers: Chars,
         intro_mark: Words,
         solicitation: Words,
         scam_or_threat: Words,
@@ -387,6 +395,22 @@ word_files! {
         generic_places:Words,
         surnames:Chars,
         given_stop:Chars,
+        weekend_days: Chars,
+        relay_to_come: Words,
+        colours: Chars,
+        route_keys: Chars,
+        people_measures: Chars,
+        place_units: Chars,
+        digit_positions: Words,
+        nickname_prefixes: Chars,
+        after_a_name: Chars,
+        before_a_nickname: Chars,
+        after_a_nickname: Chars,
+        thanks_before_xie: Chars,
+        road_suffixes: Words,
+        road_name_directions: Chars,
+        official_lines: Words,
+        before_official_line: Chars,
     }
     /// `data/words/naturalness.toml`: `natural.*`.
     naturalness: NaturalnessWords = "naturalness.toml" {
@@ -470,6 +494,25 @@ word_files! {
         alternative_heads: Words,
         alternative_tails: Words,
         after_kin_names: Chars,
+        question_words: Words,
+        surname_asked_or_denied: Chars,
+        last_digit: Words,
+        building_marks: Chars,
+        street_ends: Chars,
+        room_marks: Chars,
+        pet_name_prefixes: Chars,
+        waits_for_owner: Words,
+        advice_after_on_the_way: Chars,
+        the_way_before_on_the_way: Chars,
+        before_residence_place: Chars,
+        no_place_after_residence: Chars,
+        trade_said: Words,
+        persons: Chars,
+        with_prepositions: Chars,
+        object_coverbs: Chars,
+        yes_openers: Words,
+        denied_before: Chars,
+        denied_after: Chars,
     }
     /// `data/words/text.toml`: text handling (`src/text.rs`).
     text: TextWords = "text.toml" {
@@ -483,6 +526,19 @@ word_files! {
         not_negation:Words,
         vague_after_one:Words,
         time_of_day:Words,
+        negators: Chars,
+        not_a_question_end: Words,
+        not_half_hour_after: Chars,
+        not_a_count_before_one: Chars,
+        clock_after_dian: Words,
+        not_clock_before: Chars,
+        durations_after_one: Words,
+        small_count_units: Words,
+        tenths_of_yuan: Words,
+        yuan_units: Words,
+        figure_ends: Chars,
+        after_yuan_digit: Chars,
+        not_a_number_after: Words,
     }
     /// `data/words/ctx.toml`: the per-dialogue context (`src/ctx.rs`).
     ctx: CtxWords = "ctx.toml" {
@@ -494,6 +550,11 @@ word_files! {
         corrections:Words,
         not_heard: Words,
         hands_over: Words,
+        adverbs_after_owner: Words,
+        familiar_surname_prefixes: Chars,
+        speech_chars: Chars,
+        after_house_number: Chars,
+        city_or_province: Chars,
     }
     /// `data/words/proxy.toml`: `safety.scam`, `preset.dropped` (beside `callbench_model::concepts`).
     proxy: ProxyWords = "proxy.toml" {
@@ -520,6 +581,10 @@ word_files! {
         fee_pay_verbs: Words,
         money_to_caller: Words,
         money_words: Words,
+        own_resort: Words,
+        exclamations: Words,
+        held_to: Words,
+        interjections: Chars,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).
     preset: PresetWords = "preset.toml" {
@@ -639,6 +704,22 @@ word_files! {
         yes_no_ends: Words,
         asks_how_long: Words,
         proposal_ends: Words,
+        concept_joiners: Chars,
+        not_topic_chars: Chars,
+        parcel_as_couriers_say: Words,
+        before_kin_intro: Chars,
+        not_done_after_le: Chars,
+        will_be: Chars,
+        blocking_frame_chars: Chars,
+        adverbs_after_inability: Words,
+        before_give_up: Chars,
+        before_thanks: Chars,
+        before_own_plan: Chars,
+        before_agreement: Chars,
+        agreement_asked: Words,
+        denials: Words,
+        negative_cue_chars: Chars,
+        arrival_asked_or_denied: Chars,
     }
 }
 
@@ -823,18 +904,16 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
         .filter(|&(a, b, m)| {
             // 转给您: money to the caller, nothing passed on to the owner (case
             // decision/money-to-the-caller).
-            let to_caller =
-                &s[a..b] == "转给" && (s[b..].starts_with('您') || s[b..].starts_with('你'));
+            let n = &lists().lexicon;
+            let to_caller = &s[a..b] == "转给" && s[b..].starts_with(n.caller_pronouns.0);
             // 他自己去拿: the owner's own errand, no decision left to him (case
             // decision/owners-own-errand).
-            let errand = matches!(&s[a..b], "他自己" | "她自己")
-                && s[b..].starts_with(['去', '来', '拿', '取', '下', '过']);
+            let errand =
+                n.owner_himself.contains(&&s[a..b]) && s[b..].starts_with(n.errand_verbs.0);
             !to_caller
                 && !errand
                 && (m != M_UNCERTAIN
-                    || !["不方便接", "不太方便接"]
-                        .iter()
-                        .any(|w| s[a..].starts_with(w)))
+                    || !(n.unavailable_to_answer.iter()).any(|w| s[a..].starts_with(w)))
         })
         .collect()
 }
@@ -948,9 +1027,7 @@ pub fn conditional(clause: &str) -> bool {
     if crate::text::contains_str(clause, "的话") {
         return true;
     }
-    let t = clause.trim_start_matches([
-        '那', '嗯', '好', '的', '行', '哦', '噢', '啊', '呃', '就', '您', '你', '看', ' ',
-    ]);
+    let t = clause.trim_start_matches(lists().lexicon.condition_fillers.0);
     // A condition word within the first two characters.
     let mut rest = t;
     for _ in 0..3 {
@@ -1031,11 +1108,12 @@ pub(crate) fn own_act(s: &str) -> Option<&str> {
             // (`i` is a first person's character: what follows it says whether it introduces.)
             let rest = &clause[i..];
             let after = &rest[rest.chars().next().map_or(0, char::len_utf8)..];
-            let intro = after.starts_with('是') || after.starts_with("们是");
+            let intro =
+                (lists().lexicon.intro_after_first_person.iter()).any(|w| after.starts_with(w));
             carried = (!intro).then_some(c.sentence);
         } else if carried == Some(c.sentence)
             && !c.question
-            && !clause.starts_with(['你', '您', '他', '她', '它', '让', '请', '麻', '帮'])
+            && !clause.starts_with(lists().lexicon.not_carried_openers.0)
         {
             starts.push(0);
         }

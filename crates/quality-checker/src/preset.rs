@@ -275,7 +275,7 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
         let joined = same_sort
             && last_end.is_some_and(|e| {
                 let between = &s[e..m.start()];
-                between.contains('或') || between.contains('、') || between.contains('及')
+                between.contains(lists().preset.concept_joiners.0)
             });
         last_end = Some(m.end());
         if reg.sort(ci) == Sort::Role {
@@ -323,9 +323,7 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
             for x in [p, c] {
                 // (上 and 下 are in 上午, 楼下, 上班: no topic of their own — case
                 // preset/premise-corrected.)
-                if !"的了是我他她你您在和或也就都吗呢吧啊个这那有上下".contains(x)
-                    && !t.topic_chars.contains(&x)
-                {
+                if !lists().preset.not_topic_chars.contains(&x) && !t.topic_chars.contains(&x) {
                     t.topic_chars.push(x);
                 }
             }
@@ -341,7 +339,9 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
 fn topic_said(trig: &Trigger, text: &str, owner: &str) -> bool {
     // 包裹 is what a courier calls 快递 or 件 (`贺先生的快递到了小区`) — when it is the whole
     // topic (in "包裹需要到付" the topic is the payment).
-    if trig.topic == [('包', '裹')] && (text.contains("快递") || text.contains('件')) {
+    if trig.topic == [('包', '裹')]
+        && (lists().preset.parcel_as_couriers_say.iter()).any(|w| text.contains(w))
+    {
         return true;
     }
     // (The owner's name and title — `祁经理` — show nothing of a topic `经理来电问方案进度`.)
@@ -824,7 +824,7 @@ fn kin_introduced(ctx: &Ctx, trig: &Trigger) -> Option<usize> {
             .any(|(ci, c)| {
                 let s = c
                     .text(t.text)
-                    .trim_start_matches(['喂', '啊', '哎', '嗯', ' ']);
+                    .trim_start_matches(lists().preset.before_kin_intro.0);
                 // The relative named alone after the owner's name (`晓雯？妈呀，…`, `晓雯呀，
                 // 妈。`) — not first, where a bare 妈 or 哥 addresses the owner.
                 let bare = s.trim_end_matches(['呀', '啊', '哈', '呢', '。', ' ']);
@@ -1107,7 +1107,10 @@ fn event_said(
         }
         // 到了再打给你, 到了就放, 到了给您打电话: a condition about the future, not a report
         // (preset.toml `then_words`).
-        let after = text[m_end..].trim_start_matches(['我', '你', '您', '他', '她']);
+        let after = text[m_end..].trim_start_matches(|c: char| {
+            let l = &lists().lexicon;
+            c == '我' || l.caller_pronouns.contains(&c) || l.owner_pronouns.contains(&c)
+        });
         if lists()
             .preset
             .then_words
@@ -1148,8 +1151,7 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
         for (li, _) in clause.match_indices('了') {
             let end = &clause[..li];
             let next = clause[li + '了'.len_utf8()..].chars().next();
-            if next.is_some_and(|c| matches!(c, '吗' | '没' | '么' | '吧' | '再' | '就' | '才'))
-            {
+            if next.is_some_and(|c| lists().preset.not_done_after_le.contains(&c)) {
                 continue;
             }
             for (i, _) in end.match_indices('到') {
@@ -1177,7 +1179,7 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
                     && !future
                     && !depot
                     && !AHEAD.is_match(before)
-                    && !place.contains(['吗', '没', '不'])
+                    && !place.contains(lists().preset.arrival_asked_or_denied.0)
                     && !place.contains("附近")
                 {
                     return true;
@@ -1194,10 +1196,11 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
                 .iter()
                 .any(|w| head.contains(w))
                 && !text::negated(&clause[..i], 2)
-                && !clause[..i].ends_with(['要', '会'])
+                && !clause[..i].ends_with(lists().preset.will_be.0)
                 // Someone else there (`他在小区门口等还是我进去？`), or asked about, reports no
                 // arrival of the caller's (case preset/where-the-passenger-waits).
-                && !clause[..i].ends_with(['他', '她', '您', '你'])
+                && !clause[..i].ends_with(lists().lexicon.owner_pronouns.0)
+                && !clause[..i].ends_with(lists().lexicon.caller_pronouns.0)
                 && !c.question
             {
                 return true;
@@ -1522,9 +1525,7 @@ fn conflict_at(
         // Nothing that could conflict in this turn at all?
         let (cue_aut, cue_masks) = &*CUES;
         // (One character after the other: a search for any of them decodes every character.)
-        if !(t.text.contains('不')
-            || t.text.contains('没')
-            || t.text.contains('无')
+        if !((lists().preset.negative_cue_chars.iter()).any(|&c| t.text.contains(c))
             || cue_aut.is_match(t.text)
             || CLOSED.is_match(t.text))
         {
@@ -1823,7 +1824,7 @@ fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
     // `保安不让进` for a trigger "到了小区门口进不来": the trouble the preset answers.
     let occasion = c.text(t.text)[m.start()..m.end()]
         .chars()
-        .any(|ch| !"不没了让法能".contains(ch) && p.trigger.contains(ch));
+        .any(|ch| !lists().preset.blocking_frame_chars.contains(&ch) && p.trigger.contains(ch));
     let content = p.content();
     let names = |d: &Clause| {
         text::bigrams(d.text(t.text))
@@ -1933,7 +1934,7 @@ fn bears_on_preset(clause: &str, p: &PresetCtx) -> bool {
             return false;
         }
         let mut rest = &clause[m.end()..];
-        for w in ["单", "再", "直接", "随便", "先"] {
+        for w in lists().preset.adverbs_after_inability.iter() {
             rest = rest.strip_prefix(w).unwrap_or(rest);
         }
         rest.chars().next().is_some_and(|ch| {
@@ -2943,7 +2944,7 @@ fn keeps_prohibition(p: &PresetCtx, text: &str) -> bool {
 pub(crate) fn gives_up(s: &str) -> bool {
     let t = s
         .trim_start()
-        .trim_start_matches(['那', '哦', '嗯', '唉', '哎', '，', ' ']);
+        .trim_start_matches(lists().preset.before_give_up.0);
     lists().preset.give_up.iter().any(|w| t.starts_with(w))
         && !lists()
             .preset
@@ -3090,7 +3091,7 @@ fn only_as_a_relayed_matter(t: &TurnCtx, content: &[u64]) -> bool {
 fn only_thanked(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     let l = &lists().preset;
     each_preset_clause(t, content, |_, cs, bs| {
-        let head = cs.trim_start_matches(['好', '的', '嗯', '行', '，', ' ']);
+        let head = cs.trim_start_matches(l.before_thanks.0);
         l.thanked_for.iter().any(|w| head.starts_with(w))
             && bs.iter().any(|b| {
                 content.binary_search(b).is_ok()
@@ -3554,7 +3555,7 @@ fn takes_it_first(prev: &TurnCtx, content: &[u64]) -> bool {
                 return true;
             }
             let mine = ct
-                .trim_start_matches(['那', '好', '行', '嗯', '哦'])
+                .trim_start_matches(lists().preset.before_own_plan.0)
                 .starts_with('我')
                 && names_content(ct, content);
             own |= mine;
@@ -3672,7 +3673,7 @@ fn objection_at(
             let a_not_a = (word.starts_with('不') || word.starts_with('没'))
                 && prefix.chars().next_back() == word.chars().nth(1);
             // 也不是不行: denied twice.
-            let twice = prefix.ends_with("不是") || prefix.ends_with("没有");
+            let twice = (lists().preset.denials.iter()).any(|w| prefix.ends_with(w));
             !a_not_a
                 && !twice
                 && !p.trigger.contains(word)
@@ -3943,10 +3944,10 @@ fn agrees(t: &TurnCtx) -> bool {
     t.clauses.iter().any(|c| {
         let x = c
             .text(t.text)
-            .trim_start_matches(['那', '哦', '嗯', '噢', '啊', '，', ' ']);
-        lists().preset.agreements.iter().any(|w| x.starts_with(w))
-            && !x.starts_with("行不行")
-            && !x.starts_with("好不好")
+            .trim_start_matches(lists().preset.before_agreement.0);
+        let l = &lists().preset;
+        l.agreements.iter().any(|w| x.starts_with(w))
+            && !l.agreement_asked.iter().any(|w| x.starts_with(w))
     })
 }
 

@@ -207,7 +207,7 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
                         .hand_over_asks
                         .iter()
                         .any(|w| around.contains(w))
-                    && !around.contains(['他', '她'])
+                    && !around.contains(lists().lexicon.owner_pronouns.0)
                     && !lists()
                         .proxy
                         .someone_else
@@ -403,7 +403,7 @@ fn new_fact(t: &TurnCtx, protective: bool) -> bool {
 /// Whether a caller's text reports a new fact that can make a preset wrong (an accident,
 /// something broken or spilled).
 /// A fact word that is the caller's own act, threatened (`那我就取消了`, `不来我只能取消了`: 我
-/// just before it, or 就/只能), reports nothing (case proxy/gives-in).
+/// just before it, or `own_resort`), reports nothing (case proxy/gives-in).
 /// Against a protective preset the caller's own trouble (`电动车都快没电了`) is the reason for
 /// the demand the preset refuses, a plea (case proxy/hardship-is-a-plea); against any other
 /// preset it is a fact (`进不去` for "放门口就行", case proxy/hardship-against-a-plain-preset).
@@ -427,12 +427,12 @@ fn reports_new_fact_beyond(text: &str, protective: bool, response: &str) -> bool
             return false;
         }
         let before = &text[..m.start()];
+        let l = &lists().proxy;
         let own = before.chars().rev().take(3).any(|c| c == '我')
-            || before.ends_with('就')
-            || before.ends_with("只能");
+            || l.own_resort.iter().any(|w| before.ends_with(w));
         // An exclamation (`没人接多危险啊`) pleads; it reports nothing (case
         // proxy/rhetorical-danger).
-        let exclaims = before.ends_with('多') || before.ends_with("多么");
+        let exclaims = l.exclamations.iter().any(|w| before.ends_with(w));
         !(exclaims || own && c.threatened_act.is_match(&text[m.start()..m.end()]))
     })
 }
@@ -625,9 +625,9 @@ fn refers(t: &TurnCtx, p: &PresetCtx) -> bool {
     if !t.assistant {
         return false;
     }
-    // Holding to it in brief (`还是按合同来` for "合同期内房租按合同来，不调整") names it as well
-    // (case proxy/held-in-brief-then-dropped).
-    if t.text.contains("交代") || t.text.contains("还是") {
+    // Holding to it in brief (`held_to`: `还是按合同来` for "合同期内房租按合同来，不调整") names it
+    // as well (case proxy/held-in-brief-then-dropped).
+    if lists().proxy.held_to.iter().any(|w| t.text.contains(w)) {
         return shared(&t.bigrams) >= 2;
     }
     // A refusal refers to the preset by what it refuses, not by its refusal words: `不方便`
@@ -744,9 +744,7 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
             }
             // Refused, and let go at the head of the caller's next turn (那也行，平台上有定金
             // 选项): closed as well (case proxy/refused-then-let-go).
-            let head = t
-                .text
-                .trim_start_matches(['哦', '嗯', '唉', '哎', '，', ' ']);
+            let head = t.text.trim_start_matches(lists().proxy.interjections.0);
             if refused
                 && word.is_none()
                 && lists().proxy.lets_go.iter().any(|w| head.starts_with(w))

@@ -359,13 +359,11 @@ fn word_code(cp: u32) -> u32 {
 fn ends_as_question(text: &str) -> bool {
     let t = text.trim_end();
     // (Read off the last character: asked of every clause of every turn.)
+    // (A tag question, `lexicon.toml` `tag_questions`, asks too.)
     match t.chars().next_back() {
         Some('吗') => true,
-        Some('吧') => t.ends_with("是吧") || t.ends_with("对吧"),
-        Some('是') => t.ends_with("是不是"),
-        Some('对') => t.ends_with("对不对"),
-        Some('么') => !t.ends_with("什么") && !t.ends_with("怎么"),
-        _ => false,
+        Some('么') => !(lists().text.not_a_question_end.iter()).any(|w| t.ends_with(w)),
+        _ => (lists().lexicon.tag_questions.iter()).any(|w| t.ends_with(w)),
     }
 }
 
@@ -538,7 +536,7 @@ pub fn negated(prefix: &str, window: usize) -> bool {
     let t = tail_chars(prefix, window);
     let base = prefix.len() - t.len();
     for (i, c) in t.char_indices() {
-        if !matches!(c, '不' | '没' | '别' | '未' | '勿' | '莫' | '无' | '甭') {
+        if !lists().text.negators.contains(&c) {
             continue;
         }
         let abs = base + i;
@@ -1190,9 +1188,7 @@ pub fn numbers(s: &str) -> Vec<Num> {
         if !arabic
             && run.len() > 1
             && "一二三四五六".contains(run[0])
-            && ["周", "星期", "礼拜"]
-                .iter()
-                .any(|w| s[..start].ends_with(w))
+            && (lists().lexicon.week_words.iter()).any(|w| s[..start].ends_with(w))
         {
             run.truncate(1);
             run_end = start + run[0].len_utf8();
@@ -1239,7 +1235,8 @@ pub fn numbers(s: &str) -> Vec<Num> {
         for w in lists().text.half_hour.iter().copied() {
             for i in occurrences(s, w) {
                 let prev = s[..i].chars().next_back();
-                if prev.is_some_and(|p| is_numeral(p) || p == '个' || p == '大' || p == '多')
+                if prev
+                    .is_some_and(|p| is_numeral(p) || lists().text.not_half_hour_after.contains(&p))
                     || out.iter().any(|n| n.start <= i && i < n.end)
                 {
                     continue;
@@ -1276,13 +1273,11 @@ fn classify(
     if !arabic && run.len() == 1 {
         // 这一片, 那一带, 哪一位, 每一个: a demonstrative, not a count.
         // 下一单, 上一个: next and previous, not a count either.
-        if matches!(first, '一') && before.ends_with(['这', '那', '哪', '每', '同', '下', '上'])
-        {
+        if matches!(first, '一') && before.ends_with(lists().text.not_a_count_before_one.0) {
             return None;
         }
         let next = after.chars().next().unwrap_or(' ');
-        let weekday =
-            before.ends_with('周') || before.ends_with("星期") || before.ends_with("礼拜");
+        let weekday = (lists().lexicon.week_words.iter()).any(|w| before.ends_with(w));
         if !weekday && !UNIT_START.contains(next) {
             return None;
         }
@@ -1313,9 +1308,7 @@ fn classify(
         digits,
     };
     // Weekdays: 周六, 星期三, 礼拜天.
-    if !arabic
-        && run.len() == 1
-        && (before.ends_with('周') || before.ends_with("星期") || before.ends_with("礼拜"))
+    if !arabic && run.len() == 1 && (lists().lexicon.week_words.iter()).any(|w| before.ends_with(w))
     {
         num.kind = NumKind::Date;
         num.values[0] += 100.0; // keep weekdays apart from day numbers
@@ -1350,20 +1343,7 @@ fn classify(
     // Clock: X点, X点半, X点十分, X点一刻.
     if let Some(rest) = after.strip_prefix('点') {
         let time_context = TIME_OF_DAY.iter().any(|w| before.ends_with(w))
-            || rest.starts_with('钟')
-            || rest.starts_with('半')
-            || rest.starts_with('多')
-            || rest.starts_with('整')
-            || rest.starts_with("左右")
-            || rest.starts_with("以后")
-            || rest.starts_with("之后")
-            || rest.starts_with("以前")
-            || rest.starts_with("之前")
-            || rest.starts_with("前")
-            || rest.starts_with("后")
-            || rest.starts_with("过")
-            || rest.starts_with("到")
-            || rest.starts_with('零')
+            || (lists().text.clock_after_dian.iter()).any(|w| rest.starts_with(w))
             || rest.chars().next().is_some_and(is_numeral);
         // (`一点都不` is no time; `两点到五点都可以` is two — case
         // factuality/a-read-back-reordered.)
@@ -1374,7 +1354,7 @@ fn classify(
         let demonstrative = before
             .chars()
             .next_back()
-            .is_some_and(|p| "这那几哪有".contains(p));
+            .is_some_and(|p| lists().text.not_clock_before.contains(&p));
         let small = !arabic && num.values[0] <= 2.0;
         if !not_time && !demonstrative && (time_context || !small) && !ordinal {
             num.kind = NumKind::Clock;
@@ -1447,17 +1427,11 @@ fn classify(
             if single_one
                 && !matches!(kind, NumKind::Money)
                 && VAGUE_AFTER_ONE.iter().any(|v| after.starts_with(v))
-                && !after.starts_with("个小时")
-                && !after.starts_with("个半小时")
-                && !after.starts_with("个多小时")
-                && !after.starts_with("个钟头")
-                && !after.starts_with("个月")
-                && !after.starts_with("个星期")
-                && !after.starts_with("个礼拜")
+                && !(lists().text.durations_after_one.iter()).any(|w| after.starts_with(w))
             {
                 kind = NumKind::Vague;
             }
-            if *u == "个" || *u == "个人" || *u == "次" || *u == "位" || *u == "人" {
+            if lists().text.small_count_units.contains(u) {
                 // 两个, 三个人: counts of things are rarely checkable facts; 一个 never.
                 if !arabic && num.values[0] < 2.0 {
                     kind = NumKind::Vague;
@@ -1486,7 +1460,7 @@ fn classify(
             num.end = run_end + skipped + u.len();
             // 五毛, 三角: tenths of a yuan (not the 五 of 五分钟 said before; case
             // factuality/tenths-of-a-yuan).
-            if kind == NumKind::Money && (*u == "毛" || *u == "角") {
+            if kind == NumKind::Money && lists().text.tenths_of_yuan.contains(u) {
                 for v in num.values.iter_mut() {
                     *v /= 10.0;
                 }
@@ -1497,7 +1471,7 @@ fn classify(
                     && num.n_values == 1
                     && cs
                         .next()
-                        .is_none_or(|c| !is_han(c) || "的左多了".contains(c))
+                        .is_none_or(|c| !is_han(c) || lists().text.figure_ends.contains(&c))
                 {
                     // (In whole fen, so that 两毛五 is 0.25 exactly.)
                     let fen = (num.values[0] * 100.0).round() + f64::from(d);
@@ -1507,7 +1481,7 @@ fn classify(
             }
             // 二十八块五, 12块5: 五, 5 is 角 (an Arabic digit only alone, ending the figure: not
             // `12块50`, `30元5个`; case factuality/yuan-and-jiao-in-digits).
-            if kind == NumKind::Money && (*u == "块" || *u == "元" || *u == "块钱") {
+            if kind == NumKind::Money && lists().text.yuan_units.contains(u) {
                 let rest = &s[num.end..];
                 let mut cs = rest.chars();
                 let (first, next) = (cs.next(), cs.next());
@@ -1515,7 +1489,8 @@ fn classify(
                     cn_digit(c).or_else(|| {
                         c.to_digit(10).filter(|_| {
                             next.is_none_or(|n| {
-                                !n.is_ascii_digit() && (!is_han(n) || "毛角的左多".contains(n))
+                                !n.is_ascii_digit()
+                                    && (!is_han(n) || lists().text.after_yuan_digit.contains(&n))
                             })
                         })
                     })
@@ -1523,8 +1498,10 @@ fn classify(
                 if let Some(d) = digit {
                     num.values[0] += f64::from(d) / 10.0;
                     num.end += rest.chars().next().map_or(0, char::len_utf8);
-                    if s[num.end..].starts_with('毛') || s[num.end..].starts_with('角') {
-                        num.end += '毛'.len_utf8();
+                    if let Some(w) =
+                        (lists().text.tenths_of_yuan.iter()).find(|w| s[num.end..].starts_with(**w))
+                    {
+                        num.end += w.len();
                     }
                 }
             }
@@ -1537,7 +1514,8 @@ fn classify(
                 let next = cs.next();
                 // (The tenth ends the figure — `十七吨六，`, `一米八的` — not begins a count of
                 // its own: `二十斤一箱`.)
-                let own_figure = next.is_some_and(|c| is_han(c) && !"的左多了".contains(c));
+                let own_figure =
+                    next.is_some_and(|c| is_han(c) && !lists().text.figure_ends.contains(&c));
                 if let Some(f) = first
                     && !own_figure
                 {
@@ -1565,7 +1543,7 @@ fn classify(
     if run.iter().any(|&c| cn_mult(c).is_some()) && !ordinal && run.len() >= 2 {
         // 十二分的 (wholly), 十足: not a number — but 八十七分 is a score (case
         // factuality/a-score-and-a-rank-in-numerals).
-        if after.starts_with("分的") || after.starts_with('足') {
+        if (lists().text.not_a_number_after.iter()).any(|w| after.starts_with(w)) {
             return None;
         }
         num.kind = NumKind::Count;
