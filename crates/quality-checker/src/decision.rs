@@ -161,7 +161,7 @@ fn concedes(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
                             && text::numbers(&x)
                                 .iter()
                                 .any(|n| n.specific() && n.end == x.len())
-                            || ends.iter().any(|e| rest.starts_with(e))
+                            || ends.iter().any(|e| text::starts_with_word(rest, e))
                     }
             });
             if let Some(k) = conceded {
@@ -296,7 +296,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             .filter(|d| d.sentence == c.sentence)
             .any(|d| {
                 let s = d.text(t.text).trim_start();
-                WISH.iter().any(|w| s.starts_with(w))
+                WISH.iter().any(|w| text::starts_with_word(s, w))
             })
         {
             continue;
@@ -325,7 +325,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 .decision
                 .potential_negation
                 .iter()
-                .any(|n| rest.starts_with(n));
+                .any(|n| text::starts_with_word(rest, n));
             let negated = text::negated(prefix, 8) || neg_after;
             // A commitment stands even next to a relay (case decision/commitment-next-to-a-relay).
             let own_deferred = t.clause_has(ci, M_DEFERS | M_RELAY);
@@ -460,7 +460,7 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
         .decision
         .owners_words_cited
         .iter()
-        .any(|w| rest.starts_with(w))
+        .any(|w| text::starts_with_word(rest, w))
     {
         return false;
     }
@@ -470,7 +470,7 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
             .decision
             .settled_phrases
             .iter()
-            .any(|w| rest.starts_with(w))
+            .any(|w| text::starts_with_word(rest, w))
     {
         return true;
     }
@@ -485,7 +485,7 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
                 .decision
                 .settle_courtesy
                 .iter()
-                .any(|w| rest.starts_with(w));
+                .any(|w| text::starts_with_word(rest, w));
     }
     true
 }
@@ -522,7 +522,10 @@ fn other_subject(prefix: &str) -> bool {
         }
     }
     p.ends_with(lists().lexicon.caller_pronouns.0)
-        && !d.caller_as_object.iter().any(|w| p.ends_with(w))
+        && !d
+            .caller_as_object
+            .iter()
+            .any(|w| text::ends_with_word(p, w))
 }
 
 /// The words after the verb (up to a particle) name what a preset allows (放驿站 with a preset
@@ -586,14 +589,20 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     }
     // A verb of direction before 不来了 makes it "cannot get there", not a refusal (case
     // decision/cannot-get-there-is-no-refusal).
-    if d.refusals_of_coming.iter().any(|w| word.starts_with(w))
-        && d.direction_verbs.iter().any(|w| prefix.ends_with(w))
+    if d.refusals_of_coming
+        .iter()
+        .any(|w| text::starts_with_word(word, w))
+        && d.direction_verbs
+            .iter()
+            .any(|w| text::ends_with_word(prefix, w))
     {
         return false;
     }
     // The assistant declining to handle it itself (`转账的事我这边不办理`): its own scope, the
     // owner's matter left open (case decision/assistant-declines-to-handle-it).
-    if d.own_scope.iter().any(|w| prefix.trim_end().ends_with(w))
+    if d.own_scope
+        .iter()
+        .any(|w| text::ends_with_word(prefix.trim_end(), w))
         && d.own_scope_refusals.contains(&word)
     {
         return false;
@@ -619,7 +628,9 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     // Acceptable, said for the owner (case decision/acceptable-for-the-owner); not the caller's
     // 您能接受的话 — a condition, skipped.
     if word == "接受"
-        && d.acceptable_modals.iter().any(|w| prefix.ends_with(w))
+        && d.acceptable_modals
+            .iter()
+            .any(|w| text::ends_with_word(prefix, w))
         && !prefix.contains('您')
     {
         return true;
@@ -627,7 +638,10 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     // 认 names the owner's own acceptance (case decision/owner-owns-it), not 认识 or 认为 (case
     // decision/owner-knows).
     if word.starts_with(lists().lexicon.owner_pronouns.0) {
-        return !d.not_owning_after_ren.iter().any(|w| rest.starts_with(w));
+        return !d
+            .not_owning_after_ren
+            .iter()
+            .any(|w| text::starts_with_word(rest, w));
     }
     // 没问题 / 不反对 alone is the assistant's own "sure" (case
     // decision/no-problem-said-by-the-assistant): only with the owner as subject (case
@@ -639,7 +653,7 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     }
     if d.bare_consents.contains(&word) {
         return crate::privacy::owner_subject(ctx, prefix)
-            || (d.owners_place.iter()).any(|w| prefix.trim_end().ends_with(w))
+            || (d.owners_place.iter()).any(|w| text::ends_with_word(prefix.trim_end(), w))
                 && ctx.mentions_owner(prefix);
     }
     crate::privacy::owner_subject(ctx, prefix)
@@ -653,7 +667,7 @@ fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     // decision/cancel-reported).
     let imperative = IMPERATIVE_END
         .iter()
-        .any(|e| clause.trim_end().ends_with(e));
+        .any(|e| text::ends_with_word(clause.trim_end(), e));
     // (The caller told to do it for the owner is still the owner's decision: case
     // decision/caller-told-to-do-it-for-the-owner.)
     if other_subject(prefix) && !imperative || in_preset(ctx, word, rest) {
@@ -680,7 +694,7 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     let for_owner = prefix
         .trim_start()
         .starts_with(lists().lexicon.caller_pronouns.0)
-        && (d.kept_for_owner.iter()).any(|w| prefix.trim_end().ends_with(w));
+        && (d.kept_for_owner.iter()).any(|w| text::ends_with_word(prefix.trim_end(), w));
     if ctx.mentions_owner(prefix) && !prefix.contains('帮') && !for_owner {
         return false;
     }
@@ -698,7 +712,7 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
         .decision
         .done_for_caller
         .iter()
-        .any(|w| prefix.trim_end().ends_with(w))
+        .any(|w| text::ends_with_word(prefix.trim_end(), w))
     {
         return false;
     }
@@ -708,23 +722,27 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
         .decision
         .callers_next_step
         .iter()
-        .any(|w| rest.starts_with(w))
+        .any(|w| text::starts_with_word(rest, w))
     {
         return false;
     }
     let imperative = IMPERATIVE_END
         .iter()
-        .any(|e| clause.trim_end().ends_with(e))
+        .any(|e| text::ends_with_word(clause.trim_end(), e))
         || lists()
             .decision
             .imperative_openers
             .iter()
-            .any(|w| prefix.trim_end().ends_with(w));
+            .any(|w| text::ends_with_word(prefix.trim_end(), w));
     if !imperative {
         return false;
     }
     // 放心, 放一放, 放弃: not placing anything (case decision/rest-assured).
-    if word == "放" && d.not_placing_after_fang.iter().any(|w| rest.starts_with(w)) {
+    if word == "放"
+        && d.not_placing_after_fang
+            .iter()
+            .any(|w| text::starts_with_word(rest, w))
+    {
         return false;
     }
     !in_preset(ctx, word, rest) && !preset_chars(ctx, clause)
@@ -775,7 +793,9 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     let will = tail.contains('会') && !(d.not_will.iter()).any(|w| text::contains_str(tail, w));
     modal_word
         || STRONG_MODAL.is_match(tail)
-        || d.modal_starts.iter().any(|w| word.starts_with(w))
+        || d.modal_starts
+            .iter()
+            .any(|w| text::starts_with_word(word, w))
         || will
 }
 
@@ -801,7 +821,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 && (!marked
                     || lists().lexicon.tag_questions
                         .iter()
-                        .any(|w| s.ends_with(w)))
+                        .any(|w| text::ends_with_word(s, w)))
             {
                 return false;
             }
@@ -810,7 +830,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             // case decision/indirect-question).
             let asks = c.question
                 || marked
-                || (lists().decision.indirect_question_openers.iter()).any(|w| s.starts_with(w))
+                || (lists().decision.indirect_question_openers.iter()).any(|w| text::starts_with_word(s, w))
                     && REQUEST.is_match(s)
                 // Unpunctuated speech: an A-not-A request asks without its question mark (case
                 // decision/unpunctuated-request) — unless a verb of knowing or caring embeds it
@@ -864,7 +884,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 // …and a fact said back for a yes (`想先确认一下目的地是霁川东站对吧`; case
                 // decision/fact-said-back-for-a-yes).
                 && !(text::contains_str(s, "是")
-                    && lists().lexicon.tag_questions.iter().any(|w| s.ends_with(w)))
+                    && lists().lexicon.tag_questions.iter().any(|w| text::ends_with_word(s, w)))
                 && !s.ends_with("的吧")
                 && !lists().decision.question_words
                     .iter()
@@ -888,9 +908,9 @@ fn agrees(t: &TurnCtx, from: usize) -> bool {
     };
     let head = first.text(t.text).trim();
     AGREE_STRONG.contains(&head)
-        || AGREE_STRONG
-            .iter()
-            .any(|a| head.starts_with(a) && head.chars().count() <= a.chars().count() + 1)
+        || AGREE_STRONG.iter().any(|a| {
+            text::starts_with_word(head, a) && head.chars().count() <= a.chars().count() + 1
+        })
 }
 
 /// Where a turn's words start after the usual opener (…不方便接电话, 我是他的来电助理), whose
@@ -954,7 +974,9 @@ fn callers_rules(text: &str) -> bool {
             return false;
         };
         let after = &s[i + '按'.len_utf8()..];
-        d.rules_handling_ends.iter().any(|e| s.ends_with(e))
+        d.rules_handling_ends
+            .iter()
+            .any(|e| text::ends_with_word(s, e))
             && d.rule_nouns.iter().any(|n| {
                 after
                     .find(n)
@@ -1084,7 +1106,7 @@ fn answers_request<'a>(
                     .decision
                     .settling_openers
                     .iter()
-                    .any(|w| s.starts_with(w))
+                    .any(|w| text::starts_with_word(s, w))
                     && !SELF_REQUEST.is_match(s)
                     && !lists()
                         .decision
@@ -1092,13 +1114,13 @@ fn answers_request<'a>(
                         .iter()
                         .any(|w| text::contains_str(s, w))
             };
-            (IMPERATIVE_END.iter().any(|e| s.ends_with(e)) || settles())
+            (IMPERATIVE_END.iter().any(|e| text::ends_with_word(s, e)) || settles())
                 && !PROCEDURAL.is_match(s)
                 // (您那边就… tells the caller what to do: no report.)
                 && (!t.clause_has(*ci, M_REPORTED)
                     || lists().decision.callers_side
                         .iter()
-                        .any(|w| s.starts_with(w)))
+                        .any(|w| text::starts_with_word(s, w)))
                 // An invitation to speak grants nothing (case decision/an-invitation-to-speak).
                 && !concepts().invite_to_speak.iter().any(|w| text::contains_str(s, w.as_str()))
                 // Left to the caller (看您…; case decision/left-to-the-callers-platform), or to
@@ -1253,7 +1275,7 @@ fn reversal(t: &TurnCtx) -> Option<Finding> {
     let (_, c) = t.clauses.iter().enumerate().find(|(ci, c)| {
         c.start >= from && !t.covered[*ci] && !c.question && {
             let s = c.text(t.text).trim();
-            IMPERATIVE_END.iter().any(|e| s.ends_with(e)) && !PROCEDURAL.is_match(s)
+            IMPERATIVE_END.iter().any(|e| text::ends_with_word(s, e)) && !PROCEDURAL.is_match(s)
         }
     })?;
     Some(finding(
@@ -1450,7 +1472,7 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
     if !t
         .clauses
         .iter()
-        .any(|c| ENDS.iter().any(|e| end_of(c).ends_with(e)))
+        .any(|c| ENDS.iter().any(|e| text::ends_with_word(end_of(c), e)))
     {
         return None;
     }
@@ -1465,7 +1487,7 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
         let s = c
             .text(t.text)
             .trim_end_matches(['。', '！', '!', '的', '啊', '呀']);
-        let ends = ENDS.iter().find(|e| s.ends_with(*e))?;
+        let ends = ENDS.iter().find(|e| text::ends_with_word(s, e))?;
         let topic = &s[..s.len() - ends.len()];
         if c.question
             || t.covered[ci]
@@ -1566,7 +1588,7 @@ fn names_a_matter(clause: &str) -> bool {
         .decision
         .topic_endings
         .iter()
-        .any(|e| c.ends_with(e))
+        .any(|e| text::ends_with_word(c, e))
 }
 
 #[cfg(test)]

@@ -226,7 +226,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     .embodiment
                     .coordinators
                     .iter()
-                    .any(|w| prefix.ends_with(w))
+                    .any(|w| text::ends_with_word(prefix, w))
                 {
                     12
                 } else {
@@ -262,10 +262,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 // embodiment/cancelling-is-no-fetching).
                 if NOT_PHYSICAL_COMPOUND
                     .iter()
-                    .any(|(v, n)| word.ends_with(v) && rest.starts_with(n))
+                    .any(|(v, n)| text::ends_with_word(word, v) && text::starts_with_word(rest, n))
                     // Nor an act said not possible (`我是来电助理，搬不了东西`; case
                     // embodiment/cannot-carry).
-                    || (e.cannot_complements.iter()).any(|w| rest.starts_with(w))
+                    || (e.cannot_complements.iter()).any(|w| text::starts_with_word(rest, w))
                 {
                     continue;
                 }
@@ -401,7 +401,9 @@ fn claim(
     if cat == Cat::Act
         && e.directional_complements.contains(&word)
         && (prev.is_some_and(|p| NON_PHYSICAL_BEFORE.contains(p))
-            || NON_PHYSICAL_VERBS.iter().any(|v| prefix.ends_with(v)))
+            || NON_PHYSICAL_VERBS
+                .iter()
+                .any(|v| text::ends_with_word(prefix, v)))
     {
         return false;
     }
@@ -426,12 +428,12 @@ fn claim(
             .embodiment
             .relaying_verbs
             .iter()
-            .any(|w| r.starts_with(w))
+            .any(|w| text::starts_with_word(r, w))
         {
             return false;
         }
     }
-    if word == "搬" && (e.not_carrying_after_ban.iter()).any(|w| rest.starts_with(w)) {
+    if word == "搬" && (e.not_carrying_after_ban.iter()).any(|w| text::starts_with_word(rest, w)) {
         // 搬家 is a topic, not an act here.
         return false;
     }
@@ -440,7 +442,7 @@ fn claim(
         .embodiment
         .topic_questions
         .iter()
-        .any(|w| prefix.trim_end().ends_with(w))
+        .any(|w| text::ends_with_word(prefix.trim_end(), w))
     {
         return false;
     }
@@ -457,7 +459,7 @@ fn claim(
     if cat == Cat::Perceive {
         let near = text::head_chars(rest, 8);
         if MESSAGE_OBJECTS.iter().any(|o| text::contains_str(near, o))
-            || (e.after_perceiving.iter()).any(|w| rest.starts_with(w))
+            || (e.after_perceiving.iter()).any(|w| text::starts_with_word(rest, w))
         {
             return false;
         }
@@ -482,15 +484,21 @@ fn claim(
             // (马上下去, 帮您拿上去, 看到您了) — not an instruction to the caller (放门口吧).
             let p = prefix.trim();
             let own_act = cat == Cat::Act
-                && (e.for_the_caller.iter().any(|w| word.starts_with(w))
-                    || e.immediacy.iter().any(|a| p.ends_with(a))
+                && (e
+                    .for_the_caller
+                    .iter()
+                    .any(|w| text::starts_with_word(word, w))
+                    || e.immediacy.iter().any(|a| text::ends_with_word(p, a))
                         && !rest.trim_end().ends_with('吧'));
             // 从…看进去: looking in from a spot is done there, by whoever speaks (case
             // embodiment/looking-in-from-a-spot).
             let own_sight = cat == Cat::Perceive
                 && !e.needs_subject.contains(&word)
-                && (p.is_empty() && e.own_sight_after.iter().any(|w| rest.starts_with(w))
-                    || e.looking_in.iter().any(|w| word.ends_with(w)));
+                && (p.is_empty()
+                    && e.own_sight_after
+                        .iter()
+                        .any(|w| text::starts_with_word(rest, w))
+                    || e.looking_in.iter().any(|w| text::ends_with_word(word, w)));
             own_act || own_sight
         }
     }
@@ -563,13 +571,13 @@ fn agent(ctx: &Ctx, prefix: &str) -> Agent {
             .embodiment
             .others_acting
             .iter()
-            .any(|w| head.ends_with(w))
+            .any(|w| text::ends_with_word(head, w))
         {
             let w = lists()
                 .embodiment
                 .others_acting
                 .iter()
-                .find(|w| head.ends_with(*w))
+                .find(|w| text::ends_with_word(head, w))
                 .map_or(3, |w| w.len());
             Some((w, Agent::Other))
         } else {
@@ -579,7 +587,8 @@ fn agent(ctx: &Ctx, prefix: &str) -> Agent {
             Some((len, who)) => {
                 let before = &head[..head.len() - len];
                 // 帮您, 给他, 跟他, 把他: a beneficiary or an object; the agent is further back.
-                let oblique = (lists().embodiment.obliques.iter()).any(|w| before.ends_with(w));
+                let oblique =
+                    (lists().embodiment.obliques.iter()).any(|w| text::ends_with_word(before, w));
                 if oblique {
                     if who == Agent::Assistant {
                         // 给我, 帮我: someone else acts for the assistant.
@@ -660,7 +669,7 @@ fn first_person_act<'a>(
             .embodiment
             .kindness_taken
             .iter()
-            .any(|w| before.ends_with(w))
+            .any(|w| text::ends_with_word(before, w))
         {
             continue;
         }
@@ -688,7 +697,7 @@ fn first_person_act<'a>(
             {
                 break;
             }
-            let Some(a) = ADVERBIALS.iter().find(|a| rest.starts_with(*a)) else {
+            let Some(a) = ADVERBIALS.iter().find(|a| text::starts_with_word(rest, a)) else {
                 break;
             };
             if *a == "去" {
@@ -747,7 +756,7 @@ fn first_person_act<'a>(
                 let next = &window[p.end()..];
                 if NOT_PHYSICAL_COMPOUND
                     .iter()
-                    .any(|(v, n)| verb == *v && next.starts_with(n))
+                    .any(|(v, n)| verb == *v && text::starts_with_word(next, n))
                 {
                     continue;
                 }
@@ -756,7 +765,7 @@ fn first_person_act<'a>(
                     .embodiment
                     .places_looked_at
                     .iter()
-                    .any(|w| verb.ends_with(w));
+                    .any(|w| text::ends_with_word(verb, w));
                 if verb.starts_with('看') && !at_place {
                     let after = &window[p.end()..];
                     let after_full = &scan[p.end()..];

@@ -142,7 +142,11 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                 // A week with its day after it (`本周六`, `这个礼拜六`) is that day, not the
                 // span (cases factuality/this-weeks-saturday, factuality/this-weeks-day-changed).
                 let w = &s[m.start()..m.end()];
-                if lists().lexicon.week_words.iter().any(|x| w.ends_with(x))
+                if lists()
+                    .lexicon
+                    .week_words
+                    .iter()
+                    .any(|x| text::ends_with_word(w, x))
                     && let Some(d) = s[m.end()..].chars().next()
                     && let Some(g) = group_of(&format!("周{d}"))
                 {
@@ -238,7 +242,10 @@ fn rule_stated(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             continue;
         }
         let after = t.text[m.end()..].trim_start_matches(['，', ',', '：', ':', ' ']);
-        if f.rule_handling.iter().any(|w| after.starts_with(*w)) {
+        if f.rule_handling
+            .iter()
+            .any(|w| text::starts_with_word(after, w))
+        {
             continue;
         }
         // The caller told to do as the rules they know say (`您按规定拍照就行`, after the
@@ -250,7 +257,7 @@ fn rule_stated(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         if t.text[..m.start()].ends_with(lists().lexicon.caller_pronouns.0)
             && f.rule_handling_ends
                 .iter()
-                .any(|w| after[..clause_end].ends_with(*w))
+                .any(|w| text::ends_with_word(&after[..clause_end], w))
         {
             continue;
         }
@@ -300,12 +307,12 @@ fn owner_knows(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
         // 了` acknowledges): 他/她 or the owner's name or title before the word, no 我 (case
         // factuality/assistant-knows).
         let owners = before.contains(lists().lexicon.owner_pronouns.0)
-            || ctx.owner_refs.iter().any(|r| before.contains(r));
+            || ctx.owner_refs.iter().any(|r| text::contains_str(before, r));
         if c.question
             || t.covered[ci]
             || !owners
             || before.contains('我') && !before.contains("我们")
-            || (lists().factuality.relay_to_come.iter()).any(|w| before.contains(w))
+            || (lists().factuality.relay_to_come.iter()).any(|w| text::contains_str(before, w))
             // (Grounded by a preset that says it: "就说知道了，不用再另行通知".)
             || {
                 let wb = text::bigrams(word);
@@ -346,7 +353,7 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             .factuality
             .colour_names
             .iter()
-            .any(|x| next.starts_with(x))
+            .any(|x| text::starts_with_word(next, x))
         {
             continue;
         }
@@ -511,9 +518,9 @@ fn real_question(t: &TurnCtx, c: &Clause) -> bool {
     // A question ending in 吧 asserts what it names — a guess, `是那笔四十二块五的退款吧？` (case
     // factuality/a-guess-in-is-then-ba), or what it presupposes, `退的二十八块钱会原路返回吧？`
     // (case factuality/a-figure-in-a-ba-question) —, and so does a rhetorical one (`rhetorical`).
-    let guess =
-        q.ends_with('吧') || q.ends_with('吗') && f.rhetorical.iter().any(|w| q.contains(w));
-    c.question && !guess && !f.tag_questions.iter().any(|w| q.ends_with(w))
+    let guess = q.ends_with('吧')
+        || q.ends_with('吗') && f.rhetorical.iter().any(|w| text::contains_str(q, w));
+    c.question && !guess && !f.tag_questions.iter().any(|w| text::ends_with_word(q, w))
 }
 
 fn skip_at(t: &TurnCtx, pos: usize) -> bool {
@@ -545,12 +552,12 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                 .factuality
                 .pointing_back
                 .iter()
-                .any(|w| t.text[..n.start].ends_with(w))
+                .any(|w| text::ends_with_word(&t.text[..n.start], w))
                 || lists()
                     .factuality
                     .matters_counted
                     .iter()
-                    .any(|w| t.text[n.end..].starts_with(w))
+                    .any(|w| text::starts_with_word(&t.text[n.end..], w))
                 // The two of the caller's either-or just asked (`走快速路还是走市区？` → `我把两条
                 // 路的情况发给他`; case factuality/the-callers-two-choices).
                 || n.values() == [2.0]
@@ -579,7 +586,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                     .factuality
                     .gathering
                     .iter()
-                    .any(|w| rest.contains(w))
+                    .any(|w| text::contains_str(rest, w))
             });
         // 您二位, 你们俩: those addressed (case factuality/you-two).
         let people = lists().factuality.people_measures.0;
@@ -589,7 +596,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                 .factuality
                 .addressed
                 .iter()
-                .any(|w| t.text[..n.start].ends_with(w));
+                .any(|w| text::ends_with_word(&t.text[..n.start], w));
         // A number in the assistant's own question asks (case factuality/number-asked) — unless
         // it is a tag question, which asserts (case factuality/number-in-a-tag-question).
         let asked = t
@@ -787,7 +794,8 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         let span = &t.text[n.start..n.end];
         // `后四位`, `前三位`, `最后一位`: which digits, not how many of anything.
         if span.ends_with('位')
-            && (lists().factuality.digit_positions.iter()).any(|p| t.text[..n.start].ends_with(p))
+            && (lists().factuality.digit_positions.iter())
+                .any(|p| text::ends_with_word(&t.text[..n.start], p))
         {
             continue;
         }
@@ -964,7 +972,11 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
         // (A Sunday within the preset's 周末, a day of the week that ends as `weekend_days` — of
         // `days`, only a Sunday: case factuality/a-saturday-within-the-weekend.)
         if w.ends_with(lists().factuality.weekend_days.0)
-            && lists().lexicon.week_words.iter().any(|x| w.starts_with(x))
+            && lists()
+                .lexicon
+                .week_words
+                .iter()
+                .any(|x| text::starts_with_word(w, x))
             && weekend_preset(ctx)
         {
             continue;
@@ -1045,7 +1057,7 @@ fn full_name_made_up(
         || ctx.allowed_text.contains(&full)
         || ctx
             .caller_turns_before(t.idx)
-            .any(|ct| ct.text.contains(&full))
+            .any(|ct| text::contains_str(ct.text, &full))
     {
         return;
     }
@@ -1125,7 +1137,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         {
             continue;
         }
-        let mut honor = HONORIFICS.iter().find(|h| after.starts_with(*h));
+        let mut honor = HONORIFICS.iter().find(|h| text::starts_with_word(after, h));
         // A given name between the surname and the title — made up unless said (case
         // factuality/made-up-given-name).
         let mut given: Option<&str> = None;
@@ -1150,7 +1162,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                     && let Some(h) = HONORIFICS
                         .iter()
                         .filter(|h| h.chars().count() == 2)
-                        .find(|h| after[g.len()..].starts_with(*h))
+                        .find(|h| text::starts_with_word(&after[g.len()..], h))
                 {
                     honor = Some(h);
                     given = Some(g);
@@ -1170,12 +1182,12 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                     .factuality
                     .person_titles
                     .iter()
-                    .find(|h| after[g.len_utf8()..].starts_with(*h))
+                    .find(|h| text::starts_with_word(&after[g.len_utf8()..], h))
                 && !lists()
                     .factuality
                     .not_one_char_names
                     .iter()
-                    .any(|w| s[i..].starts_with(w))
+                    .any(|w| text::starts_with_word(&s[i..], w))
             {
                 honor = Some(h);
                 given = Some(&after[..g.len_utf8()]);
@@ -1211,7 +1223,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                 .factuality
                 .wished
                 .iter()
-                .any(|w| t.text[i..].contains(w))
+                .any(|w| text::contains_str(&t.text[i..], w))
         {
             continue;
         }
@@ -1260,7 +1272,11 @@ fn has_surname(text: &str, c: char) -> bool {
                 // (`get`: `k` bytes back from `c` may fall inside another character; case
                 // factuality/a-surname-after-a-space-in-the-profile.)
                 .any(|(k, wc)| {
-                    wc == c && i >= k && text.get(i - k..).is_some_and(|s| s.starts_with(*w))
+                    wc == c
+                        && i >= k
+                        && text
+                            .get(i - k..)
+                            .is_some_and(|s| text::starts_with_word(s, w))
                 })
         })
     })
@@ -1316,7 +1332,7 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
                     .factuality
                     .road_state
                     .iter()
-                    .any(|w| s[pos + suffix.len()..].starts_with(w))
+                    .any(|w| text::starts_with_word(&s[pos + suffix.len()..], w))
             {
                 continue;
             }
@@ -1328,7 +1344,7 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
                         .ctx
                         .surname_suffixes
                         .iter()
-                        .any(|w| s[pos + suffix.len()..].starts_with(w)))
+                        .any(|w| text::starts_with_word(&s[pos + suffix.len()..], w)))
             {
                 continue;
             }
@@ -1348,12 +1364,15 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             // A pointer to an institution's official line (…银行的官方客服) is advice, no claim
             // about a place (case factuality/pointer-to-an-institution).
             let rest = s[pos + suffix.len()..].trim_start_matches(f.before_official_line.0);
-            if f.official_lines.iter().any(|w| rest.starts_with(w)) {
+            if f.official_lines
+                .iter()
+                .any(|w| text::starts_with_word(rest, w))
+            {
                 continue;
             }
             if GENERIC_PLACES
                 .iter()
-                .any(|g| name.ends_with(g) && name.len() <= g.len() + 3)
+                .any(|g| text::ends_with_word(name, g) && name.len() <= g.len() + 3)
                 || GENERIC_PLACES.contains(&name)
             {
                 continue;

@@ -793,7 +793,7 @@ impl Suffixes {
             self.groups
                 .iter()
                 .find(|g| g.0 == c)
-                .is_some_and(|g| g.1.iter().any(|w| s.ends_with(w)))
+                .is_some_and(|g| g.1.iter().any(|w| crate::text::ends_with_word(s, w)))
         })
     }
 }
@@ -913,7 +913,8 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
             !to_caller
                 && !errand
                 && (m != M_UNCERTAIN
-                    || !(n.unavailable_to_answer.iter()).any(|w| s[a..].starts_with(w)))
+                    || !(n.unavailable_to_answer.iter())
+                        .any(|w| crate::text::starts_with_word(&s[a..], w)))
         })
         .collect()
 }
@@ -1108,8 +1109,8 @@ pub(crate) fn own_act(s: &str) -> Option<&str> {
             // (`i` is a first person's character: what follows it says whether it introduces.)
             let rest = &clause[i..];
             let after = &rest[rest.chars().next().map_or(0, char::len_utf8)..];
-            let intro =
-                (lists().lexicon.intro_after_first_person.iter()).any(|w| after.starts_with(w));
+            let intro = (lists().lexicon.intro_after_first_person.iter())
+                .any(|w| crate::text::starts_with_word(after, w));
             carried = (!intro).then_some(c.sentence);
         } else if carried == Some(c.sentence)
             && !c.question

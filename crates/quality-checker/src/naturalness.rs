@@ -359,16 +359,24 @@ fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
             } else if n.hung_up.contains(&w) {
                 // 我先挂了 / 那挂了 — not 线上支付挂了 (crashed).
                 let p = clause[..m.start].trim();
-                if p.is_empty() || n.before_hung_up.iter().any(|w| p.ends_with(w)) {
+                if p.is_empty() || n.before_hung_up.iter().any(|w| text::ends_with_word(p, w)) {
                     return true;
                 }
             } else if w == "88" {
                 if clause == "88" {
                     return true;
                 }
-            } else if assistant && n.boundary_starts.iter().any(|b| w.starts_with(b)) {
+            } else if assistant
+                && n.boundary_starts
+                    .iter()
+                    .any(|b| text::starts_with_word(w, b))
+            {
                 return true;
-            } else if assistant && n.courtesy_starts.iter().any(|c| w.starts_with(c)) {
+            } else if assistant
+                && n.courtesy_starts
+                    .iter()
+                    .any(|c| text::starts_with_word(w, c))
+            {
                 // A courtesy closes only at the end of the turn (case
                 // naturalness/thanks-for-calling-opens).
                 let rest_is_courtesy = clauses[ci + 1..].iter().all(|r| {
@@ -382,7 +390,7 @@ fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
                 let tail = clause.trim_end_matches(['啊', '呀', '哈', '啦', '吧', '了', '嘛']);
                 if GOODBYE_END
                     .iter()
-                    .any(|e| tail.ends_with(e) || clause.ends_with(e))
+                    .any(|e| text::ends_with_word(tail, e) || text::ends_with_word(clause, e))
                 {
                     return true;
                 }
@@ -602,7 +610,11 @@ fn settled_in(s: &str, clauses: &[text::Clause]) -> bool {
             // naturalness/thanks-after-the-opener-refused).
             SETTLED.contains(&t)
                 || GOODBYE.is_match(t)
-                || lists().decision.wish.iter().any(|w| t.starts_with(w))
+                || lists()
+                    .decision
+                    .wish
+                    .iter()
+                    .any(|w| text::starts_with_word(t, w))
         }
     })
 }
@@ -699,7 +711,7 @@ fn address(s: &str) -> bool {
             .naturalness
             .address_titles
             .iter()
-            .any(|w| t.ends_with(w))
+            .any(|w| text::ends_with_word(t, w))
 }
 
 fn own_words(s: &str) -> usize {
@@ -756,7 +768,7 @@ fn premature(ctx: &Ctx, caller: &TurnCtx, assistant: &TurnCtx) -> bool {
             // (`麻烦您了` thanks: case naturalness/thanks-for-the-trouble.)
             if l.thanks_with_open_words
                 .iter()
-                .any(|w| caller.text[m.start()..].starts_with(w))
+                .any(|w| text::starts_with_word(&caller.text[m.start()..], w))
             {
                 return false;
             }
@@ -844,7 +856,8 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
     }
     // Speaker labels: 助理：…, Assistant: … (case naturalness/speaker-label)
     for label in lists().naturalness.speaker_labels.iter().copied() {
-        if s.starts_with(label) || s.contains('\n') && s.contains(&format!("\n{label}")) {
+        if text::starts_with_word(s, label) || s.contains('\n') && s.contains(&format!("\n{label}"))
+        {
             return Some((
                 label.into(),
                 format!("the reply carries a speaker label (\"{label}\")"),
@@ -1292,7 +1305,7 @@ fn speaks_for(after: &str) -> bool {
         .naturalness
         .speaks_for
         .iter()
-        .any(|w| rest.starts_with(w))
+        .any(|w| text::starts_with_word(rest, w))
 }
 
 /// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built

@@ -228,9 +228,13 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
     let (aut, owner) = (&reg.trigger_words, &reg.owner);
     let l = &lists().preset;
     let mut t = Trigger {
-        kin: KIN.iter().copied().filter(|k| s.contains(k)).collect(),
+        kin: KIN
+            .iter()
+            .copied()
+            .filter(|k| text::contains_str(s, k))
+            .collect(),
         time_bound: time_bound(s),
-        other_branch: l.other_branch.iter().any(|w| s.contains(w)),
+        other_branch: l.other_branch.iter().any(|w| text::contains_str(s, w)),
         ..Trigger::default()
     };
     let mut last_end: Option<usize> = None;
@@ -340,7 +344,7 @@ fn topic_said(trig: &Trigger, text: &str, owner: &str) -> bool {
     // 包裹 is what a courier calls 快递 or 件 (`贺先生的快递到了小区`) — when it is the whole
     // topic (in "包裹需要到付" the topic is the payment).
     if trig.topic == [('包', '裹')]
-        && (lists().preset.parcel_as_couriers_say.iter()).any(|w| text.contains(w))
+        && (lists().preset.parcel_as_couriers_say.iter()).any(|w| text::contains_str(text, w))
     {
         return true;
     }
@@ -597,8 +601,11 @@ fn time_bound(s: &str) -> Option<(f64, bool)> {
         }
         let rest = &s[n.end..];
         let rest = rest.strip_prefix('钟').unwrap_or(rest);
-        let after = l.time_after.iter().any(|w| rest.starts_with(w));
-        let before = l.time_before.iter().any(|w| rest.starts_with(w));
+        let after = l.time_after.iter().any(|w| text::starts_with_word(rest, w));
+        let before = l
+            .time_before
+            .iter()
+            .any(|w| text::starts_with_word(rest, w));
         (after || before).then(|| (clock_hours(s, &n), after))
     })
 }
@@ -608,8 +615,16 @@ fn time_bound(s: &str) -> Option<(f64, bool)> {
 fn clock_hours(s: &str, n: &text::Num) -> f64 {
     let h = n.values()[0];
     let before = text::tail_chars(&s[..n.start], 3);
-    let pm = lists().preset.afternoon.iter().any(|w| before.contains(w));
-    let morning = lists().preset.morning.iter().any(|w| before.contains(w));
+    let pm = lists()
+        .preset
+        .afternoon
+        .iter()
+        .any(|w| text::contains_str(before, w));
+    let morning = lists()
+        .preset
+        .morning
+        .iter()
+        .any(|w| text::contains_str(before, w));
     if h < 12.0 && (pm || !morning && (1.0..8.0).contains(&h)) {
         h + 12.0
     } else {
@@ -764,11 +779,9 @@ fn denies(before: &str) -> bool {
 /// `我们这边不是搞推广的`, `我不是来推销的`: 不是 with a light verb between it and the word
 /// denies who the caller is — not inside 是不是 (a question; case preset/not-here-to-sell).
 fn denied_by_identity(before: &str) -> bool {
-    lists()
-        .preset
-        .identity_denial
-        .iter()
-        .any(|d| before.ends_with(d) && !before[..before.len() - d.len()].ends_with('是'))
+    lists().preset.identity_denial.iter().any(|d| {
+        text::ends_with_word(before, d) && !before[..before.len() - d.len()].ends_with('是')
+    })
 }
 
 /// The caller denies a part of the trigger: some concept group of it is named by the callers only
@@ -803,7 +816,7 @@ fn echoed(ctx: &Ctx, t: &TurnCtx, start: usize, end: usize) -> bool {
     };
     let word = &t.text[start..end];
     prev.assistant
-        && prev.text.contains(word)
+        && text::contains_str(prev.text, word)
         && t.clause_at(start).is_some_and(|(_, c)| {
             let ct = c.text(t.text);
             (c.question || t.text[c.end..].starts_with(['？', '?']))
@@ -834,7 +847,7 @@ fn kin_introduced(ctx: &Ctx, trig: &Trigger) -> Option<usize> {
                     && trig
                         .kin
                         .iter()
-                        .any(|k| kin_words(k).any(|w| bare.contains(w)))
+                        .any(|k| kin_words(k).any(|w| text::contains_str(bare, w)))
                 {
                     return true;
                 }
@@ -845,7 +858,7 @@ fn kin_introduced(ctx: &Ctx, trig: &Trigger) -> Option<usize> {
                 let head = text::head_chars(rest, 6);
                 trig.kin
                     .iter()
-                    .any(|k| kin_words(k).any(|w| head.contains(w)))
+                    .any(|k| kin_words(k).any(|w| text::contains_str(head, w)))
             })
             .then_some(t.idx)
     })
@@ -868,7 +881,11 @@ fn other_kin(ctx: &Ctx, trig: &Trigger) -> bool {
     let intro = &intro[..intro
         .find(['，', '。', ',', '！', '？'])
         .unwrap_or(intro.len())];
-    let said: Vec<&str> = KIN.iter().copied().filter(|k| intro.contains(k)).collect();
+    let said: Vec<&str> = KIN
+        .iter()
+        .copied()
+        .filter(|k| text::contains_str(intro, k))
+        .collect();
     !said.is_empty()
         && !said
             .iter()
@@ -1071,7 +1088,7 @@ fn event_said(
                     .preset
                     .conditions
                     .iter()
-                    .any(|w| ct.trim_start().starts_with(w))
+                    .any(|w| text::starts_with_word(ct.trim_start(), w))
             {
                 return false;
             }
@@ -1115,7 +1132,7 @@ fn event_said(
             .preset
             .then_words
             .iter()
-            .any(|w| after.starts_with(w))
+            .any(|w| text::starts_with_word(after, w))
         {
             return false;
         }
@@ -1127,9 +1144,10 @@ fn event_said(
             return true;
         }
         let before = text::tail_chars(&text[..m_start], 4);
-        !NOT_YET
-            .iter()
-            .any(|w| before.ends_with(w) || text::contains_str(before, w) && w.chars().count() >= 2)
+        !NOT_YET.iter().any(|w| {
+            text::ends_with_word(before, w)
+                || text::contains_str(before, w) && w.chars().count() >= 2
+        })
     })
 }
 
@@ -1164,17 +1182,22 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
                 let n = place.chars().count();
                 let tail4 = text::tail_chars(before, 4);
                 let future = NOT_YET.iter().any(|w| {
-                    tail4.ends_with(w) || text::contains_str(tail4, w) && w.chars().count() >= 2
+                    text::ends_with_word(tail4, w)
+                        || text::contains_str(tail4, w) && w.chars().count() >= 2
                 });
                 // The parcel come to the courier's own depot (`您有个件今天到站了`, `件到我们网点了`)
                 // is not at the door (case preset/parcel-at-the-depot); a driver's `我到东站了`
                 // is an arrival (case preset/driver-at-the-station).
-                let depot = lists().preset.depots.iter().any(|w| place.contains(w))
+                let depot = lists()
+                    .preset
+                    .depots
+                    .iter()
+                    .any(|w| text::contains_str(place, w))
                     && lists()
                         .preset
                         .parcel_words
                         .iter()
-                        .any(|w| tail4.contains(w));
+                        .any(|w| text::contains_str(tail4, w));
                 if (1..=12).contains(&n)
                     && !future
                     && !depot
@@ -1194,7 +1217,7 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
                 .preset
                 .arrival_spots
                 .iter()
-                .any(|w| head.contains(w))
+                .any(|w| text::contains_str(head, w))
                 && !text::negated(&clause[..i], 2)
                 && !clause[..i].ends_with(lists().preset.will_be.0)
                 // Someone else there (`他在小区门口等还是我进去？`), or asked about, reports no
@@ -1574,7 +1597,11 @@ fn conflict_at(
                             let ct = c.text(first);
                             !c.question
                                 && names_content(ct, content)
-                                && !lists().preset.reluctance.iter().any(|w| ct.contains(w))
+                                && !lists()
+                                    .preset
+                                    .reluctance
+                                    .iter()
+                                    .any(|w| text::contains_str(ct, w))
                         })
                     })
             })
@@ -1623,12 +1650,19 @@ fn conflict_at(
             // A repair the owner filed, not getting worse anywhere in its sentence (`filed_repair`,
             // `worsening`).
             let pl = &lists().preset;
-            if pl.filed_repair.iter().any(|w| clause.contains(w))
+            if pl
+                .filed_repair
+                .iter()
+                .any(|w| text::contains_str(clause, w))
                 && !t
                     .clauses
                     .iter()
                     .filter(|d| d.sentence == c.sentence)
-                    .any(|d| pl.worsening.iter().any(|w| d.text(t.text).contains(w)))
+                    .any(|d| {
+                        pl.worsening
+                            .iter()
+                            .any(|w| text::contains_str(d.text(t.text), w))
+                    })
             {
                 continue;
             }
@@ -1678,24 +1712,28 @@ fn conflict_at(
                     .preset
                     .choice_asked
                     .iter()
-                    .any(|w| clause.contains(w));
+                    .any(|w| text::contains_str(clause, w));
             // A place closed that day, against a preset that keeps a day or a time.
             if CLOSED.is_match(clause)
                 && p.bigrams().iter().any(|&b| text::time_pair(b))
-                && !lists().preset.moves.iter().any(|w| p.response.contains(w))
+                && !lists()
+                    .preset
+                    .moves
+                    .iter()
+                    .any(|w| text::contains_str(p.response, w))
             {
                 return Some(t.idx);
             }
             // A cue the preset itself says (`否则我会报警`, echoed `报警？`) is no new situation.
             let hit = cue_aut.find_iter(clause).any(|m| {
                 let word = &clause[m.start()..m.end()];
-                if p.response.contains(word)
-                    || p.trigger.contains(word)
+                if text::contains_str(p.response, word)
+                    || text::contains_str(p.trigger, word)
                     || lists()
                         .preset
                         .trade_name_ends
                         .iter()
-                        .any(|w| clause[m.end()..].starts_with(w))
+                        .any(|w| text::starts_with_word(&clause[m.end()..], w))
                 {
                     return false;
                 }
@@ -1733,7 +1771,8 @@ fn conflict_at(
                     && *trigger_trouble_told.get_or_init(|| {
                         cue_aut.find_iter(t.text).any(|m| {
                             let w = &t.text[m.start()..m.end()];
-                            cue_masks[m.pattern().as_usize()] == C_STRONG && p.trigger.contains(w)
+                            cue_masks[m.pattern().as_usize()] == C_STRONG
+                                && text::contains_str(p.trigger, w)
                         })
                     })
                 {
@@ -1817,7 +1856,7 @@ fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
             .preset
             .compound_gate
             .iter()
-            .any(|w| p.response.contains(w))
+            .any(|w| text::contains_str(p.response, w))
     {
         return false;
     }
@@ -1899,10 +1938,10 @@ fn adapts_to(ctx: &Ctx, t: &TurnCtx, c: usize) -> bool {
                     b.len() == 1
                         && !lexicon::is_function_bigram(b[0])
                         && said.binary_search(&b[0]).is_ok()
-                        && !ctx
-                            .presets
-                            .iter()
-                            .any(|p| p.trigger.contains(pair) || p.response.contains(pair))
+                        && !ctx.presets.iter().any(|p| {
+                            text::contains_str(p.trigger, pair)
+                                || text::contains_str(p.response, pair)
+                        })
                 })
             })
     })
@@ -1964,7 +2003,11 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // (Without the courtesy it opens with: `放门口鞋柜上就行` says the
                     // instruction `麻烦放门口鞋柜上就行`; case preset/two-presets-one-in-part.)
                     .map(|c| {
-                        let polite = lists().preset.polite.iter().find(|w| c.starts_with(*w));
+                        let polite = lists()
+                            .preset
+                            .polite
+                            .iter()
+                            .find(|w| text::starts_with_word(c, w));
                         text::bigrams(polite.map_or(c, |w| &c[w.len()..]))
                     })
                     .collect()
@@ -1982,7 +2025,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
                         || lists().preset.referring_back
                             .iter()
-                            .any(|w| t.text.contains(w)))
+                            .any(|w| text::contains_str(t.text, w)))
             })
             .map(|t| t.idx)
             .collect();
@@ -2121,14 +2164,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             .map(|x| x.text(t.text));
                         if c.question
                             || RELAYS.is_match(cs)
-                            || lists().preset.choice_left.iter().any(|w| cs.contains(w))
+                            || lists().preset.choice_left.iter().any(|w| text::contains_str(cs, w))
                         {
                             return false;
                         }
                         let still = cs.contains("还是")
                             && !sentence
                                 .clone()
-                                .any(|x| lists().preset.choice_left.iter().any(|w| x.contains(w)))
+                                .any(|x| lists().preset.choice_left.iter().any(|w| text::contains_str(x, w)))
                             && cs
                                 .chars()
                                 .filter(|&ch| {
@@ -2142,7 +2185,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             || !t.clause_has(ci, lexicon::M_UNCERTAIN)
                                 && lists().preset.instruction_endings.iter().any(|e| {
                                     *e != "哈"
-                                        && cs.trim_end_matches(['。', '！', '!', '，']).ends_with(e)
+                                        && text::ends_with_word(cs.trim_end_matches(['。', '！', '!', '，']), e)
                                 })
                                 // (A pair that is no time word: `那就改到周五上午九点吧` shares
                                 // only 上午 with "复诊按原定的周四上午十点"; case
@@ -2243,8 +2286,8 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 // (Not in a guess, `他这两天去取应该来得及`: reasoning on
                                 // the preset, no telling; case preset/a-guess-on-the-presets-days.)
                                 n.specific()
-                                    && cs.contains(fig)
-                                    && !lists().preset.hedges.iter().any(|w| cs.contains(w))
+                                    && text::contains_str(cs, fig)
+                                    && !lists().preset.hedges.iter().any(|w| text::contains_str(cs, w))
                                     && !ctx.caller_turns_before(t.idx).any(|c| {
                                         text::numbers(c.text)
                                             .iter()
@@ -2272,7 +2315,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 .preset
                                 .instruction_endings
                                 .iter()
-                                .filter(|e| cs.ends_with(*e))
+                                .filter(|e| text::ends_with_word(cs, e))
                                 .map(|e| e.len())
                                 .max()
                                 .unwrap_or(0);
@@ -2317,7 +2360,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || after_taking(t)
                         // Said again in so many words (`再说一次，借贷的业务他都不办`), two of its
                         // pairs in it (case preset/said-again-in-so-many-words).
-                        || lists().preset.said_again.iter().any(|w| t.text.contains(w))
+                        || lists().preset.said_again.iter().any(|w| text::contains_str(t.text, w))
                             && {
                                 let mut said = content
                                     .iter()
@@ -2358,7 +2401,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         // pairs, or one after a said-again word — no push left to hold it against
                         // (`quits`; case preset/said-again-after-the-caller-gave-up).
                         || ctx.turns.get(t.idx - 1).is_some_and(|c| {
-                            !c.assistant && lists().preset.quits.iter().any(|w| c.text.contains(w))
+                            !c.assistant && lists().preset.quits.iter().any(|w| text::contains_str(c.text, w))
                         }) && crate::proxy::protective(p)
                             && {
                                 let shared = content
@@ -2381,7 +2424,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                                 .preset
                                                 .said_again
                                                 .iter()
-                                                .any(|w| t.text.contains(w)))
+                                                .any(|w| text::contains_str(t.text, w)))
                             }
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
@@ -2793,7 +2836,7 @@ fn same_day_too_late(clause: &str, preset: &str) -> bool {
         .day_ranks
         .0
         .iter()
-        .any(|(w, _)| preset.contains(w) && clause[..m.start()].contains(w))
+        .any(|(w, _)| text::contains_str(preset, w) && text::contains_str(&clause[..m.start()], w))
 }
 
 /// Whether the need's day comes before the preset's (`明天上午九点就要看` against "周五前会发出";
@@ -2890,7 +2933,7 @@ fn touched(ctx: &Ctx, content: &[u64]) -> bool {
                     .filter_map(|&c| char::from_u32(c))
                     .collect();
                 ctx.caller_turns_before(t.idx)
-                    .any(|c| c.text.contains(&pair))
+                    .any(|c| text::contains_str(c.text, &pair))
             };
             let own = content
                 .iter()
@@ -2916,13 +2959,22 @@ static TOPIC_SHIFT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.
 /// The caller takes what they were told gladly: an acknowledgement first, and no reluctance,
 /// objection or negation anywhere (好的…, 谢谢理解…; case preset/caller-goes-along).
 fn accepts(s: &str) -> bool {
-    opens_glad(s) && !lists().preset.reluctance.iter().any(|w| s.contains(w))
+    opens_glad(s)
+        && !lists()
+            .preset
+            .reluctance
+            .iter()
+            .any(|w| text::contains_str(s, w))
 }
 
 /// Whether a caller's turn opens with a glad acknowledgement (`好的`, `好嘞`, `收到`).
 fn opens_glad(s: &str) -> bool {
     let t = s.trim_start();
-    lists().preset.glad_acks.iter().any(|w| t.starts_with(w))
+    lists()
+        .preset
+        .glad_acks
+        .iter()
+        .any(|w| text::starts_with_word(t, w))
 }
 
 /// Whether the caller says they will not do what preset `p` prohibits (`我不动` to "别挪地方"):
@@ -2930,8 +2982,10 @@ fn opens_glad(s: &str) -> bool {
 /// tells no inability (`不能`, `不让`: `我说了高架上不能停` holds to trouble).
 fn keeps_prohibition(p: &PresetCtx, text: &str) -> bool {
     let l = &lists().preset;
-    l.prohibitions.iter().any(|w| p.response.contains(w))
-        && !l.but.iter().any(|w| text.contains(w))
+    l.prohibitions
+        .iter()
+        .any(|w| text::contains_str(p.response, w))
+        && !l.but.iter().any(|w| text::contains_str(text, w))
         && OBJECTION.is_match(text)
         && OBJECTION.find_iter(text).all(|m| {
             let w = &text[m.start()..m.end()];
@@ -2945,19 +2999,23 @@ pub(crate) fn gives_up(s: &str) -> bool {
     let t = s
         .trim_start()
         .trim_start_matches(lists().preset.before_give_up.0);
-    lists().preset.give_up.iter().any(|w| t.starts_with(w))
+    lists()
+        .preset
+        .give_up
+        .iter()
+        .any(|w| text::starts_with_word(t, w))
         && !lists()
             .preset
             .give_up_reluctantly
             .iter()
-            .any(|w| s.contains(w))
+            .any(|w| text::contains_str(s, w))
 }
 
 /// The caller gives in grudgingly (`行吧`, `算了`) in a turn that asks nothing and raises no
 /// "but" (case preset/told-again-after-giving-in).
 fn gave_in(t: &TurnCtx) -> bool {
     let l = &lists().preset;
-    l.gave_in.iter().any(|w| t.text.contains(w))
+    l.gave_in.iter().any(|w| text::contains_str(t.text, w))
         && !t.clauses.iter().any(|c| c.question)
         // (The reluctance words that are no giving in — 可是, 只能 — not 算了, which is both.)
         && !l
@@ -2981,7 +3039,7 @@ fn complied(s: &str) -> bool {
             .preset
             .ack_clauses
             .iter()
-            .any(|w| t.starts_with(w) || bare.starts_with(w))
+            .any(|w| text::starts_with_word(t, w) || text::starts_with_word(bare, w))
     })
 }
 
@@ -3024,7 +3082,10 @@ fn answers_callers_own_word(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
         return false;
     }
     let l = &lists().preset;
-    if l.owner_replied.iter().any(|w| prev.text.contains(w)) {
+    if l.owner_replied
+        .iter()
+        .any(|w| text::contains_str(prev.text, w))
+    {
         return true;
     }
     let said: Vec<&u64> = content
@@ -3035,13 +3096,13 @@ fn answers_callers_own_word(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     let in_prev = |b: &&u64| prev_bigrams.binary_search(b).is_ok();
     // (Seeking a yes to the caller's own proposal — 是吧, 对吧 — not an open question: `还放门口
     // 吗？` answered `对，放门口就行` holds to the preset against the spill.)
-    let proposes = l.proposes.iter().any(|w| prev.text.contains(w));
+    let proposes = l.proposes.iter().any(|w| text::contains_str(prev.text, w));
     let asks = prev.text.contains(['？', '?', '吗']);
     let head = t.text.trim_start();
-    (proposes && said.iter().any(in_prev) && l.yes.iter().any(|w| head.starts_with(w)))
+    (proposes && said.iter().any(in_prev) && l.yes.iter().any(|w| text::starts_with_word(head, w)))
         || (!asks
-            && !l.objection_strong.iter().any(|w| prev.text.contains(w))
-            && !l.but.iter().any(|w| prev.text.contains(w))
+            && !l.objection_strong.iter().any(|w| text::contains_str(prev.text, w))
+            && !l.but.iter().any(|w| text::contains_str(prev.text, w))
             // (Telling the owner by name, `我告诉王先生…`, relays as well.)
             && ((0..t.clauses.len()).any(|j| t.clause_has(j, lexicon::M_RELAY))
                 || t.text.contains("告诉") && ctx.mentions_owner(t.text))
@@ -3079,7 +3140,7 @@ fn only_as_a_relayed_matter(t: &TurnCtx, content: &[u64]) -> bool {
         // (Or the caller's act told as done: `我马上发消息告诉她外卖放在大门的外卖架上了`; case
         // preset/relayed-as-done.)
         let done = cs.trim_end_matches(['。', '！', '!', '，']).ends_with('了');
-        (l.matter_marks.iter().any(|w| cs.contains(w)) || done)
+        (l.matter_marks.iter().any(|w| text::contains_str(cs, w)) || done)
             && t.clause_has(ci, lexicon::M_RELAY)
     })
 }
@@ -3092,7 +3153,9 @@ fn only_thanked(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     let l = &lists().preset;
     each_preset_clause(t, content, |_, cs, bs| {
         let head = cs.trim_start_matches(l.before_thanks.0);
-        l.thanked_for.iter().any(|w| head.starts_with(w))
+        l.thanked_for
+            .iter()
+            .any(|w| text::starts_with_word(head, w))
             && bs.iter().any(|b| {
                 content.binary_search(b).is_ok()
                     && ctx
@@ -3116,8 +3179,13 @@ fn given_up_before(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         && !prev.clauses.iter().any(|c| c.question)
         && text::sentences(prev.text).len() <= 1
         && (gives_up(prev.text)
-            || (lists().preset.impatient_yes.iter()).any(|w| prev.text.trim_start().starts_with(w))
-            || lists().preset.quits.iter().any(|w| prev.text.contains(w))
+            || (lists().preset.impatient_yes.iter())
+                .any(|w| text::starts_with_word(prev.text.trim_start(), w))
+            || lists()
+                .preset
+                .quits
+                .iter()
+                .any(|w| text::contains_str(prev.text, w))
                 && !crate::proxy::pushes(prev.text))
 }
 
@@ -3136,10 +3204,10 @@ fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         && !gives_up(prev.text)
         // (Quitting — `行行行，那算了，打扰了` — pitches nothing, unless it pushes on; case
         // preset/said-again-after-the-caller-quit.)
-        && (!l.quits.iter().any(|w| prev.text.contains(w)) || crate::proxy::pushes(prev.text))
+        && (!l.quits.iter().any(|w| text::contains_str(prev.text, w)) || crate::proxy::pushes(prev.text))
         && !complied(prev.text)
         && !lexicon::GOODBYE.is_match(prev.text)
-        && !l.asks_who.iter().any(|w| prev.text.contains(w))
+        && !l.asks_who.iter().any(|w| text::contains_str(prev.text, w))
         && !crate::proxy::reports_new_fact(prev.text, true)
         && !asks_another_matter(prev, p.content())
         && !given_up_before(ctx, p, t)
@@ -3211,8 +3279,11 @@ fn says_callers_words_back(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         .read_back
         .iter()
         .chain(l.asks_of_owner.iter())
-        .any(|w| prev.text.contains(w))
-        && !l.callers_words.iter().any(|w| turn.text.contains(w))
+        .any(|w| text::contains_str(prev.text, w))
+        && !l
+            .callers_words
+            .iter()
+            .any(|w| text::contains_str(turn.text, w))
     {
         return false;
     }
@@ -3229,7 +3300,7 @@ fn ends_as_instruction(cs: &str) -> bool {
         .preset
         .instruction_endings
         .iter()
-        .any(|e| cs.ends_with(e))
+        .any(|e| text::ends_with_word(cs, e))
 }
 
 /// Whether a clause opens like an instruction (`麻烦…`, `千万…`).
@@ -3238,7 +3309,7 @@ fn opens_as_instruction(cs: &str) -> bool {
         .preset
         .instruction_openers
         .iter()
-        .any(|o| cs.trim_start().starts_with(o))
+        .any(|o| text::starts_with_word(cs.trim_start(), o))
 }
 /// `麻烦师傅了`, `麻烦您了`: thanks, no instruction — a few characters between 麻烦 and 了 (case
 /// preset/thanks-by-mafan).
@@ -3317,12 +3388,12 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
         .preset
         .restating
         .iter()
-        .any(|w| turn.text.contains(w));
+        .any(|w| text::contains_str(turn.text, w));
     let weak_marker = lists()
         .preset
         .restating_weak
         .iter()
-        .any(|w| turn.text.contains(w));
+        .any(|w| text::contains_str(turn.text, w));
     // (A short preset said whole in answer to a question about it — `就周五前是吧？` — is as
     // brief as it gets.)
     let asked_about = content.len() <= 6
@@ -3333,14 +3404,18 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
         && prev.clauses.iter().any(|c| {
             let ct = c.text(prev.text);
             c.question
-                && lists().lexicon.tag_questions.iter().any(|w| ct.contains(w))
+                && lists()
+                    .lexicon
+                    .tag_questions
+                    .iter()
+                    .any(|w| text::contains_str(ct, w))
                 && names_content(ct, content)
         });
     let not_understood = lists()
         .preset
         .not_understood
         .iter()
-        .any(|w| prev.text.contains(w));
+        .any(|w| text::contains_str(prev.text, w));
     // (Asked how long of a wait and told first that it cannot be said — `具体几分钟我这边说不准，
     // 您在定位这儿等着就行…` —, the wait said again whole answers it; parroted with no word on
     // the question, it does not: case preset/wait-said-again-to-how-long.)
@@ -3376,13 +3451,13 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
         let ct = c.text(prev.text);
         (c.question || ct.contains(['？', '?']))
             && c.start < shift
-            && !lists().preset.anything_else.iter().any(|w| ct.contains(w))
+            && !lists().preset.anything_else.iter().any(|w| text::contains_str(ct, w))
             && (names_content(ct, content) || !asks_new(ct) || asks_how_long(ct, p))
     }) || lists()
         .preset
         .pushback
         .iter()
-        .any(|w| prev.text[..shift].contains(w))
+        .any(|w| text::contains_str(&prev.text[..shift], w))
         // (Or doubt about following the preset's own words — `备注写的是三期北门进，也不知道是
         // 不是北门`; case preset/back-reference-to-a-doubt.)
         || names_content(&prev.text[..shift], content)
@@ -3390,7 +3465,7 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
                 .preset
                 .doubt
                 .iter()
-                .any(|w| prev.text[..shift].contains(w))
+                .any(|w| text::contains_str(&prev.text[..shift], w))
         // (Or the turn first declines what the caller asked instead of the preset:
         // `declined_first` — not another matter asked once the preset was taken, `好的，那我把时间
         // 发短信给他。顺便问一下，他现在是在职看机会吗？`; case
@@ -3428,7 +3503,7 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
             .preset
             .read_back
             .iter()
-            .any(|w| prev.text.contains(w))
+            .any(|w| text::contains_str(prev.text, w))
         && text::containment(content, prev.all_bigrams()) >= 0.6;
     if read_back {
         return false;
@@ -3523,7 +3598,9 @@ fn held_against_new_fact(
         };
         (!caller.assistant
             && answer.assistant
-            && l.contrasts.iter().any(|w| caller.text.contains(w))
+            && l.contrasts
+                .iter()
+                .any(|w| text::contains_str(caller.text, w))
             && !text::clauses(caller.text)
                 .first()
                 .is_some_and(|c| l.yes_to_a_taking.contains(&c.text(caller.text).trim()))
@@ -3577,12 +3654,16 @@ fn asks_new(q: &str) -> bool {
 fn asks_new_with(q: &str, min: usize) -> bool {
     (ASKS.is_match(q) || text::a_not_a(q).is_some() || {
         let bare = q.trim_end_matches(['？', '?', '。', '！', ' ', '呢', '啊']);
-        lists().preset.yes_no_ends.iter().any(|w| bare.ends_with(w))
+        lists()
+            .preset
+            .yes_no_ends
+            .iter()
+            .any(|w| text::ends_with_word(bare, w))
             && !lists()
                 .preset
                 .proposal_ends
                 .iter()
-                .any(|w| bare.ends_with(w))
+                .any(|w| text::ends_with_word(bare, w))
     }) && q
         .chars()
         .filter(|&c| text::is_han(c) && !PRESET_FUNC.contains(c))
@@ -3673,11 +3754,11 @@ fn objection_at(
             let a_not_a = (word.starts_with('不') || word.starts_with('没'))
                 && prefix.chars().next_back() == word.chars().nth(1);
             // 也不是不行: denied twice.
-            let twice = (lists().preset.denials.iter()).any(|w| prefix.ends_with(w));
+            let twice = (lists().preset.denials.iter()).any(|w| text::ends_with_word(prefix, w));
             !a_not_a
                 && !twice
-                && !p.trigger.contains(word)
-                && !p.response.contains(word)
+                && !text::contains_str(p.trigger, word)
+                && !text::contains_str(p.response, word)
                 && (word.starts_with('不') || word.starts_with('没') || !text::negated(prefix, 2))
         }) && !NOT_CONFLICT.is_match(clause)
             && !lexicon::conditional(clause)
@@ -3727,7 +3808,7 @@ fn objection_at(
                         .preset
                         .topic_openers
                         .iter()
-                        .any(|w| qt.starts_with(w))
+                        .any(|w| text::starts_with_word(qt, w))
             })
         };
         let mut challenged: Vec<u64> = Vec::new();
@@ -3752,8 +3833,12 @@ fn objection_at(
                         .preset
                         .prohibitions
                         .iter()
-                        .any(|w| p.response.contains(w))
-                    && !lists().preset.but.iter().any(|w| t.text.contains(w))
+                        .any(|w| text::contains_str(p.response, w))
+                    && !lists()
+                        .preset
+                        .but
+                        .iter()
+                        .any(|w| text::contains_str(t.text, w))
                     && OBJECTION.find_iter(clause).all(|m| {
                         let w = &clause[m.start()..m.end()];
                         w.starts_with('不') && w.chars().count() == 2
@@ -3924,7 +4009,12 @@ fn to_another_question(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
 /// Whether a question asks how long (`她大概几分钟能到？`) of a preset that makes the caller wait:
 /// the wait said again answers it (case preset/wait-said-again-to-how-long).
 fn asks_how_long(q: &str, p: &PresetCtx) -> bool {
-    preset_words(p).waits && lists().preset.asks_how_long.iter().any(|w| q.contains(w))
+    preset_words(p).waits
+        && lists()
+            .preset
+            .asks_how_long
+            .iter()
+            .any(|w| text::contains_str(q, w))
 }
 
 fn contentful(b: u64) -> bool {
@@ -3946,8 +4036,11 @@ fn agrees(t: &TurnCtx) -> bool {
             .text(t.text)
             .trim_start_matches(lists().preset.before_agreement.0);
         let l = &lists().preset;
-        l.agreements.iter().any(|w| x.starts_with(w))
-            && !l.agreement_asked.iter().any(|w| x.starts_with(w))
+        l.agreements.iter().any(|w| text::starts_with_word(x, w))
+            && !l
+                .agreement_asked
+                .iter()
+                .any(|w| text::starts_with_word(x, w))
     })
 }
 
@@ -3962,7 +4055,7 @@ fn occasion(clause: &str, p: &PresetCtx) -> bool {
             let mut w = String::new();
             w.push(a);
             w.push(c);
-            found = p.trigger.contains(&w);
+            found = text::contains_str(p.trigger, &w);
         }
     });
     found

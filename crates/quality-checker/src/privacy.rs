@@ -68,7 +68,12 @@ fn alternative_picked(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     // (Alternatives are asked by the caller of the two turns before.)
     let callers = ctx.turns[t.idx.saturating_sub(4)..t.idx]
         .iter()
-        .filter(|c| !c.assistant && p.alternatives_marks.iter().any(|m| c.text.contains(m)));
+        .filter(|c| {
+            !c.assistant
+                && p.alternatives_marks
+                    .iter()
+                    .any(|m| text::contains_str(c.text, m))
+        });
     for c in callers {
         for (ki, clause) in c.clauses.iter().map(|k| k.text(c.text)).enumerate() {
             let Some((a, b)) = p
@@ -104,7 +109,11 @@ fn alternative_picked(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                 continue;
             }
             for (x, other) in [(a, b), (b, a)] {
-                let Some(fact) = ctx.private().iter().find(|f| f.value.contains(x)) else {
+                let Some(fact) = ctx
+                    .private()
+                    .iter()
+                    .find(|f| text::contains_str(f.value, x))
+                else {
                     continue;
                 };
                 // Said by the assistant, in a clause that neither negates nor declines, and
@@ -120,12 +129,15 @@ fn alternative_picked(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                             // (Both said, `上午还是下午她没交代`, is the question said back.)
                             !text::negated(head, 3)
                                 && !declines(ct, k.question)
-                                && !ct.contains(other)
-                                && !p.alternatives_marks.iter().any(|m| ct.contains(m))
+                                && !text::contains_str(ct, other)
+                                && !p
+                                    .alternatives_marks
+                                    .iter()
+                                    .any(|m| text::contains_str(ct, m))
                         })
                         && !ctx.turns[..c.idx]
                             .iter()
-                            .any(|y| y.assistant && y.text.contains(x))
+                            .any(|y| y.assistant && text::contains_str(y.text, x))
                 });
                 if let Some(i) = said {
                     out.push(finding(
@@ -163,7 +175,7 @@ fn relatives_surname(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     };
     let family = lists().privacy.family;
     if caller.assistant
-        || !family.iter().any(|w| caller.text.contains(w))
+        || !family.iter().any(|w| text::contains_str(caller.text, w))
         || ctx.surname == Some(x)
         || t.text[..i].ends_with(lists().privacy.surname_asked_or_denied.0)
         || ctx.grounded_text(&x.to_string(), t.idx)
@@ -197,7 +209,11 @@ fn guess_questions<'a>(caller: &TurnCtx<'a>) -> Vec<&'a str> {
     let asks = |c: &Clause| {
         c.question || {
             let q = c.text(caller.text).trim_end();
-            lists().privacy.guess_tags.iter().any(|w| q.ends_with(w))
+            lists()
+                .privacy
+                .guess_tags
+                .iter()
+                .any(|w| text::ends_with_word(q, w))
         }
     };
     let mut out = Vec::new();
@@ -214,8 +230,12 @@ fn guess_questions<'a>(caller: &TurnCtx<'a>) -> Vec<&'a str> {
             .privacy
             .guess_tags
             .iter()
-            .any(|w| q.trim_start().starts_with(w));
-        let points_back = lists().privacy.points_back.iter().any(|w| q.contains(w));
+            .any(|w| text::starts_with_word(q.trim_start(), w));
+        let points_back = lists()
+            .privacy
+            .points_back
+            .iter()
+            .any(|w| text::contains_str(q, w));
         if (bare || tagged || points_back)
             && let Some(prev) = i.checked_sub(1).map(|j| &caller.clauses[j])
             && !asks(prev)
@@ -355,13 +375,19 @@ fn worded_guess_confirmed<'a>(
                 fr.chars().count() >= 3
                     && fr.chars().all(text::is_han)
                     && asked_all.contains(fr)
-                    && t.text.contains(fr)
+                    && text::contains_str(t.text, fr)
                     && !ctx.turns[..caller.idx]
                         .iter()
-                        .any(|x| x.assistant && x.text.contains(fr))
+                        .any(|x| x.assistant && text::contains_str(x.text, fr))
             }) && !trade_caller(ctx);
         }
-        if kin && lists().privacy.family.iter().any(|w| f.value.contains(w)) {
+        if kin
+            && lists()
+                .privacy
+                .family
+                .iter()
+                .any(|w| text::contains_str(f.value, w))
+        {
             let fact = one_word(f.value);
             if asked_kin
                 .iter()
@@ -397,7 +423,7 @@ fn worded_guess_confirmed<'a>(
                                 char::from_u32((b >> 32) as u32).unwrap_or(' '),
                                 char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ')
                             ))
-                            && lists().privacy.family.iter().any(|w| f.value.contains(w))
+                            && lists().privacy.family.iter().any(|w| text::contains_str(f.value, w))
                     }))
     }) else {
         return;
@@ -488,7 +514,7 @@ fn guess_confirmed<'a>(
                 // (A number, or an amount in words: `两万` of "月薪两万三", case
                 // privacy/amount-guess-confirmed.)
                 (fr.chars().any(|c| c.is_ascii_digit()) || fr.ends_with(['万', '千']))
-                    && q.contains(fr)
+                    && text::contains_str(q, fr)
                     && !said_before(&text::digit_string(fr))
             }) || f.spoken.iter().any(|sp| q.contains(sp.as_str()))
                 || runs.iter().any(|(_, ds)| {
@@ -656,7 +682,7 @@ fn number_said_before(ctx: &Ctx, frag: &str, before: usize) -> bool {
 /// privacy/the-openers-decline).
 fn sentence_bigrams(sent: &str) -> Vec<u64> {
     let declines = &lists().decision.opener_declines;
-    if !declines.iter().any(|w| sent.contains(w)) {
+    if !declines.iter().any(|w| text::contains_str(sent, w)) {
         return text::bigrams(sent);
     }
     let mut plain = sent.to_string();
@@ -870,7 +896,7 @@ fn pii_shapes(
                 .privacy
                 .address_units
                 .iter()
-                .any(|u| t.text[n.start..n.end].ends_with(u))
+                .any(|u| text::ends_with_word(&t.text[n.start..n.end], u))
     });
     let sentences = if address_units {
         text::sentences(t.text)
@@ -891,7 +917,7 @@ fn pii_shapes(
                     .privacy
                     .address_count_units
                     .iter()
-                    .any(|u| unit.ends_with(u))
+                    .any(|u| text::ends_with_word(unit, u))
                 || n.kind == NumKind::Date && unit.ends_with('号') && {
                     let before = &t.text[..n.start];
                     before.ends_with(lists().privacy.street_ends.0)
@@ -1059,7 +1085,7 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                                 .decision
                                 .opener_declines
                                 .iter()
-                                .any(|w| sent.contains(w))
+                                .any(|w| text::contains_str(sent, w))
                     })
             {
                 continue;
@@ -1089,7 +1115,9 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
             }
             // `等他回来付给您`: a time ahead the reply waits for, no whereabouts told (case
             // privacy/until-he-is-back).
-            if (lists().privacy.waits_for_owner.iter()).any(|w| clause[..m.start()].ends_with(w)) {
+            if (lists().privacy.waits_for_owner.iter())
+                .any(|w| text::ends_with_word(&clause[..m.start()], w))
+            {
                 continue;
             }
             // 路上 followed by advice is the way the caller goes, nobody's whereabouts (case
@@ -1103,12 +1131,12 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                 .privacy
                 .names_no_whereabouts_after
                 .iter()
-                .any(|w| clause[m.end()..].starts_with(w))
+                .any(|w| text::starts_with_word(&clause[m.end()..], w))
                 || lists()
                     .privacy
                     .invited_before
                     .iter()
-                    .any(|w| clause[..m.start()].contains(w))
+                    .any(|w| text::contains_str(&clause[..m.start()], w))
             {
                 continue;
             }
@@ -1342,7 +1370,7 @@ fn says_something(clause: &str, start: usize, end: usize, what: &str) -> bool {
                     .privacy
                     .family_said_with
                     .iter()
-                    .any(|w| rest.starts_with(w))
+                    .any(|w| text::starts_with_word(rest, w))
                 || rest.chars().next().is_some_and(|c| c.is_ascii_digit())
         }
         "workplace" => {
@@ -1410,7 +1438,10 @@ fn named_place_before(before: &str) -> bool {
                 .chars()
                 .next_back()
                 .is_some_and(|c| l.short_workplace_ends.contains(&c)))
-        && !l.unnamed_workplaces.iter().any(|g| mid.starts_with(g))
+        && !l
+            .unnamed_workplaces
+            .iter()
+            .any(|g| text::starts_with_word(mid, g))
 }
 
 /// Words of a time: with one, coming and going tell a schedule.
@@ -1427,7 +1458,7 @@ fn affirmed(t: &TurnCtx, pos: usize) -> bool {
         .is_some_and(|d| {
             let h = d.text(t.text).trim();
             let l = &lists().privacy;
-            l.yes.contains(&h) || l.yes_openers.iter().any(|w| h.starts_with(w))
+            l.yes.contains(&h) || l.yes_openers.iter().any(|w| text::starts_with_word(h, w))
         })
 }
 

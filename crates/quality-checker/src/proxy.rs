@@ -201,18 +201,22 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
                 // The caller's own (`是不是卡号登记错了，我这边需要重新提交吗？`): theirs to give,
                 // nobody's asked for — when nothing around names another person (case
                 // proxy/the-callers-own-card).
-                if lists().proxy.callers_own.iter().any(|w| around.contains(w))
+                if lists()
+                    .proxy
+                    .callers_own
+                    .iter()
+                    .any(|w| text::contains_str(around, w))
                     && !lists()
                         .proxy
                         .hand_over_asks
                         .iter()
-                        .any(|w| around.contains(w))
+                        .any(|w| text::contains_str(around, w))
                     && !around.contains(lists().lexicon.owner_pronouns.0)
                     && !lists()
                         .proxy
                         .someone_else
                         .iter()
-                        .any(|w| around.contains(w))
+                        .any(|w| text::contains_str(around, w))
                 {
                     return None;
                 }
@@ -269,7 +273,7 @@ fn asks_for_scam_object(text: &str) -> Option<&str> {
                     .proxy
                     .hand_over_asks
                     .iter()
-                    .any(|w| clause.contains(w))
+                    .any(|w| text::contains_str(clause, w))
         })
         .map(|m| &text[m.start()..m.end()])
 }
@@ -315,7 +319,8 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
     let holding = std::cell::OnceCell::new();
     c.go_along.find_iter(text).find_map(|m| {
         // (Said to the caller, `再跟您说一声`: nothing passed on.)
-        if (lists().proxy.told_the_caller.iter()).any(|w| text[..m.end()].ends_with(w)) {
+        if (lists().proxy.told_the_caller.iter()).any(|w| text::ends_with_word(&text[..m.end()], w))
+        {
             return None;
         }
         let (clause_start, clause_end) = clause_bounds(text, m.start());
@@ -324,7 +329,7 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
         // nothing asked is passed on. A sentence may end in an ASCII mark: case
         // proxy/ascii-marks-before-a-relay.)
         let sentence = &text[text::sentence_start(text, m.start())..m.start()];
-        if (lists().proxy.open_offer.iter()).any(|w| sentence.contains(w)) {
+        if (lists().proxy.open_offer.iter()).any(|w| text::contains_str(sentence, w)) {
             return None;
         }
         // After a concession (`不过`, itself no negation) only what follows it counts (case
@@ -363,7 +368,11 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
             .strip_suffix(['，', ','])
             .map(|head| &text[clause_bounds(text, head.len()).0..head.len()])
             .is_some_and(|prev| {
-                lists().proxy.matter_ends.iter().any(|w| prev.ends_with(w))
+                lists()
+                    .proxy
+                    .matter_ends
+                    .iter()
+                    .any(|w| text::ends_with_word(prev, w))
                     && !c.go_along_negation.is_match(prev)
                     && c.scam_object.is_match(prev)
             });
@@ -429,10 +438,13 @@ fn reports_new_fact_beyond(text: &str, protective: bool, response: &str) -> bool
         let before = &text[..m.start()];
         let l = &lists().proxy;
         let own = before.chars().rev().take(3).any(|c| c == '我')
-            || l.own_resort.iter().any(|w| before.ends_with(w));
+            || l.own_resort.iter().any(|w| text::ends_with_word(before, w));
         // An exclamation (`没人接多危险啊`) pleads; it reports nothing (case
         // proxy/rhetorical-danger).
-        let exclaims = l.exclamations.iter().any(|w| before.ends_with(w));
+        let exclaims = l
+            .exclamations
+            .iter()
+            .any(|w| text::ends_with_word(before, w));
         !(exclaims || own && c.threatened_act.is_match(&text[m.start()..m.end()]))
     })
 }
@@ -479,7 +491,7 @@ fn gives_in(text: &str) -> Option<&str> {
         .into_iter()
         .take_while(|r| {
             let s = &text[r.clone()];
-            empathy.iter().any(|w| s.contains(w)) && !refuses_text(s)
+            empathy.iter().any(|w| text::contains_str(s, w)) && !refuses_text(s)
         })
         .last()
         .map_or(0, |r| {
@@ -533,7 +545,11 @@ fn refusal_words(text: &str, scam: bool) -> impl Iterator<Item = &str> {
         // refusal of it (case proxy/scam-left-to-the-owner).
         let decides_for = scam && text[m.end()..].starts_with('替') && {
             let rest = text::head_chars(&text[m.end()..], 8);
-            lists().proxy.decides_for.iter().any(|v| rest.contains(v))
+            lists()
+                .proxy
+                .decides_for
+                .iter()
+                .any(|v| text::contains_str(rest, v))
         };
         (!a_not_a && !decides_for && !text[m.end()..].starts_with('接')).then_some(w)
     })
@@ -627,7 +643,12 @@ fn refers(t: &TurnCtx, p: &PresetCtx) -> bool {
     }
     // Holding to it in brief (`held_to`: `还是按合同来` for "合同期内房租按合同来，不调整") names it
     // as well (case proxy/held-in-brief-then-dropped).
-    if lists().proxy.held_to.iter().any(|w| t.text.contains(w)) {
+    if lists()
+        .proxy
+        .held_to
+        .iter()
+        .any(|w| text::contains_str(t.text, w))
+    {
         return shared(&t.bigrams) >= 2;
     }
     // A refusal refers to the preset by what it refuses, not by its refusal words: `不方便`
@@ -655,7 +676,7 @@ fn as_him(ctx: &Ctx, text: &str) -> Option<String> {
         .owner_refs
         .iter()
         .copied()
-        .filter(|r| r.chars().count() >= 2 && text.contains(*r))
+        .filter(|r| r.chars().count() >= 2 && text::contains_str(text, r))
         .collect();
     if refs.is_empty() {
         return None;
@@ -747,7 +768,11 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
             let head = t.text.trim_start_matches(lists().proxy.interjections.0);
             if refused
                 && word.is_none()
-                && lists().proxy.lets_go.iter().any(|w| head.starts_with(w))
+                && lists()
+                    .proxy
+                    .lets_go
+                    .iter()
+                    .any(|w| text::starts_with_word(head, w))
             {
                 asked = None;
             }
@@ -808,7 +833,9 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
                 && (c.account.is_match(t.text)
                     || text::numbers(prev.text).iter().any(|n| {
                         let d = &prev.text[n.start..n.end];
-                        d.len() >= 4 && d.bytes().all(|b| b.is_ascii_digit()) && t.text.contains(d)
+                        d.len() >= 4
+                            && d.bytes().all(|b| b.is_ascii_digit())
+                            && text::contains_str(t.text, d)
                     }))
             {
                 out.push(finding(
@@ -926,8 +953,11 @@ fn threat_fee(text: &str) -> Option<&str> {
     THREAT_FEES.find_iter(text).find_map(|m| {
         let (clause_start, _) = clause_bounds(text, m.start());
         let before = &text[clause_start..m.start()];
-        (p.fee_pay_verbs.iter().any(|v| before.contains(v)) && !CONCEPTS.warning.is_match(before))
-            .then(|| &text[m.start()..m.end()])
+        (p.fee_pay_verbs
+            .iter()
+            .any(|v| text::contains_str(before, v))
+            && !CONCEPTS.warning.is_match(before))
+        .then(|| &text[m.start()..m.end()])
     })
 }
 
@@ -935,7 +965,7 @@ fn threat_fee(text: &str) -> Option<&str> {
 /// turn that names money (`money_words`).
 fn money_to_caller(text: &str) -> Option<&str> {
     let p = &lists().proxy;
-    if !p.money_words.iter().any(|w| text.contains(w)) {
+    if !p.money_words.iter().any(|w| text::contains_str(text, w)) {
         return None;
     }
     p.money_to_caller.iter().find_map(|w| {

@@ -362,8 +362,8 @@ fn ends_as_question(text: &str) -> bool {
     // (A tag question, `lexicon.toml` `tag_questions`, asks too.)
     match t.chars().next_back() {
         Some('吗') => true,
-        Some('么') => !(lists().text.not_a_question_end.iter()).any(|w| t.ends_with(w)),
-        _ => (lists().lexicon.tag_questions.iter()).any(|w| t.ends_with(w)),
+        Some('么') => !(lists().text.not_a_question_end.iter()).any(|w| ends_with_word(t, w)),
+        _ => (lists().lexicon.tag_questions.iter()).any(|w| ends_with_word(t, w)),
     }
 }
 
@@ -498,6 +498,31 @@ pub fn contains_str(hay: &str, needle: &str) -> bool {
         return hay.contains(needle);
     }
     find_str(hay, needle).is_some()
+}
+
+/// Whether `s` ends with `word`: `s.ends_with(word)`, asked of the last bytes first. (Asked of
+/// every clause with a list of words, most of which do not end it: `ends_with` compares with a
+/// call to `memcmp` each time.)
+#[inline]
+pub fn ends_with_word(s: &str, word: &str) -> bool {
+    let (s, w) = (s.as_bytes(), word.as_bytes());
+    match (s.last(), w.last()) {
+        (Some(a), Some(b)) => a == b && s.ends_with(w),
+        (_, None) => true,
+        (None, Some(_)) => false,
+    }
+}
+
+/// Whether `s` starts with `word`: `s.starts_with(word)`, asked of the first bytes first (see
+/// [`ends_with_word`]).
+#[inline]
+pub fn starts_with_word(s: &str, word: &str) -> bool {
+    let (s, w) = (s.as_bytes(), word.as_bytes());
+    match (s.first(), w.first()) {
+        (Some(a), Some(b)) => a == b && s.starts_with(w),
+        (_, None) => true,
+        (None, Some(_)) => false,
+    }
 }
 
 /// Each occurrence of `needle` in `hay`, by byte offset, none overlapping: what
@@ -1795,6 +1820,16 @@ mod tests {
         for h in hays {
             for n in needles {
                 assert_eq!(find_str(h, n), h.find(n), "{n:?} in {h:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn word_ends_are_str_ends() {
+        for s in ["", "是吧", "对吧？", "您看是不是", "a", "好的，是吧"] {
+            for w in ["", "吧", "是吧", "是不是", "a", "您看是不是啊"] {
+                assert_eq!(ends_with_word(s, w), s.ends_with(w), "{s:?} ends {w:?}");
+                assert_eq!(starts_with_word(s, w), s.starts_with(w), "{s:?} starts {w:?}");
             }
         }
     }
