@@ -614,6 +614,7 @@ word_files! {
         glad_acks: Words,
         reluctance: Words,
         give_up: Words,
+        corrections: Words,
         asks_who: Words,
         owner_replied: Words,
         telling_prefix: Chars,

@@ -547,15 +547,37 @@ fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<us
             .filter(|t| !t.assistant)
             .find(|t| topic_said(trig, &glossed(t.text), &owner))
             .map(|t| t.idx);
-        match said {
-            Some(i) => Some(i),
-            None if role_prior => match ctx
-                .turns
+        let first_substantive = || {
+            ctx.turns
                 .iter()
                 .filter(|t| !t.assistant)
                 .find(|t| substantive_turn(ctx, t))
-            {
-                Some(t) => Some(t.idx),
+                .map(|t| t.idx)
+        };
+        // Read leniently, a caller whose first turn of substance is about their business in
+        // other words than the trigger's says its topic there, not only where the trigger's words
+        // come later (case preset/pitch-in-other-words-then-the-topic) — unless that turn says
+        // only who they are, or a correction or a puzzled question (`corrections`) comes between
+        // (case preset/topic-said-again-later).
+        let plain = |x: &TurnCtx| {
+            x.assistant
+                || !x.clauses.first().is_some_and(|c| c.question)
+                    && !(lists().preset.corrections.iter()).any(|w| text::contains_str(x.text, w))
+        };
+        match said {
+            Some(i) if role_prior => Some(match first_substantive() {
+                Some(f)
+                    if f < i
+                        && says_business(&ctx.turns[f])
+                        && ctx.turns[f + 1..=i].iter().all(plain) =>
+                {
+                    f
+                }
+                _ => i,
+            }),
+            Some(i) => Some(i),
+            None if role_prior => match first_substantive() {
+                Some(f) => Some(f),
                 None => return Ok(None),
             },
             None => return Ok(None),
@@ -1235,6 +1257,18 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
 
 /// Fillers that say nothing about who calls or why.
 static FILLER: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.filler));
+
+/// The caller's turn says what the call is about, not only who calls (`喂，小姚啊，我是房东老陈。`
+/// is an introduction; case preset/topic-said-again-later): ten characters at least beyond the
+/// fillers.
+fn says_business(t: &TurnCtx) -> bool {
+    let han = t.text.chars().filter(|&c| text::is_han(c)).count();
+    let filler: usize = FILLER
+        .find_iter(t.text)
+        .map(|m| t.text[m.start()..m.end()].chars().count())
+        .sum();
+    han.saturating_sub(filler) >= 10
+}
 
 /// The caller said something of substance (who they are or what they want), beyond greetings
 /// and the owner's name.

@@ -1829,7 +1829,11 @@ mod tests {
         for s in ["", "是吧", "对吧？", "您看是不是", "a", "好的，是吧"] {
             for w in ["", "吧", "是吧", "是不是", "a", "您看是不是啊"] {
                 assert_eq!(ends_with_word(s, w), s.ends_with(w), "{s:?} ends {w:?}");
-                assert_eq!(starts_with_word(s, w), s.starts_with(w), "{s:?} starts {w:?}");
+                assert_eq!(
+                    starts_with_word(s, w),
+                    s.starts_with(w),
+                    "{s:?} starts {w:?}"
+                );
             }
         }
     }
