@@ -615,6 +615,7 @@ word_files! {
         reluctance: Words,
         give_up: Words,
         corrections: Words,
+        pitch_kept_open: Words,
         asks_who: Words,
         owner_replied: Words,
         telling_prefix: Chars,

@@ -3261,9 +3261,11 @@ fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
 
 /// Whether a caller's turn asks about another matter and presses nothing (`月底前是吧，那发票要
 /// 不要重新开？`): the preset said again to it holds nothing (case
-/// preset/protective-said-again-to-another-question).
+/// preset/protective-said-again-to-another-question). Keeping the pitch open (`pitch_kept_open`)
+/// is no other matter (case preset/held-against-a-wechat-ask).
 fn asks_another_matter(prev: &TurnCtx, content: &[u64]) -> bool {
     !crate::proxy::pushes(prev.text)
+        && !(lists().preset.pitch_kept_open.iter()).any(|w| text::contains_str(prev.text, w))
         && prev.clauses.iter().any(|c| {
             let ct = c.text(prev.text);
             (c.question || ct.contains(['？', '?'])) && asks_new(ct) && !names_content(ct, content)
