@@ -496,8 +496,11 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
 /// decision/yes-to-a-read-back-of-the-preset).
 fn yes_to_a_read_back(ctx: &Ctx, t: &TurnCtx, word: &str, rest: &str) -> bool {
     let rest = rest.trim_end_matches(['。', '！', '!', '，', ' ', '吧', '啊']);
-    word.ends_with('按')
-        && lists().decision.settle_pointers.contains(&rest)
+    let d = &lists().decision;
+    // (Or a settle word that points by itself, `pointing_settles`: case
+    // decision/so-be-it-to-a-read-back-of-the-preset.)
+    (word.ends_with('按') && d.settle_pointers.contains(&rest)
+        || d.pointing_settles.contains(&word))
         && t.idx.checked_sub(1).is_some_and(|i| {
             let prev = &ctx.turns[i];
             !prev.assistant

@@ -226,6 +226,7 @@ word_files! {
         rule_nouns: Words,
         embedded_question: Words,
         settle_pointers: Words,
+        pointing_settles: Words,
         rules_handling_ends: Words,
         done_marks: Words,
         owners_will: Words,
