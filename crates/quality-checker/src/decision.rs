@@ -1191,6 +1191,15 @@ fn answers_request<'a>(
     if asked_in_preset && grants.is_none() {
         return None;
     }
+    // A bare yes with an option of the preset said beside it, in the caller's detail: the preset
+    // answers (case decision/a-yes-with-the-presets-option).
+    if grants.is_none()
+        && t.clauses
+            .iter()
+            .any(|c| preset_option_in_callers_detail(ctx, c.text(t.text), req))
+    {
+        return None;
+    }
     // The caller asking which of their own ways to use (`发到之前那个邮箱可以吧？`, `短信就发这个
     // 号码是吧？`): a yes settles nothing of the owner's (case decision/the-callers-own-way).
     if callers_own_way(req) {
