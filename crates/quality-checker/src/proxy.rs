@@ -135,7 +135,8 @@ fn next_clause_end(text: &str, clause_end: usize) -> usize {
 /// proxy/a-bill-to-a-temporary-account; an account dictated by its holder's name: case
 /// proxy/payee-by-name-taken-down; a friend's card to be noted down: case
 /// proxy/a-friends-card-noted-down; an account handed over for a relative to pay into: case
-/// proxy/an-account-handed-over.)
+/// proxy/an-account-handed-over; a deposit to a "checking" account or to "activate" one: cases
+/// proxy/deposit-to-a-checking-account, proxy/deposit-to-activate-an-account.)
 pub fn scam_request(text: &str) -> Option<&str> {
     scam_requests(text).next().map(|r| &text[r])
 }
