@@ -800,9 +800,12 @@ impl<'a> Ctx<'a> {
         let other_kind = |k: text::NumKind| {
             matches!((kind, k), (Some(Duration), Clock) | (Some(Clock), Duration))
         };
-        // (Twelve hours apart is the same time of day — 3点 and 15点 — and only that.)
-        let same = |x: f64| {
-            (x - v).abs() < 1e-6 || clock && (x - v).abs() - 12.0 < 1e-6 && (x - v).abs() > 11.999
+        // (Twelve hours apart is the same time of day — 3点 and 15点 — and only that: between two
+        // times of day, not a time and a count, `八点` and the caller's `二十多件`; case
+        // factuality/a-count-twelve-from-the-hour.)
+        let same = |x: f64, k: text::NumKind| {
+            (x - v).abs() < 1e-6
+                || clock && k == Clock && (x - v).abs() - 12.0 < 1e-6 && (x - v).abs() > 11.999
         };
         let allowed = self.allowed_nums.get_or_init(|| {
             text::numbers(&self.allowed_text)
@@ -823,11 +826,13 @@ impl<'a> Ctx<'a> {
         let other_dimension = |k: text::NumKind| {
             v < 100.0 && kind.is_some_and(|q| time(q) && counted(k) || counted(q) && time(k))
         };
-        allowed.iter().any(|&(x, k)| same(x) && !other_dimension(k))
+        allowed
+            .iter()
+            .any(|&(x, k)| same(x, k) && !other_dimension(k))
             || self
                 .caller_values()
                 .iter()
-                .any(|&(turn, x, k)| turn < before && same(x) && !other_kind(k))
+                .any(|&(turn, x, k)| turn < before && same(x, k) && !other_kind(k))
     }
 
     /// Whether `ds` (7+ digits) is a number the caller said before turn `before`, misquoted in
