@@ -387,7 +387,7 @@ static PUT_OFF: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().prox
 /// Whether a preset is written to turn a kind of caller away (a seller, a scammer, a collector, a
 /// rider who asks for more: case proxy/a-rider-asks-for-more; an unknown caller: case
 /// proxy/unknown-caller-not-put-through; an address kept from callers in other words: case
-/// proxy/address-kept-in-other-words).
+/// proxy/address-kept-in-other-words; land not for sale: case proxy/not-for-sale-held).
 pub fn protective(p: &PresetCtx) -> bool {
     *p.info.protective.get_or_init(|| {
         let c = &*CONCEPTS;
