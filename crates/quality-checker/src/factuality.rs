@@ -142,11 +142,7 @@ fn day_part_changed(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                 // A week with its day after it (`本周六`, `这个礼拜六`) is that day, not the
                 // span (cases factuality/this-weeks-saturday, factuality/this-weeks-day-changed).
                 let w = &s[m.start()..m.end()];
-                if lists()
-                    .lexicon
-                    .week_words
-                    .iter()
-                    .any(|x| text::ends_with_word(w, x))
+                if text::ends_with_week_word(w)
                     && let Some(d) = s[m.end()..].chars().next()
                     && let Some(g) = group_of(&format!("周{d}"))
                 {

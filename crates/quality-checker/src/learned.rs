@@ -151,7 +151,8 @@ impl Table {
     /// The index of `k`'s slot.
     #[inline(always)]
     fn get(&self, k: u64) -> Option<usize> {
-        self.get_from(k, self.first(k), self.slots[self.first(k)].key)
+        let i = self.first(k);
+        self.get_from(k, i, self.slots[i].key)
     }
 
     /// The index of `k`'s slot, the key in its first slot `i` read already.

@@ -1262,27 +1262,25 @@ static FILLER: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.fille
 /// is an introduction; case preset/topic-said-again-later): ten characters at least beyond the
 /// fillers.
 fn says_business(t: &TurnCtx) -> bool {
-    let han = t.text.chars().filter(|&c| text::is_han(c)).count();
+    han_beyond_fillers(t.text) >= 10
+}
+
+/// The Han characters of `text` that are not in a filler (`FILLER`).
+fn han_beyond_fillers(text: &str) -> usize {
+    let han = text.chars().filter(|&c| text::is_han(c)).count();
     let filler: usize = FILLER
-        .find_iter(t.text)
-        .map(|m| t.text[m.start()..m.end()].chars().count())
+        .find_iter(text)
+        .map(|m| text[m.start()..m.end()].chars().count())
         .sum();
-    han.saturating_sub(filler) >= 10
+    han.saturating_sub(filler)
 }
 
 /// The caller said something of substance (who they are or what they want), beyond greetings
 /// and the owner's name.
 fn substantive(ctx: &Ctx, text: &str) -> bool {
-    let han = text.chars().filter(|&c| text::is_han(c)).count();
-    if han < 4 {
-        return false;
-    }
-    let filler: usize = FILLER
-        .find_iter(text)
-        .map(|m| text[m.start()..m.end()].chars().count())
-        .sum();
+    let left = han_beyond_fillers(text);
     // (Owner references only lower the count: too few characters left already, none needed.)
-    if han.saturating_sub(filler) < 4 {
+    if left < 4 {
         return false;
     }
     let mut names = 0;
@@ -1293,7 +1291,7 @@ fn substantive(ctx: &Ctx, text: &str) -> bool {
                 .count();
         }
     }
-    han.saturating_sub(filler + names) >= 4
+    left.saturating_sub(names) >= 4
 }
 
 /// Characters and bigrams that carry no instruction of their own in a preset (politeness,

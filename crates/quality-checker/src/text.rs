@@ -525,6 +525,11 @@ pub fn starts_with_word(s: &str, word: &str) -> bool {
     }
 }
 
+/// Whether `s` ends with a word for the week (`周`, `星期`, `礼拜`: `lexicon.toml` `week_words`).
+pub fn ends_with_week_word(s: &str) -> bool {
+    (lists().lexicon.week_words.iter()).any(|w| ends_with_word(s, w))
+}
+
 /// Each occurrence of `needle` in `hay`, by byte offset, none overlapping: what
 /// `hay.match_indices(needle)` yields. (`match_indices` sets up a two-way searcher on every call,
 /// some 340 instructions, before it looks at a byte; most words looked for are not in the text,
@@ -1213,7 +1218,7 @@ pub fn numbers(s: &str) -> Vec<Num> {
         if !arabic
             && run.len() > 1
             && "一二三四五六".contains(run[0])
-            && (lists().lexicon.week_words.iter()).any(|w| s[..start].ends_with(w))
+            && ends_with_week_word(&s[..start])
         {
             run.truncate(1);
             run_end = start + run[0].len_utf8();
@@ -1302,7 +1307,7 @@ fn classify(
             return None;
         }
         let next = after.chars().next().unwrap_or(' ');
-        let weekday = (lists().lexicon.week_words.iter()).any(|w| before.ends_with(w));
+        let weekday = ends_with_week_word(before);
         if !weekday && !UNIT_START.contains(next) {
             return None;
         }
@@ -1333,8 +1338,7 @@ fn classify(
         digits,
     };
     // Weekdays: 周六, 星期三, 礼拜天.
-    if !arabic && run.len() == 1 && (lists().lexicon.week_words.iter()).any(|w| before.ends_with(w))
-    {
+    if !arabic && run.len() == 1 && ends_with_week_word(before) {
         num.kind = NumKind::Date;
         num.values[0] += 100.0; // keep weekdays apart from day numbers
         return Some(num);
