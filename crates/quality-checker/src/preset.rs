@@ -769,11 +769,25 @@ fn premise_corrected(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         .get(t + 1)
         .filter(|r| !r.assistant)
         .is_some_and(|r| {
-            REACTIONS.2.is_match(r.text)
-                // (Asking about the preset's own words — `啥子？敲门？我是问敲不敲门哦` — is a
-                // caller who misheard it, not one it was never meant for: case
-                // preset/said-again-to-a-caller-who-did-not-understand.)
-                && !names_content(r.text, content)
+            // (Asking about the preset's own words — `啥子？敲门？我是问敲不敲门哦` — is a
+            // caller who misheard it, not one it was never meant for: case
+            // preset/said-again-to-a-caller-who-did-not-understand. Read in the correction's
+            // own clause: the preset's words denied before it are no question about them;
+            // case preset/the-presets-words-denied-then-the-premise-corrected.)
+            REACTIONS.2.find_iter(r.text).any(|m| {
+                let end = r
+                    .clause_at(m.start())
+                    .map_or(r.text.len(), |(_, c)| c.end.max(m.end()));
+                let said = &r.text[m.start()..end];
+                // (Nor trouble said again, which holds to a conflict — as a question's A-not-A
+                // form does not; case preset/trouble-said-again-is-no-correction.)
+                let trouble = OBJECTION.find_iter(said).any(|o| {
+                    let word = &said[o.start()..o.end()];
+                    !(word.starts_with(['不', '没'])
+                        && said[..o.start()].chars().next_back() == word.chars().nth(1))
+                });
+                !names_content(said, content) && !trouble
+            })
         })
 }
 
