@@ -892,16 +892,25 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
         ('*', '*'),
         ('〔', '〕'),
     ] {
-        if let Some(i) = s.find(open) {
+        let mut from = 0;
+        while let Some(i) = s[from..].find(open).map(|i| from + i) {
             let rest = &s[i + open.len_utf8()..];
-            if let Some(j) = rest.find(close) {
-                let inner = &rest[..j];
-                if !inner.trim().is_empty() {
-                    return Some((
-                        format!("{open}{}{close}", text::head_chars(inner, 20)),
-                        "a stage direction or aside in brackets".into(),
-                    ));
-                }
+            let Some(j) = rest.find(close) else {
+                break;
+            };
+            let inner = &rest[..j];
+            from = i + open.len_utf8() + j + close.len_utf8();
+            // A number in brackets is part of a name (`三年级（2）班`), no aside (case
+            // naturalness/a-class-number-in-brackets).
+            let a_number = inner.chars().count() <= 3
+                && inner
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || text::is_cn_digit(c));
+            if !inner.trim().is_empty() && !a_number {
+                return Some((
+                    format!("{open}{}{close}", text::head_chars(inner, 20)),
+                    "a stage direction or aside in brackets".into(),
+                ));
             }
         }
     }

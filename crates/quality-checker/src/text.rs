@@ -985,6 +985,11 @@ impl Num {
     }
 }
 
+/// Whether `c` names a digit (`二`, `两`, `贰`) or ten (`十`).
+pub fn is_cn_digit(c: char) -> bool {
+    cn_digit(c).is_some() || c == '十'
+}
+
 fn cn_digit(c: char) -> Option<u32> {
     Some(match c {
         '零' | '〇' => 0,
