@@ -708,6 +708,7 @@ word_files! {
         asks_how_long: Words,
         proposal_ends: Words,
         concept_joiners: Chars,
+        other_party_marks: Chars,
         not_topic_chars: Chars,
         parcel_as_couriers_say: Words,
         before_kin_intro: Chars,

@@ -262,6 +262,16 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
                 continue;
             }
         }
+        // A role the event is with (`跟同学有矛盾`) is not who calls: no group of its own
+        // (`other_party_marks`).
+        if reg.sort(ci) == Sort::Role
+            && s[..m.start()]
+                .chars()
+                .next_back()
+                .is_some_and(|c| l.other_party_marks.contains(&c))
+        {
+            continue;
+        }
         // `儿子班主任`: a role right after another names whose it is — the later is the caller.
         if reg.sort(ci) == Sort::Role
             && last_role_end.is_some_and(|e| matches!(&s[e..m.start()], "" | "的"))
