@@ -1588,7 +1588,11 @@ fn conflict_at(
     // its occasion: only an emergency is a conflict by its cue alone, any other cue only when it
     // names what the preset settles or the turn reports a new fact (`路上出了点小事故`) (case
     // preset/a-demand-refused-in-its-own-words).
-    let refuses_demand = protective_preset || crate::proxy::protective(p);
+    // (Protective by its words alone: a preset that says no to its trigger's request
+    // (`proxy::protective`) may send the caller elsewhere, and trouble there — the app down — is
+    // a conflict; case preset/payment-failing-in-the-app.)
+    let in_words = crate::proxy::protective_in_words(p);
+    let refuses_demand = protective_preset || in_words;
     // A trigger about trouble (`说进不了小区`, `说堵车会迟到`): the trouble it anticipates is
     // the preset's own situation, not a conflict with it.
     let words = preset_words(p);
@@ -1598,7 +1602,7 @@ fn conflict_at(
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         // Pressure (a penalty, a deadline, a threat) reports no new fact: it is what a preset is
         // held against, not a situation that makes it wrong (`我自己取消会被罚款`).
-        if crate::proxy::pressure_only_at(ctx, t.idx, crate::proxy::protective(p)) {
+        if crate::proxy::pressure_only_at(ctx, t.idx, in_words) {
             continue;
         }
         // Nothing that could conflict in this turn at all?

@@ -390,10 +390,39 @@ static PUT_OFF: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().prox
 /// proxy/address-kept-in-other-words; land not for sale: case proxy/not-for-sale-held).
 pub fn protective(p: &PresetCtx) -> bool {
     *p.info.protective.get_or_init(|| {
-        let c = &*CONCEPTS;
-        c.protective.is_match(p.trigger)
-            || c.protective.is_match(p.response)
-            || c.protective_in_response.is_match(p.response)
+        protective_in_words(p) || refuses_the_triggers_request(p.trigger, p.response)
+    })
+}
+
+/// [`protective`] by the concept lexicon's protective words alone.
+pub fn protective_in_words(p: &PresetCtx) -> bool {
+    let c = &*CONCEPTS;
+    c.protective.is_match(p.trigger)
+        || c.protective.is_match(p.response)
+        || c.protective_in_response.is_match(p.response)
+}
+
+/// Whether the response says no (`不`) to what the trigger says the caller wants, in the
+/// trigger's own words: the two Han characters right after a 不 of the response are in the
+/// trigger (`家长说春游想单独接送孩子` => "…不单独接送"): a demand refused, whose reasons the
+/// caller gives are its occasion (case proxy/the-triggers-request-refused). Neither side's 不
+/// may be a question's A-not-A form (`回不回来`, `能不能加`): that asks, it refuses nothing.
+fn refuses_the_triggers_request(trigger: &str, response: &str) -> bool {
+    let a_not_a = |s: &str, i: usize| {
+        let before = s[..i].chars().next_back();
+        before.is_some() && before == s[i + '不'.len_utf8()..].chars().next()
+    };
+    response.match_indices('不').any(|(i, _)| {
+        let mut next = response[i + '不'.len_utf8()..].chars();
+        match (next.next(), next.next()) {
+            (Some(a), Some(b)) if text::is_han(a) && text::is_han(b) && !a_not_a(response, i) => {
+                let pair = String::from_iter([a, b]);
+                trigger
+                    .match_indices(pair.as_str())
+                    .any(|(j, _)| !trigger[..j].ends_with('不'))
+            }
+            _ => false,
+        }
     })
 }
 
