@@ -714,7 +714,6 @@ word_files! {
         before_kin_intro: Chars,
         not_done_after_le: Chars,
         will_be: Chars,
-        zai_in_a_word: Chars,
         blocking_frame_chars: Chars,
         adverbs_after_inability: Words,
         before_give_up: Chars,

@@ -1266,7 +1266,8 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
                 .any(|w| text::contains_str(head, w))
                 && !text::negated(&clause[..i], 2)
                 && !clause[..i].ends_with(lists().preset.will_be.0)
-                && !clause[..i].ends_with(lists().preset.zai_in_a_word.0)
+                // (No 在 of 实在, 现在…: privacy's `not_zai_before`; case preset/shizai-is-no-at.)
+                && !clause[..i].ends_with(lists().privacy.not_zai_before.0)
                 // Someone else there (`他在小区门口等还是我进去？`), or asked about, reports no
                 // arrival of the caller's (case preset/where-the-passenger-waits).
                 && !clause[..i].ends_with(lists().lexicon.owner_pronouns.0)
