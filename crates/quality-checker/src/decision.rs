@@ -831,11 +831,7 @@ pub(crate) fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
 /// decision/own-act-left-to-the-caller, decision/the-owners-order-notes).
 fn leaves_it(text: &str) -> bool {
     let d = &lists().decision;
-    d.left_to_caller
-        .iter()
-        .chain(d.owners_record.iter())
-        .any(|w| text::contains_str(text, w))
-        || callers_rules(text)
+    d.left_to_caller.in_text(text) || d.owners_record.in_text(text) || callers_rules(text)
 }
 
 /// Whether a clause tells the caller to do as the rules of their side say (`您按门卫那边的规矩来

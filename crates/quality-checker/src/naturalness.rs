@@ -1212,10 +1212,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         } else if ctx.turns.get(t.idx + 1).is_some_and(|r| {
             !r.assistant && {
                 let l = &lists().naturalness;
-                l.nothing_to_decide
-                    .iter()
-                    .chain(l.decision_disclaimed.iter())
-                    .any(|w| text::contains_str(r.text, w))
+                l.nothing_to_decide.in_text(r.text) || l.decision_disclaimed.in_text(r.text)
             }
         }) {
             // Whatever the caller's turn held, their answer says nothing was put to the owner
