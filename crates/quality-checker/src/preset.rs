@@ -3189,7 +3189,8 @@ fn says_callers_words_back(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     {
         return true;
     }
-    if !(l.read_back.in_text(prev.text) || l.asks_of_owner.in_text(prev.text))
+    if !l.read_back.in_text(prev.text)
+        && !l.asks_of_owner.in_text(prev.text)
         && !l.callers_words.in_text(turn.text)
     {
         return false;
