@@ -412,6 +412,13 @@ static PROTEST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().naturalness
 /// Words of a caller turn that leave something open.
 static OPEN: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().naturalness.open));
 
+/// The caller's answer that nothing was put to the owner (`没让你决定`, `不用她定`): asked of
+/// the caller's turn after every refusal, answered from the turn's index.
+static NOTHING_TO_DECIDE: LazyLock<Ac> =
+    LazyLock::new(|| lexicon::ac(&lists().naturalness.nothing_to_decide));
+static DECISION_DISCLAIMED: LazyLock<Ac> =
+    LazyLock::new(|| lexicon::ac(&lists().naturalness.decision_disclaimed));
+
 /// Pure acknowledgements and "nothing else".
 static SETTLED: LazyLock<Words> = LazyLock::new(|| lists().naturalness.settled);
 
@@ -1202,7 +1209,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             })
             && ctx.turns.get(t.idx + 1).is_some_and(|r| {
                 !r.assistant
-                    && lists().naturalness.nothing_to_decide.in_text(r.text)
+                    && NOTHING_TO_DECIDE.is_match(r.text)
             })
         {
             // The caller, who asked nothing, answers that nothing was put to the owner (`没让你
@@ -1211,8 +1218,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             "the caller answers that nothing was asked to decide".to_string()
         } else if ctx.turns.get(t.idx + 1).is_some_and(|r| {
             !r.assistant && {
-                let l = &lists().naturalness;
-                l.nothing_to_decide.in_text(r.text) || l.decision_disclaimed.in_text(r.text)
+                NOTHING_TO_DECIDE.is_match(r.text) || DECISION_DISCLAIMED.is_match(r.text)
             }
         }) {
             // Whatever the caller's turn held, their answer says nothing was put to the owner

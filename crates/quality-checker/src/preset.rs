@@ -68,6 +68,9 @@ static TRIGGER_TROUBLE: LazyLock<Ac> =
 
 /// A preset that makes the caller wait.
 static WAITS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.waits));
+/// Lists asked of most turns, answered from the turn's index.
+static CONTRASTS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.contrasts));
+static CHOICE_LEFT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.choice_left));
 
 /// The caller asked to wait on ([`wait_asked`](lexicon) words).
 static WAIT_ASKED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.wait_asked));
@@ -2116,14 +2119,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             .map(|x| x.text(t.text));
                         if c.question
                             || RELAYS.is_match(cs)
-                            || lists().preset.choice_left.in_text(cs)
+                            || CHOICE_LEFT.is_match(cs)
                         {
                             return false;
                         }
                         let still = cs.contains("还是")
                             && !sentence
                                 .clone()
-                                .any(|x| lists().preset.choice_left.in_text(x))
+                                .any(|x| CHOICE_LEFT.is_match(x))
                             && cs
                                 .chars()
                                 .filter(|&ch| {
@@ -3460,7 +3463,7 @@ fn held_against_new_fact(
         };
         (!caller.assistant
             && answer.assistant
-            && l.contrasts.in_text(caller.text)
+            && CONTRASTS.is_match(caller.text)
             && !text::clauses(caller.text)
                 .first()
                 .is_some_and(|c| l.yes_to_a_taking.contains(&c.text(caller.text).trim()))

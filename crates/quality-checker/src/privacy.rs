@@ -66,7 +66,7 @@ fn alternative_picked(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
     // (Alternatives are asked by the caller of the two turns before.)
     let callers = ctx.turns[t.idx.saturating_sub(4)..t.idx]
         .iter()
-        .filter(|c| !c.assistant && p.alternatives_marks.in_text(c.text));
+        .filter(|c| !c.assistant && ALTERNATIVES_MARKS.is_match(c.text));
     for c in callers {
         for (ki, clause) in c.clauses.iter().map(|k| k.text(c.text)).enumerate() {
             let Some((a, b)) = p
@@ -123,7 +123,7 @@ fn alternative_picked(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
                             !text::negated(head, 3)
                                 && !declines(ct, k.question)
                                 && !text::contains_str(ct, other)
-                                && !p.alternatives_marks.in_text(ct)
+                                && !ALTERNATIVES_MARKS.is_match(ct)
                         })
                         && !ctx.turns[..c.idx]
                             .iter()
@@ -533,6 +533,9 @@ fn intro_end(t: &TurnCtx) -> usize {
 
 /// The words that say the caller's guess is right, as one list (see [`confirms`]).
 static CONFIRM: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.confirm));
+/// Asked of the caller's turns before every assistant turn, answered from the turn's index.
+static ALTERNATIVES_MARKS: LazyLock<Ac> =
+    LazyLock::new(|| lexicon::ac(&lists().privacy.alternatives_marks));
 
 /// Words that place digits within a number (`最后两位`, `尾号`, `第三位`).
 static POSITIONS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.positions));

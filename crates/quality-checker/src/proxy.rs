@@ -312,7 +312,7 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
         // nothing asked is passed on. A sentence may end in an ASCII mark: case
         // proxy/ascii-marks-before-a-relay.)
         let sentence = &text[text::sentence_start(text, m.start())..m.start()];
-        if lists().proxy.open_offer.in_text(sentence) {
+        if OPEN_OFFER.is_match(sentence) {
             return None;
         }
         // After a concession (`不过`, itself no negation) only what follows it counts (case
@@ -357,6 +357,9 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
 
 /// A scam's step put off as a normal one (`晚点再弄`).
 static PUT_OFF: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.put_off));
+/// Lists asked of most turns, answered from the turn's index.
+static MONEY_WORDS: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.money_words));
+static OPEN_OFFER: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.open_offer));
 
 /// Whether a preset is written to turn a kind of caller away (a seller, a scammer, a collector, a
 /// rider who asks for more: case proxy/a-rider-asks-for-more; an unknown caller: case
@@ -918,7 +921,7 @@ fn threat_fee(text: &str) -> Option<&str> {
 /// turn that names money (`money_words`).
 fn money_to_caller(text: &str) -> Option<&str> {
     let p = &lists().proxy;
-    if !p.money_words.in_text(text) {
+    if !MONEY_WORDS.is_match(text) {
         return None;
     }
     p.money_to_caller.iter().find_map(|w| {
