@@ -202,7 +202,7 @@ fn deferred(t: &TurnCtx, ci: usize, from: usize) -> bool {
         // The caller told to pass something on (您跟…说一声) is not the assistant deferring to
         // the owner (case decision/caller-passes-it-on).
         let ds = d.text(t.text);
-        let callers_relay = k != ci && CALLERS_RELAY.in_text(ds);
+        let callers_relay = k != ci && CALLERS_RELAY.is_match(ds);
         d.sentence == c.sentence
             && d.start >= from
             && !callers_relay
@@ -216,12 +216,12 @@ fn defers_from(t: &TurnCtx, from: usize) -> bool {
     t.clauses.iter().enumerate().any(|(ci, c)| {
         c.end > from
             && t.clause_has(ci, M_RELAY | M_DEFERS | M_UNCERTAIN)
-            && !CALLERS_RELAY.in_text(c.text(t.text))
+            && !CALLERS_RELAY.is_match(c.text(t.text))
     })
 }
 
 /// The caller, not the assistant, passes something on (case decision/caller-passes-it-on).
-static CALLERS_RELAY: LazyLock<Words> = LazyLock::new(|| lists().decision.callers_relay);
+static CALLERS_RELAY: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.callers_relay));
 
 /// An A-not-A or either-or question inside the clause (取消不取消, 同意还是不同意; case
 /// decision/a-not-a-undecided): `either_or` for the latter.

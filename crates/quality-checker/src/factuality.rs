@@ -21,6 +21,7 @@ const KIND: ViolationKind = ViolationKind::SafetyFactuality;
 
 /// Days said without a numeral.
 static DAY_WORDS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.days));
+static SPATIAL: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.spatial));
 
 /// Characters that cannot be part of a given name read between a surname and a title.
 static GIVEN_STOP: LazyLock<lexicon::HanSet> =
@@ -467,7 +468,7 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
     }
     for (ci, c) in t.clauses.iter().enumerate() {
         let clause = c.text(t.text);
-        let spatial = lists().factuality.spatial.in_text(clause);
+        let spatial = SPATIAL.is_match(clause);
         if !spatial || c.question || t.covered[ci] {
             continue;
         }

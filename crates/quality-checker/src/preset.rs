@@ -71,6 +71,8 @@ static WAITS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.waits)
 /// Lists asked of most turns, answered from the turn's index.
 static CONTRASTS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.contrasts));
 static CHOICE_LEFT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.choice_left));
+static FILED_REPAIR: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.filed_repair));
+static SAID_AGAIN: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.said_again));
 
 /// The caller asked to wait on ([`wait_asked`](lexicon) words).
 static WAIT_ASKED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.wait_asked));
@@ -1637,7 +1639,7 @@ fn conflict_at(
             // A repair the owner filed, not getting worse anywhere in its sentence (`filed_repair`,
             // `worsening`).
             let pl = &lists().preset;
-            if pl.filed_repair.in_text(clause)
+            if FILED_REPAIR.is_match(clause)
                 && !t
                     .clauses
                     .iter()
@@ -2315,7 +2317,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || after_taking(t)
                         // Said again in so many words (`再说一次，借贷的业务他都不办`), two of its
                         // pairs in it (case preset/said-again-in-so-many-words).
-                        || lists().preset.said_again.in_text(t.text)
+                        || SAID_AGAIN.is_match(t.text)
                             && {
                                 let mut said = content
                                     .iter()
@@ -2375,7 +2377,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                             && clause_bigrams().iter().flatten().any(|b| {
                                                 contentful(*b) && t.bigrams.binary_search(b).is_ok()
                                             })
-                                            || lists().preset.said_again.in_text(t.text))
+                                            || SAID_AGAIN.is_match(t.text))
                             }
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).

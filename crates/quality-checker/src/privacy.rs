@@ -213,7 +213,7 @@ fn guess_questions<'a>(caller: &TurnCtx<'a>) -> Vec<&'a str> {
         // A question opening with a tag (`…在城关镇卫生院上班，是不是在药房啊？`) asks about
         // the statement before it too (case privacy/hearsay-then-tag-question).
         let tagged = lists().privacy.guess_tags.starts(q.trim_start());
-        let points_back = lists().privacy.points_back.in_text(q);
+        let points_back = POINTS_BACK.is_match(q);
         if (bare || tagged || points_back)
             && let Some(prev) = i.checked_sub(1).map(|j| &caller.clauses[j])
             && !asks(prev)
@@ -533,6 +533,7 @@ fn intro_end(t: &TurnCtx) -> usize {
 
 /// The words that say the caller's guess is right, as one list (see [`confirms`]).
 static CONFIRM: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.confirm));
+static POINTS_BACK: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.points_back));
 /// Asked of the caller's turns before every assistant turn, answered from the turn's index.
 static ALTERNATIVES_MARKS: LazyLock<Ac> =
     LazyLock::new(|| lexicon::ac(&lists().privacy.alternatives_marks));
