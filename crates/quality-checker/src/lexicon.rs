@@ -27,7 +27,8 @@ impl std::ops::Deref for Words {
 }
 
 /// The questions every detector asks of a list and a text, each word in the list's order
-/// ([`text::contains_str`], [`text::starts_with_word`], [`text::ends_with_word`]).
+/// ([`text::contains_str`], [`text::starts_with_word`], [`text::ends_with_word`]). A list asked
+/// of most turns is better an [`Ac`] ([`ac`]): its `is_match` answers from the turn's word index.
 impl Words {
     /// Whether a word of the list is said in `s` (anywhere in it).
     #[inline]
@@ -45,12 +46,6 @@ impl Words {
     #[inline]
     pub fn ends(&self, s: &str) -> bool {
         self.0.iter().any(|w| text::ends_with_word(s, w))
-    }
-
-    /// The first word of the list (in its order) said in `s`.
-    #[inline]
-    pub fn find_in(&self, s: &str) -> Option<&'static str> {
-        self.0.iter().copied().find(|w| text::contains_str(s, w))
     }
 
     /// The first word of the list (in its order) that `s` starts with.
