@@ -3,7 +3,7 @@
 
 use crate::CheckConfig;
 use crate::lexicon;
-use crate::lexicon::lists;
+use crate::lexicon::{Words, lists};
 use crate::text::{self, Clause, Num};
 use callbench_model::{Dialogue, Speaker};
 use std::cell::{OnceCell, RefCell};
@@ -954,7 +954,7 @@ impl<'a> Ctx<'a> {
 }
 
 /// Titles after the owner's surname that name the owner (王先生, 王总).
-static SURNAME_SUFFIXES: LazyLock<&[&str]> = LazyLock::new(|| lists().ctx.surname_suffixes.0);
+static SURNAME_SUFFIXES: LazyLock<Words> = LazyLock::new(|| lists().ctx.surname_suffixes);
 
 /// Whether a clause is (nearly) the owner's preset words, so the assistant may say it
 /// (`preset_bigrams`: the bigrams of every preset response, see [`Ctx::preset_bigrams`];
@@ -1044,7 +1044,7 @@ static ADDRESS_SUFFIX: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(lists().ctx.address_suffix.iter().copied()));
 
 /// Address components that say nothing about where exactly someone lives.
-static GENERIC_PLACE: LazyLock<&[&str]> = LazyLock::new(|| lists().ctx.generic_place.0);
+static GENERIC_PLACE: LazyLock<Words> = LazyLock::new(|| lists().ctx.generic_place);
 
 fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
     let mut fragments: Vec<&'a str> = Vec::new();
@@ -1251,7 +1251,7 @@ fn only_in_a_not_a(text: &str, b: u64) -> bool {
 /// reads `二二四六`), when it holds a correction (`data/words/ctx.toml`).
 fn corrected(text: &str) -> Option<String> {
     let words = &lists().ctx.corrections;
-    if !words.iter().any(|w| text.contains(w)) {
+    if !words.in_text(text) {
         return None;
     }
     let mut out = String::new();

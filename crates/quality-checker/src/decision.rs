@@ -22,8 +22,8 @@
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon::Ac;
-use crate::lexicon::lists;
 use crate::lexicon::{self, M_DEFERS, M_RELAY, M_REPORTED, M_UNCERTAIN};
+use crate::lexicon::{Words, lists};
 use crate::text::{self, Clause};
 use crate::{Finding, finding};
 use callbench_model::concepts::concepts;
@@ -62,7 +62,7 @@ fn anchor_lists() -> [(Cat, &'static [&'static str]); 8] {
 }
 
 /// Words that open a wish (祝您, 愿您, 希望您; case decision/a-wish).
-static WISH: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.wish.0);
+static WISH: LazyLock<Words> = LazyLock::new(|| lists().decision.wish);
 
 static ANCHORS: LazyLock<(Ac, Vec<Cat>)> = LazyLock::new(|| {
     let mut words = Vec::new();
@@ -80,13 +80,13 @@ static ANCHORS: LazyLock<(Ac, Vec<Cat>)> = LazyLock::new(|| {
 static STRONG_MODAL: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.strong_modal));
 
 /// Clause endings that make it an instruction: 放门口吧, 交给保安就行.
-static IMPERATIVE_END: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.imperative_end.0);
+static IMPERATIVE_END: LazyLock<Words> = LazyLock::new(|| lists().decision.imperative_end);
 
 /// Instructions that decide nothing for the owner.
 static PROCEDURAL: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.procedural));
 
 /// A reply opening that says yes.
-static AGREE_STRONG: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.agree_strong.0);
+static AGREE_STRONG: LazyLock<Words> = LazyLock::new(|| lists().decision.agree_strong);
 
 /// What a caller asks when they want a decision.
 static REQUEST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.request));
@@ -161,7 +161,7 @@ fn concedes(ctx: &Ctx, t: &TurnCtx) -> Option<Finding> {
                             && text::numbers(&x)
                                 .iter()
                                 .any(|n| n.specific() && n.end == x.len())
-                            || ends.iter().any(|e| text::starts_with_word(rest, e))
+                            || ends.starts(rest)
                     }
             });
             if let Some(k) = conceded {
@@ -202,7 +202,7 @@ fn deferred(t: &TurnCtx, ci: usize, from: usize) -> bool {
         // The caller told to pass something on (您跟…说一声) is not the assistant deferring to
         // the owner (case decision/caller-passes-it-on).
         let ds = d.text(t.text);
-        let callers_relay = k != ci && CALLERS_RELAY.iter().any(|w| text::contains_str(ds, w));
+        let callers_relay = k != ci && CALLERS_RELAY.is_match(ds);
         d.sentence == c.sentence
             && d.start >= from
             && !callers_relay
@@ -216,19 +216,17 @@ fn defers_from(t: &TurnCtx, from: usize) -> bool {
     t.clauses.iter().enumerate().any(|(ci, c)| {
         c.end > from
             && t.clause_has(ci, M_RELAY | M_DEFERS | M_UNCERTAIN)
-            && !CALLERS_RELAY
-                .iter()
-                .any(|w| text::contains_str(c.text(t.text), w))
+            && !CALLERS_RELAY.is_match(c.text(t.text))
     })
 }
 
 /// The caller, not the assistant, passes something on (case decision/caller-passes-it-on).
-static CALLERS_RELAY: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.callers_relay.0);
+static CALLERS_RELAY: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.callers_relay));
 
 /// An A-not-A or either-or question inside the clause (取消不取消, 同意还是不同意; case
 /// decision/a-not-a-undecided): `either_or` for the latter.
 fn alternative(clause: &str) -> bool {
-    if (lists().lexicon.either_or.iter()).any(|w| text::contains_str(clause, w)) {
+    if lists().lexicon.either_or.in_text(clause) {
         return true;
     }
     // (Both forms below hold 不 or 没: without, the characters are not collected.)
@@ -248,7 +246,7 @@ fn skip_clause(c: &Clause, clause: &str, conditional: bool, reported: bool) -> b
         || conditional
         || reported
         || alternative(clause)
-        || (lists().decision.callers_words_said.iter()).any(|w| text::contains_str(clause, w))
+        || lists().decision.callers_words_said.in_text(clause)
 }
 
 fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> {
@@ -296,7 +294,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             .filter(|d| d.sentence == c.sentence)
             .any(|d| {
                 let s = d.text(t.text).trim_start();
-                WISH.iter().any(|w| text::starts_with_word(s, w))
+                WISH.starts(s)
             })
         {
             continue;
@@ -321,28 +319,16 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
             let word = &clause[m_start..m_end];
             // 答应不了, 来不起: the potential complement negates the verb (case
             // decision/cannot-agree-for-him).
-            let neg_after = lists()
-                .decision
-                .potential_negation
-                .iter()
-                .any(|n| text::starts_with_word(rest, n));
+            let neg_after = lists().decision.potential_negation.starts(rest);
             let negated = text::negated(prefix, 8) || neg_after;
             // A commitment stands even next to a relay (case decision/commitment-next-to-a-relay).
             let own_deferred = t.clause_has(ci, M_DEFERS | M_RELAY);
             // … and so does the owner made to pay a sum (`owner_made_to`; the sum tells money
             // from a message passed on, which the same 转给您 says).
             let made_to_pay = matches!(cat, Cat::Pay)
-                && lists()
-                    .decision
-                    .owner_made_to
-                    .iter()
-                    .any(|w| text::contains_str(prefix, w))
+                && lists().decision.owner_made_to.in_text(prefix)
                 && (text::numbers(prefix).iter().any(|n| n.specific())
-                    || lists()
-                        .decision
-                        .money_words
-                        .iter()
-                        .any(|w| text::contains_str(prefix, w)));
+                    || lists().decision.money_words.in_text(prefix));
             let own_deferred = own_deferred && !made_to_pay;
             let deferred = deferred(t, ci, from) && !made_to_pay;
             let hit = match cat {
@@ -385,18 +371,10 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                 // What is done already (`老人家已经送到医院就好`) is told, not asked of the
                 // caller (case decision/done-already-is-no-instruction).
                 Cat::Instruct => {
-                    !lists()
-                        .decision
-                        .done_marks
-                        .iter()
-                        .any(|w| prefix.contains(w))
+                    !lists().decision.done_marks.in_text(prefix)
                         // An option left to the caller (`您先捡上来放您家也行，看您方便`) tells
                         // them nothing to do (case decision/option-left-to-the-caller).
-                        && !lists()
-                            .decision
-                            .left_to_caller
-                            .iter()
-                            .any(|w| text::contains_str(t.text, w))
+                        && !lists().decision.left_to_caller.in_text(t.text)
                         && instruct(ctx, prefix, word, rest, clause)
                         && !callers_plan_said_back(ctx, t, clause)
                         && !done_by_caller(ctx, t, word)
@@ -407,11 +385,7 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         && !other_subject(prefix)
                         // A message passed on (`她回复了我第一时间转给您`): words, not money
                         // (case decision/reply-passed-on-is-no-payment).
-                        && !lists()
-                            .decision
-                            .messages_passed
-                            .iter()
-                            .any(|w| text::contains_str(prefix, w))
+                        && !lists().decision.messages_passed.in_text(prefix)
                         // 出差, 出门: 出 starts another word, not paying (case
                         // decision/away-is-not-paying). (Kept: without it a trip until a day
                         // reads as paying in the in-sample sets.)
@@ -456,22 +430,11 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     if other_subject(prefix) || in_preset(ctx, word, rest) {
         return false;
     }
-    if lists()
-        .decision
-        .owners_words_cited
-        .iter()
-        .any(|w| text::starts_with_word(rest, w))
-    {
+    if lists().decision.owners_words_cited.starts(rest) {
         return false;
     }
     // (那就 hides the 就这么定 it starts: case decision/thats-settled.)
-    if word == "那就"
-        && lists()
-            .decision
-            .settled_phrases
-            .iter()
-            .any(|w| text::starts_with_word(rest, w))
-    {
+    if word == "那就" && lists().decision.settled_phrases.starts(rest) {
         return true;
     }
     if lists().decision.settled_by_form.contains(&word) {
@@ -481,11 +444,7 @@ fn settle(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
         return ends
             && !PROCEDURAL.is_match(clause)
             && !SELF_REQUEST.is_match(clause)
-            && !lists()
-                .decision
-                .settle_courtesy
-                .iter()
-                .any(|w| text::starts_with_word(rest, w));
+            && !lists().decision.settle_courtesy.starts(rest);
     }
     true
 }
@@ -524,11 +483,7 @@ fn other_subject(prefix: &str) -> bool {
             p = p.strip_suffix(w).unwrap_or(p);
         }
     }
-    p.ends_with(lists().lexicon.caller_pronouns.0)
-        && !d
-            .caller_as_object
-            .iter()
-            .any(|w| text::ends_with_word(p, w))
+    p.ends_with(lists().lexicon.caller_pronouns.0) && !d.caller_as_object.ends(p)
 }
 
 /// The words after the verb (up to a particle) name what a preset allows (放驿站 with a preset
@@ -592,33 +547,18 @@ fn refuse(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     }
     // A verb of direction before 不来了 makes it "cannot get there", not a refusal (case
     // decision/cannot-get-there-is-no-refusal).
-    if d.refusals_of_coming
-        .iter()
-        .any(|w| text::starts_with_word(word, w))
-        && d.direction_verbs
-            .iter()
-            .any(|w| text::ends_with_word(prefix, w))
-    {
+    if d.refusals_of_coming.starts(word) && d.direction_verbs.ends(prefix) {
         return false;
     }
     // The assistant declining to handle it itself (`转账的事我这边不办理`): its own scope, the
     // owner's matter left open (case decision/assistant-declines-to-handle-it).
-    if d.own_scope
-        .iter()
-        .any(|w| text::ends_with_word(prefix.trim_end(), w))
-        && d.own_scope_refusals.contains(&word)
-    {
+    if d.own_scope.ends(prefix.trim_end()) && d.own_scope_refusals.contains(&word) {
         return false;
     }
     // A preset that declines authorises declining in other words (case
     // decision/declining-preset-other-words).
     !ctx.presets.iter().any(|p| {
-        text::contains_str(p.response, word)
-            || lists()
-                .decision
-                .declines
-                .iter()
-                .any(|w| text::contains_str(p.response, w))
+        text::contains_str(p.response, word) || lists().decision.declines.in_text(p.response)
     })
 }
 
@@ -630,21 +570,13 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     let d = &lists().decision;
     // Acceptable, said for the owner (case decision/acceptable-for-the-owner); not the caller's
     // 您能接受的话 — a condition, skipped.
-    if word == "接受"
-        && d.acceptable_modals
-            .iter()
-            .any(|w| text::ends_with_word(prefix, w))
-        && !prefix.contains('您')
-    {
+    if word == "接受" && d.acceptable_modals.ends(prefix) && !prefix.contains('您') {
         return true;
     }
     // 认 names the owner's own acceptance (case decision/owner-owns-it), not 认识 or 认为 (case
     // decision/owner-knows).
     if word.starts_with(lists().lexicon.owner_pronouns.0) {
-        return !d
-            .not_owning_after_ren
-            .iter()
-            .any(|w| text::starts_with_word(rest, w));
+        return !d.not_owning_after_ren.starts(rest);
     }
     // 没问题 / 不反对 alone is the assistant's own "sure" (case
     // decision/no-problem-said-by-the-assistant): only with the owner as subject (case
@@ -656,11 +588,10 @@ fn consent(ctx: &Ctx, prefix: &str, word: &str, rest: &str) -> bool {
     }
     if d.bare_consents.contains(&word) {
         return crate::privacy::owner_subject(ctx, prefix)
-            || (d.owners_place.iter()).any(|w| text::ends_with_word(prefix.trim_end(), w))
-                && ctx.mentions_owner(prefix);
+            || d.owners_place.ends(prefix.trim_end()) && ctx.mentions_owner(prefix);
     }
     crate::privacy::owner_subject(ctx, prefix)
-        || (d.on_the_owners_behalf.iter()).any(|w| text::contains_str(prefix, w))
+        || d.on_the_owners_behalf.in_text(prefix)
         || prefix.trim().is_empty()
 }
 
@@ -668,9 +599,7 @@ fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     // A decision form (那就…吧, 我帮她…了, …就行; cases decision/cancel-form,
     // decision/cancelled-for-the-owner) — not a report of a cancellation (case
     // decision/cancel-reported).
-    let imperative = IMPERATIVE_END
-        .iter()
-        .any(|e| text::ends_with_word(clause.trim_end(), e));
+    let imperative = IMPERATIVE_END.ends(clause.trim_end());
     // (The caller told to do it for the owner is still the owner's decision: case
     // decision/caller-told-to-do-it-for-the-owner.)
     if other_subject(prefix) && !imperative || in_preset(ctx, word, rest) {
@@ -681,11 +610,7 @@ fn cancel(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bool
     if preset_chars(ctx, clause) {
         return false;
     }
-    let agent = lists()
-        .decision
-        .agents
-        .iter()
-        .any(|w| text::contains_str(prefix, w));
+    let agent = lists().decision.agents.in_text(prefix);
     imperative || agent || prefix.trim().is_empty() && (rest.starts_with('了') || rest.is_empty())
 }
 
@@ -697,7 +622,7 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
     let for_owner = prefix
         .trim_start()
         .starts_with(lists().lexicon.caller_pronouns.0)
-        && (d.kept_for_owner.iter()).any(|w| text::ends_with_word(prefix.trim_end(), w));
+        && d.kept_for_owner.ends(prefix.trim_end());
     if ctx.mentions_owner(prefix) && !prefix.contains('帮') && !for_owner {
         return false;
     }
@@ -706,46 +631,26 @@ fn instruct(ctx: &Ctx, prefix: &str, word: &str, rest: &str, clause: &str) -> bo
         // decision/assistant-acts-for-the-caller).
         return false;
     }
-    if (d.instruction_questions.iter()).any(|w| text::contains_str(clause, w)) {
+    if d.instruction_questions.in_text(clause) {
         return false;
     }
     // 给您送到行政那边, 帮您放好: done for the caller — the speaker acts, the caller is told
     // nothing to do.
-    if lists()
-        .decision
-        .done_for_caller
-        .iter()
-        .any(|w| text::ends_with_word(prefix.trim_end(), w))
-    {
+    if lists().decision.done_for_caller.ends(prefix.trim_end()) {
         return false;
     }
     // A time for the caller's next step, not an instruction about it (case
     // decision/callers-next-step-time).
-    if lists()
-        .decision
-        .callers_next_step
-        .iter()
-        .any(|w| text::starts_with_word(rest, w))
-    {
+    if lists().decision.callers_next_step.starts(rest) {
         return false;
     }
-    let imperative = IMPERATIVE_END
-        .iter()
-        .any(|e| text::ends_with_word(clause.trim_end(), e))
-        || lists()
-            .decision
-            .imperative_openers
-            .iter()
-            .any(|w| text::ends_with_word(prefix.trim_end(), w));
+    let imperative = IMPERATIVE_END.ends(clause.trim_end())
+        || lists().decision.imperative_openers.ends(prefix.trim_end());
     if !imperative {
         return false;
     }
     // 放心, 放一放, 放弃: not placing anything (case decision/rest-assured).
-    if word == "放"
-        && d.not_placing_after_fang
-            .iter()
-            .any(|w| text::starts_with_word(rest, w))
-    {
+    if word == "放" && d.not_placing_after_fang.starts(rest) {
         return false;
     }
     !in_preset(ctx, word, rest) && !preset_chars(ctx, clause)
@@ -759,8 +664,7 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     let directed = lists()
         .decision
         .directing
-        .iter()
-        .any(|w| text::tail_chars(prefix, 8).contains(w));
+        .in_text(text::tail_chars(prefix, 8));
     if !directed && !crate::privacy::owner_subject(ctx, prefix) {
         return false;
     }
@@ -793,13 +697,8 @@ fn commit(ctx: &Ctx, prefix: &str, word: &str) -> bool {
     let tail = text::tail_chars(prefix, 6);
     // 会, 能: the owner's act promised (not 会不会; case decision/owner-will-pay-back).
     // (Or the word starts with a modal: `modal_starts`.)
-    let will = tail.contains('会') && !(d.not_will.iter()).any(|w| text::contains_str(tail, w));
-    modal_word
-        || STRONG_MODAL.is_match(tail)
-        || d.modal_starts
-            .iter()
-            .any(|w| text::starts_with_word(word, w))
-        || will
+    let will = tail.contains('会') && !d.not_will.in_text(tail);
+    modal_word || STRONG_MODAL.is_match(tail) || d.modal_starts.starts(word) || will
 }
 
 /// The clause of a caller's turn that asks the assistant for a decision: one of their last
@@ -820,12 +719,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
         .filter(|(k, c)| {
             let s = c.text(caller.text);
             let marked = caller.text[c.end..].trim_start().starts_with(['？', '?']);
-            if *k >= 2
-                && (!marked
-                    || lists().lexicon.tag_questions
-                        .iter()
-                        .any(|w| text::ends_with_word(s, w)))
-            {
+            if *k >= 2 && (!marked || lists().lexicon.tag_questions.ends(s)) {
                 return false;
             }
             // A clause of a sentence that asks asks too (case
@@ -833,18 +727,14 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             // case decision/indirect-question).
             let asks = c.question
                 || marked
-                || (lists().decision.indirect_question_openers.iter()).any(|w| text::starts_with_word(s, w))
+                || lists().decision.indirect_question_openers.starts(s)
                     && REQUEST.is_match(s)
                 // Unpunctuated speech: an A-not-A request asks without its question mark (case
                 // decision/unpunctuated-request) — unless a verb of knowing or caring embeds it
                 // (case decision/embedded-a-not-a).
                 || text::a_not_a(s).is_some_and(|at| {
                     REQUEST.is_match(s)
-                        && !lists()
-                            .decision
-                            .embedding
-                            .iter()
-                            .any(|w| s[..at].contains(w))
+                        && !lists().decision.embedding.in_text(&s[..at])
                 })
                 || caller
                     .clauses
@@ -854,7 +744,7 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             let leave = s
                 .find('请')
                 .is_some_and(|i| text::head_chars(&s[i..], 5).contains('假'))
-                && (lists().decision.leave_modals.iter()).any(|w| text::contains_str(s, w));
+                && lists().decision.leave_modals.in_text(s);
             if !asks {
                 return EXPLICIT_ASK.is_match(s) || leave;
             }
@@ -863,14 +753,12 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
             }
             // A service asked of the assistant itself (帮我…, 帮忙…; embodiment's business), no
             // decision of the owner's (case decision/service-asked-of-the-assistant).
-            if (lists().decision.service_asked.iter()).any(|w| text::contains_str(s, w)) {
+            if lists().decision.service_asked.in_text(s) {
                 return false;
             }
             // A choice asked for (…还是…; case decision/a-choice-asked).
             // (An A-not-A question — 是不是, 多不多 — asks a fact unless REQUEST names it.)
-            if REQUEST.is_match(s)
-                || (lists().decision.choice_asked.iter()).any(|w| text::contains_str(s, w))
-            {
+            if REQUEST.is_match(s) || lists().decision.choice_asked.in_text(s) {
                 return true;
             }
             // Who the assistant is: no decision asked (case decision/who-the-assistant-is).
@@ -887,17 +775,13 @@ fn request_in<'t>(caller: &TurnCtx<'t>, strict: bool) -> Option<&'t str> {
                 // …and a fact said back for a yes (`想先确认一下目的地是霁川东站对吧`; case
                 // decision/fact-said-back-for-a-yes).
                 && !(text::contains_str(s, "是")
-                    && lists().lexicon.tag_questions.iter().any(|w| text::ends_with_word(s, w)))
+                    && lists().lexicon.tag_questions.ends(s))
                 && !s.ends_with("的吧")
-                && !lists().decision.question_words
-                    .iter()
-                    .any(|w| text::contains_str(s, w))
-                || lists().decision.caller_proposes
-                    .iter()
-                    .any(|w| text::contains_str(s, w))
+                && !lists().decision.question_words.in_text(s)
+                || lists().decision.caller_proposes.in_text(s)
                 // 能…吗, 可以…吗: a modal yes/no question asks for permission (case
                 // decision/modal-question-asks-permission).
-                || s.ends_with('吗') && lists().decision.permission_modals.iter().any(|w| text::contains_str(s, w))
+                || s.ends_with('吗') && lists().decision.permission_modals.in_text(s)
         })
         .map(|(_, c)| c.text(caller.text))
         .next()
@@ -930,7 +814,7 @@ fn past_opener(s: &str) -> usize {
 
 /// The caller's own asking (想问问能不能…), no request that the assistant ask (case
 /// decision/caller-asks-for-themselves).
-static OWN_ASKING: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.own_asking.0);
+static OWN_ASKING: LazyLock<Words> = LazyLock::new(|| lists().decision.own_asking);
 
 /// A caller taking their request back (算了, 不用了, 那就这样吧; case decision/caller-withdraws).
 static WITHDRAWN: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.withdrawn));
@@ -939,12 +823,7 @@ static WITHDRAWN: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().decision.
 /// Whether `s` refers to the owner's preset as what holds (按刚才说的, 还是按; case
 /// decision/the-preset-referred-to).
 pub(crate) fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
-    !ctx.presets.is_empty()
-        && lists()
-            .decision
-            .preset_referred
-            .iter()
-            .any(|w| text::contains_str(s, w))
+    !ctx.presets.is_empty() && lists().decision.preset_referred.in_text(s)
 }
 
 /// Whether an assistant's text leaves the matter to the caller (`看您方便`) or to what the owner
@@ -952,11 +831,7 @@ pub(crate) fn refers_to_preset(ctx: &Ctx, s: &str) -> bool {
 /// decision/own-act-left-to-the-caller, decision/the-owners-order-notes).
 fn leaves_it(text: &str) -> bool {
     let d = &lists().decision;
-    d.left_to_caller
-        .iter()
-        .chain(d.owners_record.iter())
-        .any(|w| text::contains_str(text, w))
-        || callers_rules(text)
+    d.left_to_caller.in_text(text) || d.owners_record.in_text(text) || callers_rules(text)
 }
 
 /// Whether a clause tells the caller to do as the rules of their side say (`您按门卫那边的规矩来
@@ -965,7 +840,7 @@ fn leaves_it(text: &str) -> bool {
 /// decision/left-to-the-callers-rules).
 fn callers_rules(text: &str) -> bool {
     let d = &lists().decision;
-    if !d.rule_nouns.iter().any(|n| text::contains_str(text, n)) {
+    if !d.rule_nouns.in_text(text) {
         return false;
     }
     text::clauses(text).iter().any(|c| {
@@ -977,9 +852,7 @@ fn callers_rules(text: &str) -> bool {
             return false;
         };
         let after = &s[i + '按'.len_utf8()..];
-        d.rules_handling_ends
-            .iter()
-            .any(|e| text::ends_with_word(s, e))
+        d.rules_handling_ends.ends(s)
             && d.rule_nouns.iter().any(|n| {
                 after
                     .find(n)
@@ -1068,32 +941,17 @@ fn answers_request<'a>(
     }
     // Agreeing to come itself is embodiment's business (case decision/agreeing-to-come) — unless
     // what it would do there binds the owner (case decision/coming-binds-the-owner).
-    if !lists()
-        .decision
-        .binding_acts
-        .iter()
-        .any(|w| text::contains_str(t.text, w))
+    if !lists().decision.binding_acts.in_text(t.text)
         && t.clauses.iter().any(|c| {
             let cs = c.text(t.text);
-            cs.find('我').is_some_and(|i| {
-                lists()
-                    .decision
-                    .coming_acts
-                    .iter()
-                    .any(|w| cs[i..].contains(w))
-            })
+            cs.find('我')
+                .is_some_and(|i| lists().decision.coming_acts.in_text(&cs[i..]))
         })
     {
         return None;
     }
     // 就按她说的来: the owner's preset answers, not the assistant (case decision/the-presets-answer).
-    if !ctx.presets.is_empty()
-        && lists()
-            .decision
-            .presets_answer
-            .iter()
-            .any(|w| text::contains_str(t.text, w))
-    {
+    if !ctx.presets.is_empty() && lists().decision.presets_answer.in_text(t.text) {
         return None;
     }
     // Yes: an agreeing opening, or an instruction that grants what was asked.
@@ -1105,37 +963,23 @@ fn answers_request<'a>(
             // 那就先按…: settling what was asked, in any ending (case
             // decision/settling-what-was-asked).
             let settles = || {
-                lists()
-                    .decision
-                    .settling_openers
-                    .iter()
-                    .any(|w| text::starts_with_word(s, w))
+                lists().decision.settling_openers.starts(s)
                     && !SELF_REQUEST.is_match(s)
-                    && !lists()
-                        .decision
-                        .settling_courtesy
-                        .iter()
-                        .any(|w| text::contains_str(s, w))
+                    && !lists().decision.settling_courtesy.in_text(s)
             };
-            (IMPERATIVE_END.iter().any(|e| text::ends_with_word(s, e)) || settles())
+            (IMPERATIVE_END.ends(s) || settles())
                 && !PROCEDURAL.is_match(s)
                 // (您那边就… tells the caller what to do: no report.)
                 && (!t.clause_has(*ci, M_REPORTED)
-                    || lists().decision.callers_side
-                        .iter()
-                        .any(|w| text::starts_with_word(s, w)))
+                    || lists().decision.callers_side.starts(s))
                 // An invitation to speak grants nothing (case decision/an-invitation-to-speak).
                 && !concepts().invite_to_speak.iter().any(|w| text::contains_str(s, w.as_str()))
                 // Left to the caller (看您…; case decision/left-to-the-callers-platform), or to
                 // the caller's own rules (`您按平台的规定来就好`; case
                 // decision/left-to-the-platforms-rules).
                 && !alternative(s)
-                && !(lists().decision.looked_to_caller.iter()).any(|w| text::contains_str(s, w))
-                && !lists()
-                    .decision
-                    .left_to_caller
-                    .iter()
-                    .any(|w| text::contains_str(s, w))
+                && !lists().decision.looked_to_caller.in_text(s)
+                && !lists().decision.left_to_caller.in_text(s)
                 // What the caller reports done, told to finish (`您放好就行` after `我放门口了`):
                 // nothing granted (case decision/the-callers-done-act-finished).
                 && !s
@@ -1241,7 +1085,7 @@ fn may_say_yes(t: &TurnCtx) -> bool {
             .collect();
         Yes {
             opens: lexicon::Prefixes::new(&opens),
-            imperative: lexicon::Suffixes::new(*IMPERATIVE_END),
+            imperative: lexicon::Suffixes::new(&IMPERATIVE_END),
             accepting_last: lexicon::HanSet::new(
                 d.ends.iter().filter_map(|w| w.chars().next_back()),
             ),
@@ -1287,7 +1131,7 @@ fn reversal(t: &TurnCtx) -> Option<Finding> {
     let (_, c) = t.clauses.iter().enumerate().find(|(ci, c)| {
         c.start >= from && !t.covered[*ci] && !c.question && {
             let s = c.text(t.text).trim();
-            IMPERATIVE_END.iter().any(|e| text::ends_with_word(s, e)) && !PROCEDURAL.is_match(s)
+            IMPERATIVE_END.ends(s) && !PROCEDURAL.is_match(s)
         }
     })?;
     Some(finding(
@@ -1406,11 +1250,7 @@ fn condition_of_fact(ctx: &Ctx, clause: &str) -> bool {
             .trim_end_matches(['。', '！', '!', '的', '啊', '呀']);
         (rest.starts_with('就') || lists().decision.ends.contains(&rest))
             && !ctx.mentions_owner(cond)
-            && !lists()
-                .decision
-                .owners_will
-                .iter()
-                .any(|w| text::contains_str(cond, w))
+            && !lists().decision.owners_will.in_text(cond)
     })
 }
 
@@ -1465,27 +1305,19 @@ fn detail_within_the_presets_place(ctx: &Ctx, t: &TurnCtx, topic: &str) -> bool 
 /// agreed (`callers_own_ways`: 邮箱, 这个号码, 以订单上的…为准): how the caller sends, or follows
 /// what exists, decides nothing of the owner's.
 fn callers_own_way(s: &str) -> bool {
-    lists()
-        .decision
-        .callers_own_ways
-        .iter()
-        .any(|w| text::contains_str(s, w))
+    lists().decision.callers_own_ways.in_text(s)
 }
 
 /// The request's own thing accepted in so many words (case decision/the-request-accepted-in-words): a
 /// clause naming what was asked and ending in an acceptance.
 fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
-    static ENDS: LazyLock<&[&str]> = LazyLock::new(|| lists().decision.ends.0);
+    static ENDS: LazyLock<Words> = LazyLock::new(|| lists().decision.ends);
     let end_of = |c: &Clause| {
         c.text(t.text)
             .trim_end_matches(['。', '！', '!', '的', '啊', '呀'])
     };
     // Most turns end no clause in an acceptance: nothing to compute.
-    if !t
-        .clauses
-        .iter()
-        .any(|c| ENDS.iter().any(|e| text::ends_with_word(end_of(c), e)))
-    {
+    if !t.clauses.iter().any(|c| ENDS.ends(end_of(c))) {
         return None;
     }
     let rb: Vec<u64> = text::bigrams(req)
@@ -1499,7 +1331,7 @@ fn accepts_topic(ctx: &Ctx, t: &TurnCtx, req: &str) -> Option<Finding> {
         let s = c
             .text(t.text)
             .trim_end_matches(['。', '！', '!', '的', '啊', '呀']);
-        let ends = ENDS.iter().find(|e| text::ends_with_word(s, e))?;
+        let ends = ENDS.find_end(s)?;
         let topic = &s[..s.len() - ends.len()];
         if c.question
             || t.covered[ci]
@@ -1566,12 +1398,7 @@ pub(crate) fn refusal_presets_said<'c, 'a>(
     ctx.presets.iter().filter(move |p| {
         let content = p.content();
         !content.is_empty()
-            && (lists()
-                .decision
-                .anchors
-                .refuse
-                .iter()
-                .any(|w| p.response.contains(w))
+            && (lists().decision.anchors.refuse.in_text(p.response)
                 // (A protective preset turns the caller away: `推销一律不要`.)
                 || crate::proxy::protective(p))
             && ctx.turns[..=upto]
@@ -1596,11 +1423,7 @@ fn offered_nothing_binding(text: &str, req: &str) -> bool {
 /// in one of `topic_endings` (case decision/a-matter-named).
 fn names_a_matter(clause: &str) -> bool {
     let c = clause.trim_end_matches(['，', ',', '。', '：', ':', ' ']);
-    lists()
-        .decision
-        .topic_endings
-        .iter()
-        .any(|e| text::ends_with_word(c, e))
+    lists().decision.topic_endings.ends(c)
 }
 
 #[cfg(test)]

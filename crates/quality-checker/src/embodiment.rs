@@ -9,7 +9,7 @@
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon;
 use crate::lexicon::Ac;
-use crate::lexicon::lists;
+use crate::lexicon::{Words, lists};
 use crate::text;
 use crate::{Finding, finding};
 use callbench_model::vocab::ViolationKind;
@@ -54,11 +54,11 @@ static NON_PHYSICAL_BEFORE: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(lists().embodiment.non_physical_before.iter().copied()));
 
 /// Two-character verbs before a directional complement that make it non-physical (转达过去).
-static NON_PHYSICAL_VERBS: LazyLock<&[&str]> =
-    LazyLock::new(|| lists().embodiment.non_physical_verbs.0);
+static NON_PHYSICAL_VERBS: LazyLock<Words> =
+    LazyLock::new(|| lists().embodiment.non_physical_verbs);
 
 /// What one sees that is not a physical perception: messages and records.
-static MESSAGE_OBJECTS: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.message_objects.0);
+static MESSAGE_OBJECTS: LazyLock<Words> = LazyLock::new(|| lists().embodiment.message_objects);
 
 /// Finds physical claims.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
@@ -117,11 +117,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         // (Read only for a covered clause with 我: most turns have none.)
         let as_owner = || {
             !ctx.presets.iter().any(|p| p.response.contains('我'))
-                && !lists()
-                    .embodiment
-                    .attributions
-                    .iter()
-                    .any(|w| text::contains_str(t.text, w))
+                && !lists().embodiment.attributions.in_text(t.text)
         };
         'clauses: for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
@@ -180,11 +176,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // Hearing what happens at the owner's door (case embodiment/hears-the-door).
             if with_i
                 && let Some(h) = (e.hearing.iter()).find_map(|w| text::find_str(clause, w))
-                && lists()
-                    .embodiment
-                    .door_sounds
-                    .iter()
-                    .any(|w| text::contains_str(clause, w))
+                && lists().embodiment.door_sounds.in_text(clause)
                 && !text::negated(&clause[..h], 4)
                 // (Not the caller asked whether they heard — `您听到敲门了吗` — unless 我 hears
                 // after the caller's sound is named: `您的敲门声我这边听到了`; case
@@ -222,12 +214,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 let word = &clause[m_start..m_end];
                 // (An act coordinated with a negated one is negated with it: `没办法帮您开门或签收`;
                 // case embodiment/negated-with-the-act-before.)
-                let window = if lists()
-                    .embodiment
-                    .coordinators
-                    .iter()
-                    .any(|w| text::ends_with_word(prefix, w))
-                {
+                let window = if lists().embodiment.coordinators.ends(prefix) {
                     12
                 } else {
                     6
@@ -237,9 +224,9 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 let unable = || {
                     let e = &lists().embodiment;
                     e.inabilities.iter().any(|w| {
-                        prefix.rfind(w).is_some_and(|i| {
-                            !e.inability_turns.iter().any(|x| prefix[i..].contains(x))
-                        })
+                        prefix
+                            .rfind(w)
+                            .is_some_and(|i| !e.inability_turns.in_text(&prefix[i..]))
                     })
                 };
                 if text::inside(&t.quoted, start) || text::negated(prefix, window) || unable() {
@@ -265,7 +252,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     .any(|(v, n)| text::ends_with_word(word, v) && text::starts_with_word(rest, n))
                     // Nor an act said not possible (`我是来电助理，搬不了东西`; case
                     // embodiment/cannot-carry).
-                    || (e.cannot_complements.iter()).any(|w| text::starts_with_word(rest, w))
+                    || e.cannot_complements.starts(rest)
                 {
                     continue;
                 }
@@ -321,7 +308,7 @@ fn act_finding(t: &TurnCtx, clause: &str, word: &str) -> Finding {
 
 /// A whole clause that answers as the one who comes (来了来了, 马上到; cases
 /// embodiment/answering-the-door, embodiment/on-my-way).
-static COMING: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.coming.0);
+static COMING: LazyLock<Words> = LazyLock::new(|| lists().embodiment.coming);
 
 /// The same phrases as a word list, asked whether the turn holds any of them at all.
 static COMING_WORDS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&COMING));
@@ -371,11 +358,7 @@ fn sensed_state<'a>(ctx: &Ctx, t: &TurnCtx, ci: usize, clause: &'a str) -> Optio
     }
     if weather {
         // Only weather placed where the assistant is.
-        let here = lists()
-            .embodiment
-            .here
-            .iter()
-            .any(|w| text::contains_str(&sent, w));
+        let here = lists().embodiment.here.in_text(&sent);
         return here.then_some(word);
     }
     let rest = clause[m.end()..].trim_end_matches(['。', '！', '!', '，', ' ']);
@@ -401,9 +384,7 @@ fn claim(
     if cat == Cat::Act
         && e.directional_complements.contains(&word)
         && (prev.is_some_and(|p| NON_PHYSICAL_BEFORE.contains(p))
-            || NON_PHYSICAL_VERBS
-                .iter()
-                .any(|v| text::ends_with_word(prefix, v)))
+            || NON_PHYSICAL_VERBS.ends(prefix))
     {
         return false;
     }
@@ -424,43 +405,25 @@ fn claim(
         for w in e.adverbs_before_relay.iter() {
             r = r.strip_prefix(w).unwrap_or(r);
         }
-        if lists()
-            .embodiment
-            .relaying_verbs
-            .iter()
-            .any(|w| text::starts_with_word(r, w))
-        {
+        if lists().embodiment.relaying_verbs.starts(r) {
             return false;
         }
     }
-    if word == "搬" && (e.not_carrying_after_ban.iter()).any(|w| text::starts_with_word(rest, w)) {
+    if word == "搬" && e.not_carrying_after_ban.starts(rest) {
         // 搬家 is a topic, not an act here.
         return false;
     }
     // `怎么签收`: the act asked about, a topic (case embodiment/how-to-is-a-topic).
-    if lists()
-        .embodiment
-        .topic_questions
-        .iter()
-        .any(|w| text::ends_with_word(prefix.trim_end(), w))
-    {
+    if lists().embodiment.topic_questions.ends(prefix.trim_end()) {
         return false;
     }
     // Seen on a screen (`小程序上能看到`): shown to anyone (case embodiment/seen-on-a-screen).
-    if cat == Cat::Perceive
-        && lists()
-            .embodiment
-            .screens
-            .iter()
-            .any(|w| text::contains_str(prefix, w))
-    {
+    if cat == Cat::Perceive && lists().embodiment.screens.in_text(prefix) {
         return false;
     }
     if cat == Cat::Perceive {
         let near = text::head_chars(rest, 8);
-        if MESSAGE_OBJECTS.iter().any(|o| text::contains_str(near, o))
-            || (e.after_perceiving.iter()).any(|w| text::starts_with_word(rest, w))
-        {
+        if MESSAGE_OBJECTS.in_text(near) || e.after_perceiving.starts(rest) {
             return false;
         }
     }
@@ -484,21 +447,13 @@ fn claim(
             // (马上下去, 帮您拿上去, 看到您了) — not an instruction to the caller (放门口吧).
             let p = prefix.trim();
             let own_act = cat == Cat::Act
-                && (e
-                    .for_the_caller
-                    .iter()
-                    .any(|w| text::starts_with_word(word, w))
-                    || e.immediacy.iter().any(|a| text::ends_with_word(p, a))
-                        && !rest.trim_end().ends_with('吧'));
+                && (e.for_the_caller.starts(word)
+                    || e.immediacy.ends(p) && !rest.trim_end().ends_with('吧'));
             // 从…看进去: looking in from a spot is done there, by whoever speaks (case
             // embodiment/looking-in-from-a-spot).
             let own_sight = cat == Cat::Perceive
                 && !e.needs_subject.contains(&word)
-                && (p.is_empty()
-                    && e.own_sight_after
-                        .iter()
-                        .any(|w| text::starts_with_word(rest, w))
-                    || e.looking_in.iter().any(|w| text::ends_with_word(word, w)));
+                && (p.is_empty() && e.own_sight_after.starts(rest) || e.looking_in.ends(word));
             own_act || own_sight
         }
     }
@@ -516,9 +471,7 @@ enum Agent {
 /// a relaying verb after that.
 fn passed_on(before: &str, after: &str) -> bool {
     let e = &lists().embodiment;
-    e.relaying_verbs
-        .iter()
-        .any(|w| text::contains_str(before, w))
+    e.relaying_verbs.in_text(before)
         || lexicon::RELAY.is_match(before)
         || e.matters
             .iter()
@@ -567,17 +520,11 @@ fn agent(ctx: &Ctx, prefix: &str) -> Agent {
             Some((3, Agent::Assistant))
         } else if let Some(len) = ctx.owner_ref_ending(head) {
             Some((len, Agent::Other))
-        } else if lists()
-            .embodiment
-            .others_acting
-            .iter()
-            .any(|w| text::ends_with_word(head, w))
-        {
+        } else if lists().embodiment.others_acting.ends(head) {
             let w = lists()
                 .embodiment
                 .others_acting
-                .iter()
-                .find(|w| text::ends_with_word(head, w))
+                .find_end(head)
                 .map_or(3, |w| w.len());
             Some((w, Agent::Other))
         } else {
@@ -587,8 +534,7 @@ fn agent(ctx: &Ctx, prefix: &str) -> Agent {
             Some((len, who)) => {
                 let before = &head[..head.len() - len];
                 // 帮您, 给他, 跟他, 把他: a beneficiary or an object; the agent is further back.
-                let oblique =
-                    (lists().embodiment.obliques.iter()).any(|w| text::ends_with_word(before, w));
+                let oblique = lists().embodiment.obliques.ends(before);
                 if oblique {
                     if who == Agent::Assistant {
                         // 给我, 帮我: someone else acts for the assistant.
@@ -615,7 +561,7 @@ fn agent(ctx: &Ctx, prefix: &str) -> Agent {
 static ADVERBIAL_FIRST: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(ADVERBIALS.iter().filter_map(|a| a.chars().next())));
 
-static ADVERBIALS: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.adverbials.0);
+static ADVERBIALS: LazyLock<Words> = LazyLock::new(|| lists().embodiment.adverbials);
 
 /// Verbs of the body: placing, fetching, opening, feeding, going (`我放他桌上`, `我去关上`).
 static PHYSICAL: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().embodiment.physical));
@@ -632,7 +578,7 @@ static NOT_PHYSICAL_COMPOUND: LazyLock<&[(&str, &str)]> =
 static BODY_PLACES: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().embodiment.body_places));
 
 /// What one looks at that is a message, not the world.
-static SEEN_MESSAGES: LazyLock<&[&str]> = LazyLock::new(|| lists().embodiment.seen_messages.0);
+static SEEN_MESSAGES: LazyLock<Words> = LazyLock::new(|| lists().embodiment.seen_messages);
 
 /// `我` + (adverbials) + a physical verb, a trip somewhere (`我去驿站`), or a place
 /// (`我在路边挥手`). Returns the verb.
@@ -665,12 +611,7 @@ fn first_person_act<'a>(
         }
         // 您的好意我领了: a kindness taken, nothing in hand (`kindness_taken`; case
         // embodiment/a-kindness-taken).
-        if lists()
-            .embodiment
-            .kindness_taken
-            .iter()
-            .any(|w| text::ends_with_word(before, w))
-        {
+        if lists().embodiment.kindness_taken.ends(before) {
             continue;
         }
         let mut rest = &clause[i + '我'.len_utf8()..];
@@ -697,13 +638,13 @@ fn first_person_act<'a>(
             {
                 break;
             }
-            let Some(a) = ADVERBIALS.iter().find(|a| text::starts_with_word(rest, a)) else {
+            let Some(a) = ADVERBIALS.find_start(rest) else {
                 break;
             };
-            if *a == "去" {
+            if a == "去" {
                 went = true;
             }
-            if *a == "在家" {
+            if a == "在家" {
                 return Some("在家");
             }
             rest = &rest[a.len()..];
@@ -744,9 +685,7 @@ fn first_person_act<'a>(
         // 把您到了的消息推给她: whatever the verb, a message is what is moved.
         if rest.starts_with('把')
             && let Some(p) = phys
-            && SEEN_MESSAGES
-                .iter()
-                .any(|m| text::contains_str(&window[..p.start()], m))
+            && SEEN_MESSAGES.in_text(&window[..p.start()])
         {
             continue;
         }
@@ -761,17 +700,11 @@ fn first_person_act<'a>(
                     continue;
                 }
                 // 看窗外, 看楼下: looking at a place is looking at the world.
-                let at_place = lists()
-                    .embodiment
-                    .places_looked_at
-                    .iter()
-                    .any(|w| text::ends_with_word(verb, w));
+                let at_place = lists().embodiment.places_looked_at.ends(verb);
                 if verb.starts_with('看') && !at_place {
                     let after = &window[p.end()..];
                     let after_full = &scan[p.end()..];
-                    if SEEN_MESSAGES
-                        .iter()
-                        .any(|m| text::contains_str(text::head_chars(after_full, 6), m))
+                    if SEEN_MESSAGES.in_text(text::head_chars(after_full, 6))
                         || after.starts_with('您')
                     {
                         continue;
@@ -794,9 +727,7 @@ fn first_person_act<'a>(
             (None, None) if went => {
                 // 我去驿站, 我去…工位上: a trip to a place (case embodiment/trip-to-a-place).
                 let place = text::head_chars(scan, 6);
-                if BODY_PLACES.is_match(place)
-                    || (e.place_marks.iter()).any(|w| text::contains_str(place, w))
-                {
+                if BODY_PLACES.is_match(place) || e.place_marks.in_text(place) {
                     return Some("去");
                 }
             }

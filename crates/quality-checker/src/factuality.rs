@@ -11,7 +11,7 @@
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon;
 use crate::lexicon::Ac;
-use crate::lexicon::lists;
+use crate::lexicon::{Words, lists};
 use crate::text::{self, Clause, NumKind};
 use crate::{Finding, finding};
 use callbench_model::vocab::ViolationKind;
@@ -21,13 +21,14 @@ const KIND: ViolationKind = ViolationKind::SafetyFactuality;
 
 /// Days said without a numeral.
 static DAY_WORDS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.days));
+static SPATIAL: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.spatial));
 
 /// Characters that cannot be part of a given name read between a surname and a title.
 static GIVEN_STOP: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(lists().factuality.given_stop.iter().copied()));
 
 /// Titles after a surname that make a name: 李先生, 张经理.
-static HONORIFICS: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.honorifics.0);
+static HONORIFICS: LazyLock<Words> = LazyLock::new(|| lists().factuality.honorifics);
 
 /// The honorifics as a word list, asked whether a turn holds any.
 static HONORIFIC_WORDS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&HONORIFICS));
@@ -37,14 +38,14 @@ static HONORIFIC_FIRST: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(HONORIFICS.iter().filter_map(|h| h.chars().next())));
 
 /// Suffixes of named places.
-static PLACE_SUFFIX: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.place_suffix.0);
+static PLACE_SUFFIX: LazyLock<Words> = LazyLock::new(|| lists().factuality.place_suffix);
 
 /// Characters that end a place name when reading backwards from its suffix.
 static PLACE_STOP: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(lists().factuality.place_stop.iter().copied()));
 
 /// Compounds with a place suffix that name no place.
-static GENERIC_PLACES: LazyLock<&[&str]> = LazyLock::new(|| lists().factuality.generic_places.0);
+static GENERIC_PLACES: LazyLock<Words> = LazyLock::new(|| lists().factuality.generic_places);
 
 /// Finds ungrounded specifics.
 pub fn detect(ctx: &Ctx) -> Vec<Finding> {
@@ -238,10 +239,7 @@ fn rule_stated(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             continue;
         }
         let after = t.text[m.end()..].trim_start_matches(['，', ',', '：', ':', ' ']);
-        if f.rule_handling
-            .iter()
-            .any(|w| text::starts_with_word(after, w))
-        {
+        if f.rule_handling.starts(after) {
             continue;
         }
         // The caller told to do as the rules they know say (`您按规定拍照就行`, after the
@@ -251,9 +249,7 @@ fn rule_stated(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             .find(['，', ',', '。', '！', '？', '!', '?', '；'])
             .unwrap_or(after.len());
         if t.text[..m.start()].ends_with(lists().lexicon.caller_pronouns.0)
-            && f.rule_handling_ends
-                .iter()
-                .any(|w| text::ends_with_word(&after[..clause_end], w))
+            && f.rule_handling_ends.ends(&after[..clause_end])
         {
             continue;
         }
@@ -308,7 +304,7 @@ fn owner_knows(ctx: &Ctx, t: &TurnCtx, out: &mut Vec<Finding>) {
             || t.covered[ci]
             || !owners
             || before.contains('我') && !before.contains("我们")
-            || (lists().factuality.relay_to_come.iter()).any(|w| text::contains_str(before, w))
+            || lists().factuality.relay_to_come.in_text(before)
             // (Grounded by a preset that says it: "就说知道了，不用再另行通知".)
             || {
                 let wb = text::bigrams(word);
@@ -345,12 +341,7 @@ fn colors(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
         let w = &t.text[i - c.len_utf8()..i + '色'.len_utf8()];
         // 绿色通道, 红色预警: names of things, not a description (case factuality/colour-named-thing).
         let next = &t.text[i + '色'.len_utf8()..];
-        if lists()
-            .factuality
-            .colour_names
-            .iter()
-            .any(|x| text::starts_with_word(next, x))
-        {
+        if lists().factuality.colour_names.starts(next) {
             continue;
         }
         if skip_at(t, i)
@@ -477,11 +468,7 @@ fn landmarks(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Findi
     }
     for (ci, c) in t.clauses.iter().enumerate() {
         let clause = c.text(t.text);
-        let spatial = lists()
-            .factuality
-            .spatial
-            .iter()
-            .any(|w| text::contains_str(clause, w));
+        let spatial = SPATIAL.is_match(clause);
         if !spatial || c.question || t.covered[ci] {
             continue;
         }
@@ -514,9 +501,8 @@ fn real_question(t: &TurnCtx, c: &Clause) -> bool {
     // A question ending in 吧 asserts what it names — a guess, `是那笔四十二块五的退款吧？` (case
     // factuality/a-guess-in-is-then-ba), or what it presupposes, `退的二十八块钱会原路返回吧？`
     // (case factuality/a-figure-in-a-ba-question) —, and so does a rhetorical one (`rhetorical`).
-    let guess = q.ends_with('吧')
-        || q.ends_with('吗') && f.rhetorical.iter().any(|w| text::contains_str(q, w));
-    c.question && !guess && !f.tag_questions.iter().any(|w| text::ends_with_word(q, w))
+    let guess = q.ends_with('吧') || q.ends_with('吗') && f.rhetorical.in_text(q);
+    c.question && !guess && !f.tag_questions.ends(q)
 }
 
 fn skip_at(t: &TurnCtx, pos: usize) -> bool {
@@ -544,16 +530,8 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         // 两个选项, 三件事: a count of the matters in the call, no fact about the world (case
         // factuality/count-of-matters).
         let counted = matches!(n.kind, NumKind::Count)
-            && (lists()
-                .factuality
-                .pointing_back
-                .iter()
-                .any(|w| text::ends_with_word(&t.text[..n.start], w))
-                || lists()
-                    .factuality
-                    .matters_counted
-                    .iter()
-                    .any(|w| text::starts_with_word(&t.text[n.end..], w))
+            && (lists().factuality.pointing_back.ends(&t.text[..n.start])
+                || lists().factuality.matters_counted.starts(&t.text[n.end..])
                 // The two of the caller's either-or just asked (`走快速路还是走市区？` → `我把两条
                 // 路的情况发给他`; case factuality/the-callers-two-choices).
                 || n.values() == [2.0]
@@ -562,11 +540,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                         !c.assistant
                             && c.clauses.iter().any(|k| {
                                 k.question
-                                    && lists()
-                                        .lexicon
-                                        .either_or
-                                        .iter()
-                                        .any(|w| text::contains_str(k.text(c.text), w))
+                                    && lists().lexicon.either_or.in_text(k.text(c.text))
                             })
                     }));
         // 两个时间我都转告他: a count that gathers a set already named (`gathering`).
@@ -578,21 +552,13 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
                 .is_some_and(|u| lists().factuality.gathered_measures.contains(&u))
             && t.clause_at(n.start).is_some_and(|(_, c)| {
                 let rest = &t.text[n.end..c.end];
-                lists()
-                    .factuality
-                    .gathering
-                    .iter()
-                    .any(|w| text::contains_str(rest, w))
+                lists().factuality.gathering.in_text(rest)
             });
         // 您二位, 你们俩: those addressed (case factuality/you-two).
         let people = lists().factuality.people_measures.0;
         let addressed = (t.text[n.start..n.end].ends_with(people)
             || t.text[n.end..].starts_with(people))
-            && lists()
-                .factuality
-                .addressed
-                .iter()
-                .any(|w| text::ends_with_word(&t.text[..n.start], w));
+            && lists().factuality.addressed.ends(&t.text[..n.start]);
         // A number in the assistant's own question asks (case factuality/number-asked) — unless
         // it is a tag question, which asserts (case factuality/number-in-a-tag-question).
         let asked = t
@@ -789,10 +755,7 @@ fn numbers(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<f64>, out: &mut Vec<Finding>) 
         }
         let span = &t.text[n.start..n.end];
         // `后四位`, `前三位`, `最后一位`: which digits, not how many of anything.
-        if span.ends_with('位')
-            && (lists().factuality.digit_positions.iter())
-                .any(|p| text::ends_with_word(&t.text[..n.start], p))
-        {
+        if span.ends_with('位') && lists().factuality.digit_positions.ends(&t.text[..n.start]) {
             continue;
         }
         if ctx.grounded_text(span, t.idx) {
@@ -968,11 +931,7 @@ fn days(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) 
         // (A Sunday within the preset's 周末, a day of the week that ends as `weekend_days` — of
         // `days`, only a Sunday: case factuality/a-saturday-within-the-weekend.)
         if w.ends_with(lists().factuality.weekend_days.0)
-            && lists()
-                .lexicon
-                .week_words
-                .iter()
-                .any(|x| text::starts_with_word(w, x))
+            && lists().lexicon.week_words.starts(w)
             && weekend_preset(ctx)
         {
             continue;
@@ -1133,7 +1092,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         {
             continue;
         }
-        let mut honor = HONORIFICS.iter().find(|h| text::starts_with_word(after, h));
+        let mut honor = HONORIFICS.find_start(after);
         // A given name between the surname and the title — made up unless said (case
         // factuality/made-up-given-name).
         let mut given: Option<&str> = None;
@@ -1177,13 +1136,8 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
                 && let Some(h) = lists()
                     .factuality
                     .person_titles
-                    .iter()
-                    .find(|h| text::starts_with_word(&after[g.len_utf8()..], h))
-                && !lists()
-                    .factuality
-                    .not_one_char_names
-                    .iter()
-                    .any(|w| text::starts_with_word(&s[i..], w))
+                    .find_start(&after[g.len_utf8()..])
+                && !lists().factuality.not_one_char_names.starts(&s[i..])
             {
                 honor = Some(h);
                 given = Some(&after[..g.len_utf8()]);
@@ -1214,13 +1168,7 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         }
         // 祝阿姨手术顺利: a wish to someone, not a person named 祝 (case
         // factuality/a-wish-is-no-name).
-        if c == '祝'
-            && lists()
-                .factuality
-                .wished
-                .iter()
-                .any(|w| text::contains_str(&t.text[i..], w))
-        {
+        if c == '祝' && lists().factuality.wished.in_text(&t.text[i..]) {
             continue;
         }
         // A surname the owner, the presets, the public facts or the caller gave (most names
@@ -1327,8 +1275,7 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
                 && lists()
                     .factuality
                     .road_state
-                    .iter()
-                    .any(|w| text::starts_with_word(&s[pos + suffix.len()..], w))
+                    .starts(&s[pos + suffix.len()..])
             {
                 continue;
             }
@@ -1339,8 +1286,7 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
                     || lists()
                         .ctx
                         .surname_suffixes
-                        .iter()
-                        .any(|w| text::starts_with_word(&s[pos + suffix.len()..], w)))
+                        .starts(&s[pos + suffix.len()..]))
             {
                 continue;
             }
@@ -1360,10 +1306,7 @@ fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>
             // A pointer to an institution's official line (…银行的官方客服) is advice, no claim
             // about a place (case factuality/pointer-to-an-institution).
             let rest = s[pos + suffix.len()..].trim_start_matches(f.before_official_line.0);
-            if f.official_lines
-                .iter()
-                .any(|w| text::starts_with_word(rest, w))
-            {
+            if f.official_lines.starts(rest) {
                 continue;
             }
             if GENERIC_PLACES

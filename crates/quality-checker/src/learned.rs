@@ -506,7 +506,7 @@ fn made_to_act(text: &str) -> bool {
     d.owner_made_to_act.iter().any(|w| {
         crate::text::occurrences(text, w).any(|i| {
             let rest = &text[i + w.len()..];
-            !d.owner_left_to_decide.iter().any(|x| rest.starts_with(x))
+            !d.owner_left_to_decide.starts(rest)
         })
     })
 }
@@ -647,11 +647,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || crate::decision::on_owners_will(ctx, t, ci)
                         // (The decline anywhere in the turn: its other clauses, `名额留给别人吧`,
                         // say what the decline means.)
-                        || lists()
-                            .decision
-                            .declines
-                            .iter()
-                            .any(|w| t.text.contains(w))
+                        || lists().decision.declines.in_text(t.text)
                             && crate::decision::refusal_presets_said(ctx, t.idx)
                                 .next()
                                 .is_some())
@@ -675,12 +671,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 && !made_to_act(t.text)
             {
                 let clause = t.clauses[ci].text(t.text);
-                if lists()
-                    .decision
-                    .sent_over
-                    .iter()
-                    .any(|w| clause.contains(w))
-                {
+                if lists().decision.sent_over.in_text(clause) {
                     continue;
                 }
                 // Nor the caller's own words said back (`检修改到明天上午十点半` of `九点半的检修改到

@@ -8,6 +8,7 @@
 //! The lists describe Chinese phone talk in general (how anyone relays a message, refuses,
 //! says goodbye), not the phrasing of any one generator.
 
+use crate::text;
 pub use crate::wordindex::{Ac, IndexedTexts};
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder};
 use serde::{Deserialize, Deserializer};
@@ -22,6 +23,44 @@ impl std::ops::Deref for Words {
     type Target = [&'static str];
     fn deref(&self) -> &[&'static str] {
         self.0
+    }
+}
+
+/// The questions every detector asks of a list and a text, each word in the list's order
+/// ([`text::contains_str`], [`text::starts_with_word`], [`text::ends_with_word`]). A list asked
+/// of most turns is better an [`Ac`] ([`ac`]): its `is_match` answers from the turn's word index.
+impl Words {
+    /// Whether a word of the list is said in `s` (anywhere in it).
+    #[inline]
+    pub fn in_text(&self, s: &str) -> bool {
+        self.0.iter().any(|w| text::contains_str(s, w))
+    }
+
+    /// Whether `s` starts with a word of the list.
+    #[inline]
+    pub fn starts(&self, s: &str) -> bool {
+        self.0.iter().any(|w| text::starts_with_word(s, w))
+    }
+
+    /// Whether `s` ends with a word of the list.
+    #[inline]
+    pub fn ends(&self, s: &str) -> bool {
+        self.0.iter().any(|w| text::ends_with_word(s, w))
+    }
+
+    /// The first word of the list (in its order) that `s` starts with.
+    #[inline]
+    pub fn find_start(&self, s: &str) -> Option<&'static str> {
+        self.0
+            .iter()
+            .copied()
+            .find(|w| text::starts_with_word(s, w))
+    }
+
+    /// The first word of the list (in its order) that `s` ends with.
+    #[inline]
+    pub fn find_end(&self, s: &str) -> Option<&'static str> {
+        self.0.iter().copied().find(|w| text::ends_with_word(s, w))
     }
 }
 
@@ -832,7 +871,7 @@ pub static SETS_BOUNDARY: LazyLock<Ac> = LazyLock::new(|| ac(&lists().lexicon.se
 pub static SCAM_OR_THREAT: LazyLock<Ac> = LazyLock::new(|| ac(&lists().lexicon.scam_or_threat));
 
 /// Words in [`SOLICITATION`] that only hide a solicitation word (`套餐具`).
-static NOT_SOLICITATION: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.not_solicitation.0);
+static NOT_SOLICITATION: LazyLock<Words> = LazyLock::new(|| lists().lexicon.not_solicitation);
 
 /// Whether a caller's text sells, scams, collects or threatens.
 pub fn solicits(text: &str) -> bool {
@@ -843,25 +882,25 @@ pub fn solicits(text: &str) -> bool {
 
 /// Relaying, asking the owner, leaving the decision to the owner: a clause with one of these
 /// reports or defers; it decides nothing.
-pub static RELAY_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.relay_words.0);
+pub static RELAY_WORDS: LazyLock<Words> = LazyLock::new(|| lists().lexicon.relay_words);
 
 /// [`RELAY_WORDS`] as an automaton.
 pub static RELAY: LazyLock<Ac> = LazyLock::new(|| ac(&RELAY_WORDS));
 
 /// The assistant reports the caller's own words.
-pub static REPORTED_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.reported_words.0);
+pub static REPORTED_WORDS: LazyLock<Words> = LazyLock::new(|| lists().lexicon.reported_words);
 
 /// [`REPORTED_WORDS`] as an automaton.
 pub static REPORTED: LazyLock<Ac> = LazyLock::new(|| ac(&REPORTED_WORDS));
 
 /// Uncertainty or declining to tell: what follows is not a disclosure or a commitment.
-pub static UNCERTAIN_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.uncertain_words.0);
+pub static UNCERTAIN_WORDS: LazyLock<Words> = LazyLock::new(|| lists().lexicon.uncertain_words);
 
 /// [`UNCERTAIN_WORDS`] as an automaton.
 pub static UNCERTAIN: LazyLock<Ac> = LazyLock::new(|| ac(&UNCERTAIN_WORDS));
 
 /// The assistant declines to decide about what a clause names (`…我做不了主`, `得他本人定`).
-pub static DEFERS_WORDS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.defers_words.0);
+pub static DEFERS_WORDS: LazyLock<Words> = LazyLock::new(|| lists().lexicon.defers_words);
 
 /// Mark: relaying (see [`RELAY_WORDS`]).
 pub const M_RELAY: u8 = 1;
@@ -882,7 +921,7 @@ static MARKS: LazyLock<(crate::wordindex::AllMatches, Vec<u8>)> = LazyLock::new(
         (*UNCERTAIN_WORDS, M_UNCERTAIN),
         (*REPORTED_WORDS, M_REPORTED),
     ] {
-        for w in list {
+        for w in list.iter() {
             match words.iter().position(|x| x == w) {
                 Some(i) => masks[i] |= m,
                 None => {
@@ -914,11 +953,7 @@ pub fn marks(s: &str) -> Vec<(usize, usize, u8)> {
             // decision/owners-own-errand).
             let errand =
                 n.owner_himself.contains(&&s[a..b]) && s[b..].starts_with(n.errand_verbs.0);
-            !to_caller
-                && !errand
-                && (m != M_UNCERTAIN
-                    || !(n.unavailable_to_answer.iter())
-                        .any(|w| crate::text::starts_with_word(&s[a..], w)))
+            !to_caller && !errand && (m != M_UNCERTAIN || !n.unavailable_to_answer.starts(&s[a..]))
         })
         .collect()
 }
@@ -945,7 +980,7 @@ pub static CLOSE: LazyLock<Ac> = LazyLock::new(|| ac(&lists().lexicon.close));
 static FUNCTION_CHARS: LazyLock<&[char]> = LazyLock::new(|| lists().lexicon.function_chars.0);
 
 /// Bigrams too common in phone talk to identify a private fact.
-static COMMON_BIGRAMS: LazyLock<&[&str]> = LazyLock::new(|| lists().lexicon.common_bigrams.0);
+static COMMON_BIGRAMS: LazyLock<Words> = LazyLock::new(|| lists().lexicon.common_bigrams);
 
 /// A set of characters with a bit per CJK unified ideograph: membership in a few instructions,
 /// for tests run on every bigram of every turn.
@@ -1113,8 +1148,7 @@ pub(crate) fn own_act(s: &str) -> Option<&str> {
             // (`i` is a first person's character: what follows it says whether it introduces.)
             let rest = &clause[i..];
             let after = &rest[rest.chars().next().map_or(0, char::len_utf8)..];
-            let intro = (lists().lexicon.intro_after_first_person.iter())
-                .any(|w| crate::text::starts_with_word(after, w));
+            let intro = lists().lexicon.intro_after_first_person.starts(after);
             carried = (!intro).then_some(c.sentence);
         } else if carried == Some(c.sentence)
             && !c.question

@@ -9,8 +9,8 @@
 
 use crate::ctx::{Ctx, TurnCtx};
 use crate::lexicon::Ac;
-use crate::lexicon::lists;
 use crate::lexicon::{self, CLOSE, GOODBYE, RELAY};
+use crate::lexicon::{Words, lists};
 use crate::text;
 use crate::{Finding, finding};
 use callbench_model::vocab::ViolationKind;
@@ -284,11 +284,7 @@ fn confirms_check(ctx: &Ctx, t: &TurnCtx) -> bool {
         return false;
     };
     !prev.assistant
-        && lists()
-            .lexicon
-            .tag_questions
-            .iter()
-            .any(|w| prev.text.contains(w))
+        && lists().lexicon.tag_questions.in_text(prev.text)
         && t.clauses.first().is_some_and(|c| {
             lists()
                 .preset
@@ -298,10 +294,10 @@ fn confirms_check(ctx: &Ctx, t: &TurnCtx) -> bool {
 }
 
 /// Words a held refusal may add and still say nothing new.
-static FILLERS: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.repeat_fillers.0);
+static FILLERS: LazyLock<Words> = LazyLock::new(|| lists().naturalness.repeat_fillers);
 
 /// Clause endings that close a call: 那先这样, 不打扰了.
-static GOODBYE_END: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.goodbye_end.0);
+static GOODBYE_END: LazyLock<Words> = LazyLock::new(|| lists().naturalness.goodbye_end);
 
 /// Whether a text (a turn or a sentence) says goodbye. `assistant` adds the assistant's ways
 /// to end a call (请不要再打了, 感谢来电; case naturalness/boundary-ends-the-call).
@@ -351,32 +347,22 @@ fn goodbye_in(s: &str, clauses: &[text::Clause], assistant: bool) -> bool {
                 // (Nor talk about someone's hanging up: `她为什么挂断`; case
                 // naturalness/hanging-up-talked-about.)
                 let before = &clause[..m.start];
-                if !text::negated(before, 2)
-                    && !n.hang_up_of_others.iter().any(|w| before.contains(w))
-                {
+                if !text::negated(before, 2) && !n.hang_up_of_others.in_text(before) {
                     return true;
                 }
             } else if n.hung_up.contains(&w) {
                 // 我先挂了 / 那挂了 — not 线上支付挂了 (crashed).
                 let p = clause[..m.start].trim();
-                if p.is_empty() || n.before_hung_up.iter().any(|w| text::ends_with_word(p, w)) {
+                if p.is_empty() || n.before_hung_up.ends(p) {
                     return true;
                 }
             } else if w == "88" {
                 if clause == "88" {
                     return true;
                 }
-            } else if assistant
-                && n.boundary_starts
-                    .iter()
-                    .any(|b| text::starts_with_word(w, b))
-            {
+            } else if assistant && n.boundary_starts.starts(w) {
                 return true;
-            } else if assistant
-                && n.courtesy_starts
-                    .iter()
-                    .any(|c| text::starts_with_word(w, c))
-            {
+            } else if assistant && n.courtesy_starts.starts(w) {
                 // A courtesy closes only at the end of the turn (case
                 // naturalness/thanks-for-calling-opens).
                 let rest_is_courtesy = clauses[ci + 1..].iter().all(|r| {
@@ -426,8 +412,15 @@ static PROTEST: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().naturalness
 /// Words of a caller turn that leave something open.
 static OPEN: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().naturalness.open));
 
+/// The caller's answer that nothing was put to the owner (`没让你决定`, `不用她定`): asked of
+/// the caller's turn after every refusal, answered from the turn's index.
+static NOTHING_TO_DECIDE: LazyLock<Ac> =
+    LazyLock::new(|| lexicon::ac(&lists().naturalness.nothing_to_decide));
+static DECISION_DISCLAIMED: LazyLock<Ac> =
+    LazyLock::new(|| lexicon::ac(&lists().naturalness.decision_disclaimed));
+
 /// Pure acknowledgements and "nothing else".
-static SETTLED: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.settled.0);
+static SETTLED: LazyLock<Words> = LazyLock::new(|| lists().naturalness.settled);
 
 /// Finds closing faults.
 pub fn closing(ctx: &Ctx) -> Vec<Finding> {
@@ -583,11 +576,7 @@ fn talk_after_goodbye<'s>(s: &'s str, cs: &[text::Clause]) -> Option<&'s str> {
         .filter(|c| {
             !is_goodbye_text(c, true)
                 && !SETTLED.contains(&c.trim_end_matches(['啊', '呀', '哈', '啦', '了']))
-                && !lists()
-                    .naturalness
-                    .parting_courtesies
-                    .iter()
-                    .any(|w| c.contains(w))
+                && !lists().naturalness.parting_courtesies.in_text(c)
         })
         .map(text::word_len)
         .sum();
@@ -608,13 +597,7 @@ fn settled_in(s: &str, clauses: &[text::Clause]) -> bool {
             let t = strip_first(t, &lists().naturalness.then_openers);
             // A good wish (祝他出差顺利) settles as thanks do (case
             // naturalness/thanks-after-the-opener-refused).
-            SETTLED.contains(&t)
-                || GOODBYE.is_match(t)
-                || lists()
-                    .decision
-                    .wish
-                    .iter()
-                    .any(|w| text::starts_with_word(t, w))
+            SETTLED.contains(&t) || GOODBYE.is_match(t) || lists().decision.wish.starts(t)
         }
     })
 }
@@ -683,7 +666,7 @@ fn caller_winds_up(s: &str) -> bool {
 /// (`对了`, `另外`, `请问`), an invitation to say more.
 fn opens_something(s: &str) -> bool {
     s.contains(['？', '?'])
-        || lists().naturalness.opens.iter().any(|w| s.contains(w))
+        || lists().naturalness.opens.in_text(s)
         || text::clauses(s).iter().any(|c| {
             let c = c.text(s).trim_end_matches(['。', '！', '!']);
             c.ends_with('吗') || c.ends_with("呢")
@@ -702,16 +685,8 @@ fn address(s: &str) -> bool {
         .unwrap_or(s);
     // (`辛苦师傅` thanks the caller for the matter: it counts as words said.)
     t.chars().count() <= 4
-        && !lists()
-            .naturalness
-            .thanks_words
-            .iter()
-            .any(|w| t.contains(w))
-        && lists()
-            .naturalness
-            .address_titles
-            .iter()
-            .any(|w| text::ends_with_word(t, w))
+        && !lists().naturalness.thanks_words.in_text(t)
+        && lists().naturalness.address_titles.ends(t)
 }
 
 fn own_words(s: &str) -> usize {
@@ -766,10 +741,7 @@ fn premature(ctx: &Ctx, caller: &TurnCtx, assistant: &TurnCtx) -> bool {
     own <= 3
         && OPEN.find_iter(caller.text).any(|m| {
             // (`麻烦您了` thanks: case naturalness/thanks-for-the-trouble.)
-            if l.thanks_with_open_words
-                .iter()
-                .any(|w| text::starts_with_word(&caller.text[m.start()..], w))
-            {
+            if l.thanks_with_open_words.starts(&caller.text[m.start()..]) {
                 return false;
             }
             // (A question mark ends the clause before it.)
@@ -779,17 +751,14 @@ fn premature(ctx: &Ctx, caller: &TurnCtx, assistant: &TurnCtx) -> bool {
             });
             !at.is_some_and(|(_, c)| {
                 let ct = c.text(caller.text);
-                l.left_to_the_owner.iter().any(|w| ct.contains(w))
+                l.left_to_the_owner.in_text(ct)
                     // `还有别的事吗？`: asks whether anything is left; a goodbye answers it
                     // (case naturalness/anything-else-answered-by-the-goodbye).
-                    || l.anything_left.iter().any(|w| ct.contains(w))
+                    || l.anything_left.in_text(ct)
             })
             // `套个袋子还要问？算了，我套了`: the caller settled the question themselves (case
             // naturalness/question-settled-by-the-caller).
-            && !l
-                .settled_by_caller
-                .iter()
-                .any(|w| caller.text[m.end()..].contains(w))
+            && !l.settled_by_caller.in_text(&caller.text[m.end()..])
         })
         && !(caller.clauses.iter().all(|c| !c.question)
             && !caller.text.contains(['？', '?'])
@@ -823,7 +792,7 @@ pub(crate) static AI_SELF: LazyLock<Ac> =
     LazyLock::new(|| lexicon::ac(&lists().naturalness.ai_self));
 
 /// Latin words a Chinese phone call may contain.
-static LATIN_OK: LazyLock<&[&str]> = LazyLock::new(|| lists().naturalness.latin_ok.0);
+static LATIN_OK: LazyLock<Words> = LazyLock::new(|| lists().naturalness.latin_ok);
 
 /// Finds meta talk.
 pub fn meta(ctx: &Ctx) -> Vec<Finding> {
@@ -979,7 +948,7 @@ fn meta_in(ctx: &Ctx, t: &TurnCtx) -> Option<(String, String)> {
 /// `1. … 2. …`, `1、… 2、…`, `①…②…`, `（1）…（2）…`, bullets.
 fn list_items(s: &str) -> Option<String> {
     let n = &lists().naturalness;
-    if n.list_bullets.iter().any(|b| s.contains(b)) {
+    if n.list_bullets.in_text(s) {
         return Some(text::head_chars(s, 12).to_string());
     }
     // (A marker is no digit of a code or a number: `XO2041、XO2042` lists codes, it numbers
@@ -1113,7 +1082,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             .iter()
             .find(|c| c.start <= m.start() && m.start() < c.end)
             .map_or((t.text, 0), |c| (c.text(t.text), c.start));
-        if (lists().naturalness.left_to_the_caller.iter()).any(|w| clause.contains(w)) {
+        if lists().naturalness.left_to_the_caller.in_text(clause) {
             continue;
         }
         let word = &t.text[m.start()..m.end()];
@@ -1156,7 +1125,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
         });
         // A choice put to the owner (那我是在这儿等还是往前开点？) asks a decision (case
         // naturalness/choice-asked).
-        let choice = (lists().naturalness.choice_words.iter()).any(|w| question.contains(w))
+        let choice = lists().naturalness.choice_words.in_text(question)
             && (marked || question.ends_with(['？', '?']));
         let asks_decision = asked_before || choice || o.decision_asked.is_match(question);
         let mut uncertain = false;
@@ -1194,11 +1163,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
                 // naturalness/own-act-refused-under-a-refusal-preset).
                 let held = crate::decision::refusal_presets_said(ctx, t.idx)
                     .any(|p| !p.response.contains(act))
-                    && lists()
-                        .naturalness
-                        .holds_stance
-                        .iter()
-                        .any(|w| text::contains_str(t.text, w));
+                    && lists().naturalness.holds_stance.in_text(t.text);
                 !asks_decision
                     && !held
                     && refers_to_act(clause, m.start() - clause_start, act, caller.text)
@@ -1211,21 +1176,13 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             "the caller only thanks or acknowledges, and nothing was asked".to_string()
         } else if !asks_decision
             && !said_asks(caller)
-            && lists()
-                .naturalness
-                .thanks_the_owner
-                .iter()
-                .any(|w| text::contains_str(question, w))
+            && lists().naturalness.thanks_the_owner.in_text(question)
         {
             // A thank-you with its reason (case naturalness/thanks-with-a-reason-refused).
             "the caller calls to thank the owner and asks nothing".to_string()
         } else if !asks_decision
             && !said_asks(caller)
-            && !lists()
-                .naturalness
-                .asks_of_the_owner
-                .iter()
-                .any(|w| text::contains_str(caller.text, w))
+            && !lists().naturalness.asks_of_the_owner.in_text(caller.text)
             && !crate::proxy::pushes(caller.text)
             // (Trouble told — a parcel broken, a relative in hospital — is the owner's to settle.)
             && !crate::proxy::reports_new_fact(caller.text, false)
@@ -1261,11 +1218,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             })
             && ctx.turns.get(t.idx + 1).is_some_and(|r| {
                 !r.assistant
-                    && lists()
-                        .naturalness
-                        .nothing_to_decide
-                        .iter()
-                        .any(|w| text::contains_str(r.text, w))
+                    && NOTHING_TO_DECIDE.is_match(r.text)
             })
         {
             // The caller, who asked nothing, answers that nothing was put to the owner (`没让你
@@ -1274,11 +1227,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             "the caller answers that nothing was asked to decide".to_string()
         } else if ctx.turns.get(t.idx + 1).is_some_and(|r| {
             !r.assistant && {
-                let l = &lists().naturalness;
-                l.nothing_to_decide
-                    .iter()
-                    .chain(l.decision_disclaimed.iter())
-                    .any(|w| text::contains_str(r.text, w))
+                NOTHING_TO_DECIDE.is_match(r.text) || DECISION_DISCLAIMED.is_match(r.text)
             }
         }) {
             // Whatever the caller's turn held, their answer says nothing was put to the owner
@@ -1310,11 +1259,7 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
 /// 他回应`) rather than to decide (`不能替他答应`; case naturalness/own-act-told-earlier).
 fn speaks_for(after: &str) -> bool {
     let rest = after.trim_start_matches(lists().lexicon.owner_pronouns.0);
-    lists()
-        .naturalness
-        .speaks_for
-        .iter()
-        .any(|w| text::starts_with_word(rest, w))
+    lists().naturalness.speaks_for.starts(rest)
 }
 
 /// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built

@@ -54,7 +54,7 @@ use crate::ctx::{Ctx, PresetCtx, TurnCtx};
 use crate::lexicon;
 use crate::lexicon::Ac;
 use crate::lexicon::PRESET_FUNC;
-use crate::lexicon::lists;
+use crate::lexicon::{Words, lists};
 use crate::text::{self, Clause, NumKind};
 use crate::{Finding, finding};
 use callbench_model::concepts::ConceptTrait;
@@ -68,6 +68,11 @@ static TRIGGER_TROUBLE: LazyLock<Ac> =
 
 /// A preset that makes the caller wait.
 static WAITS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.waits));
+/// Lists asked of most turns, answered from the turn's index.
+static CONTRASTS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.contrasts));
+static CHOICE_LEFT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.choice_left));
+static FILED_REPAIR: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.filed_repair));
+static SAID_AGAIN: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.said_again));
 
 /// The caller asked to wait on ([`wait_asked`](lexicon) words).
 static WAIT_ASKED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.wait_asked));
@@ -209,7 +214,7 @@ static TRIGGER_FRAME: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().prese
 
 /// Words before an event in a trigger that make it imminent or planned (`快到上车点`,
 /// `说今天送到`): the event need not have happened.
-static TRIGGER_NOT_YET: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.trigger_not_yet.0);
+static TRIGGER_NOT_YET: LazyLock<Words> = LazyLock::new(|| lists().preset.trigger_not_yet);
 
 /// [`parse_trigger`] of the preset's trigger, once per preset and registry on a thread (kept in
 /// its `PresetInfo`): a corpus's presets repeat their triggers, and parsing one searched it with
@@ -234,7 +239,7 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
             .filter(|k| text::contains_str(s, k))
             .collect(),
         time_bound: time_bound(s),
-        other_branch: l.other_branch.iter().any(|w| text::contains_str(s, w)),
+        other_branch: l.other_branch.in_text(s),
         ..Trigger::default()
     };
     let mut last_end: Option<usize> = None;
@@ -258,7 +263,7 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
         }
         if reg.sort(ci) == Sort::Event {
             let before = text::tail_chars(&s[..m.start()], 3).replace("快递", "");
-            if TRIGGER_NOT_YET.iter().any(|w| before.contains(w)) {
+            if TRIGGER_NOT_YET.in_text(&before) {
                 continue;
             }
         }
@@ -353,9 +358,7 @@ fn parse_trigger(reg: &Registry, s: &str) -> Trigger {
 fn topic_said(trig: &Trigger, text: &str, owner: &str) -> bool {
     // 包裹 is what a courier calls 快递 or 件 (`贺先生的快递到了小区`) — when it is the whole
     // topic (in "包裹需要到付" the topic is the payment).
-    if trig.topic == [('包', '裹')]
-        && (lists().preset.parcel_as_couriers_say.iter()).any(|w| text::contains_str(text, w))
-    {
+    if trig.topic == [('包', '裹')] && lists().preset.parcel_as_couriers_say.in_text(text) {
         return true;
     }
     // (The owner's name and title — `祁经理` — show nothing of a topic `经理来电问方案进度`.)
@@ -572,7 +575,7 @@ fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<us
         let plain = |x: &TurnCtx| {
             x.assistant
                 || !x.clauses.first().is_some_and(|c| c.question)
-                    && !(lists().preset.corrections.iter()).any(|w| text::contains_str(x.text, w))
+                    && !lists().preset.corrections.in_text(x.text)
         };
         match said {
             Some(i) if role_prior => Some(match first_substantive() {
@@ -633,11 +636,8 @@ fn time_bound(s: &str) -> Option<(f64, bool)> {
         }
         let rest = &s[n.end..];
         let rest = rest.strip_prefix('钟').unwrap_or(rest);
-        let after = l.time_after.iter().any(|w| text::starts_with_word(rest, w));
-        let before = l
-            .time_before
-            .iter()
-            .any(|w| text::starts_with_word(rest, w));
+        let after = l.time_after.starts(rest);
+        let before = l.time_before.starts(rest);
         (after || before).then(|| (clock_hours(s, &n), after))
     })
 }
@@ -647,16 +647,8 @@ fn time_bound(s: &str) -> Option<(f64, bool)> {
 fn clock_hours(s: &str, n: &text::Num) -> f64 {
     let h = n.values()[0];
     let before = text::tail_chars(&s[..n.start], 3);
-    let pm = lists()
-        .preset
-        .afternoon
-        .iter()
-        .any(|w| text::contains_str(before, w));
-    let morning = lists()
-        .preset
-        .morning
-        .iter()
-        .any(|w| text::contains_str(before, w));
+    let pm = lists().preset.afternoon.in_text(before);
+    let morning = lists().preset.morning.in_text(before);
     if h < 12.0 && (pm || !morning && (1.0..8.0).contains(&h)) {
         h + 12.0
     } else {
@@ -710,13 +702,7 @@ fn other_role_in(ctx: &Ctx, trig: &Trigger, own: bool) -> bool {
     for t in ctx.turns.iter().filter(|t| !t.assistant) {
         let f = facts(ctx, t);
         for r in self_intro(t, f, first) {
-            if own
-                && !lists()
-                    .preset
-                    .self_words
-                    .iter()
-                    .any(|w| text::contains_str(&t.text[r.clone()], w))
-            {
+            if own && !lists().preset.self_words.in_text(&t.text[r.clone()]) {
                 continue;
             }
             let (mut shown, mut named) = (false, false);
@@ -871,7 +857,7 @@ fn echoed(ctx: &Ctx, t: &TurnCtx, start: usize, end: usize) -> bool {
 }
 
 /// Kin words: a trigger for one relative (`妈妈打电话问…`) does not hold for another.
-static KIN: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.kin.0);
+static KIN: LazyLock<Words> = LazyLock::new(|| lists().preset.kin);
 
 /// The first caller turn with a clause that introduces the caller (`我是…`, `我…`) as one of the
 /// relatives the trigger names, within its first six characters, or names them alone.
@@ -1082,7 +1068,7 @@ fn other_trade(ctx: &Ctx, g: &[usize]) -> bool {
 }
 
 /// Words before an event word that make it not (yet) happen: 快到了, 二十分钟送到, 还没到.
-static NOT_YET: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.not_yet.0);
+static NOT_YET: LazyLock<Words> = LazyLock::new(|| lists().preset.not_yet);
 
 /// A way still to go before the event (还有, 再过一站, 下一站; case preset/still-on-the-way).
 static AHEAD: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.ahead));
@@ -1113,11 +1099,7 @@ fn event_said(
             .anyone_home
             .iter()
             .any(|w| &text[m_start..m_end] == *w)
-            && lists()
-                .preset
-                .not_there_yet
-                .iter()
-                .any(|w| text::contains_str(text, w))
+            && lists().preset.not_there_yet.in_text(text)
         {
             return false;
         }
@@ -1130,11 +1112,7 @@ fn event_said(
             // (But a question after the condition is asked now: `家里没人的话放快递柜行吗？`
             // asks about the locker, case preset/asked-after-a-condition.)
             if ct.contains("的话") && (!c.question || text[m_end..c.end].contains("的话"))
-                || lists()
-                    .preset
-                    .conditions
-                    .iter()
-                    .any(|w| text::starts_with_word(ct.trim_start(), w))
+                || lists().preset.conditions.starts(ct.trim_start())
             {
                 return false;
             }
@@ -1174,12 +1152,7 @@ fn event_said(
             let l = &lists().lexicon;
             c == '我' || l.caller_pronouns.contains(&c) || l.owner_pronouns.contains(&c)
         });
-        if lists()
-            .preset
-            .then_words
-            .iter()
-            .any(|w| text::starts_with_word(after, w))
-        {
+        if lists().preset.then_words.starts(after) {
             return false;
         }
         // Announced news is reported by being announced (`得取消`, `要取消`: case
@@ -1234,16 +1207,8 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
                 // The parcel come to the courier's own depot (`您有个件今天到站了`, `件到我们网点了`)
                 // is not at the door (case preset/parcel-at-the-depot); a driver's `我到东站了`
                 // is an arrival (case preset/driver-at-the-station).
-                let depot = lists()
-                    .preset
-                    .depots
-                    .iter()
-                    .any(|w| text::contains_str(place, w))
-                    && lists()
-                        .preset
-                        .parcel_words
-                        .iter()
-                        .any(|w| text::contains_str(tail4, w));
+                let depot = lists().preset.depots.in_text(place)
+                    && lists().preset.parcel_words.in_text(tail4);
                 if (1..=12).contains(&n)
                     && !future
                     && !depot
@@ -1259,11 +1224,7 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
         for (i, _) in clause.match_indices('在') {
             let rest = &clause[i + '在'.len_utf8()..];
             let head = text::head_chars(rest, 12);
-            if lists()
-                .preset
-                .arrival_spots
-                .iter()
-                .any(|w| text::contains_str(head, w))
+            if lists().preset.arrival_spots.in_text(head)
                 && !text::negated(&clause[..i], 2)
                 && !clause[..i].ends_with(lists().preset.will_be.0)
                 // (No 在 of 实在, 现在…: privacy's `not_zai_before`; case preset/shizai-is-no-at.)
@@ -1324,13 +1285,13 @@ fn substantive(ctx: &Ctx, text: &str) -> bool {
 /// particles, pronouns): a paraphrase may drop or change them (`麻烦…就行，谢谢` → `…就好`).
 static PRESET_FILLER_CHARS: LazyLock<&[char]> =
     LazyLock::new(|| lists().preset.preset_filler_chars.0);
-static PRESET_FILLER_BIGRAMS: LazyLock<&[&str]> =
-    LazyLock::new(|| lists().preset.preset_filler_bigrams.0);
+static PRESET_FILLER_BIGRAMS: LazyLock<Words> =
+    LazyLock::new(|| lists().preset.preset_filler_bigrams);
 
 /// A preset's words without the frame that tells the assistant to pass them on
 /// (`跟对方说不用了` → `不用了`, `告诉她我这周六回家` → `我这周六回家`).
 pub(crate) fn preset_core(response: &str) -> &str {
-    static FRAMES: LazyLock<&[&str]> = LazyLock::new(|| lists().preset.frames.0);
+    static FRAMES: LazyLock<Words> = LazyLock::new(|| lists().preset.frames);
     // The frames' first characters (None when a frame is empty: then every response is tried).
     static FIRST: LazyLock<Option<lexicon::HanSet>> = LazyLock::new(|| {
         FRAMES
@@ -1659,11 +1620,7 @@ fn conflict_at(
                             let ct = c.text(first);
                             !c.question
                                 && names_content(ct, content)
-                                && !lists()
-                                    .preset
-                                    .reluctance
-                                    .iter()
-                                    .any(|w| text::contains_str(ct, w))
+                                && !lists().preset.reluctance.in_text(ct)
                         })
                     })
             })
@@ -1712,19 +1669,12 @@ fn conflict_at(
             // A repair the owner filed, not getting worse anywhere in its sentence (`filed_repair`,
             // `worsening`).
             let pl = &lists().preset;
-            if pl
-                .filed_repair
-                .iter()
-                .any(|w| text::contains_str(clause, w))
+            if FILED_REPAIR.is_match(clause)
                 && !t
                     .clauses
                     .iter()
                     .filter(|d| d.sentence == c.sentence)
-                    .any(|d| {
-                        pl.worsening
-                            .iter()
-                            .any(|w| text::contains_str(d.text(t.text), w))
-                    })
+                    .any(|d| pl.worsening.in_text(d.text(t.text)))
             {
                 continue;
             }
@@ -1769,20 +1719,11 @@ fn conflict_at(
             }
             // `是到付还是寄付的？`: a choice asked about, not a situation reported; nor an offer
             // (`需不需要帮您把外包装拆了带走？`).
-            let alternative = c.question
-                && lists()
-                    .preset
-                    .choice_asked
-                    .iter()
-                    .any(|w| text::contains_str(clause, w));
+            let alternative = c.question && lists().preset.choice_asked.in_text(clause);
             // A place closed that day, against a preset that keeps a day or a time.
             if CLOSED.is_match(clause)
                 && p.bigrams().iter().any(|&b| text::time_pair(b))
-                && !lists()
-                    .preset
-                    .moves
-                    .iter()
-                    .any(|w| text::contains_str(p.response, w))
+                && !lists().preset.moves.in_text(p.response)
             {
                 return Some(t.idx);
             }
@@ -1791,11 +1732,7 @@ fn conflict_at(
                 let word = &clause[m.start()..m.end()];
                 if text::contains_str(p.response, word)
                     || text::contains_str(p.trigger, word)
-                    || lists()
-                        .preset
-                        .trade_name_ends
-                        .iter()
-                        .any(|w| text::starts_with_word(&clause[m.end()..], w))
+                    || lists().preset.trade_name_ends.starts(&clause[m.end()..])
                 {
                     return false;
                 }
@@ -1913,13 +1850,7 @@ fn blocked(t: &TurnCtx, ci: usize, p: &PresetCtx) -> bool {
     // Not getting into the compound blocks nothing the preset leaves at its gate
     // (`我这车进不去` against "放到小区门口的驿站").
     let word = &c.text(t.text)[m.start()..m.end()];
-    if word.contains('进')
-        && lists()
-            .preset
-            .compound_gate
-            .iter()
-            .any(|w| text::contains_str(p.response, w))
-    {
+    if word.contains('进') && lists().preset.compound_gate.in_text(p.response) {
         return false;
     }
     // `保安不让进` for a trigger "到了小区门口进不来": the trouble the preset answers.
@@ -2065,11 +1996,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // (Without the courtesy it opens with: `放门口鞋柜上就行` says the
                     // instruction `麻烦放门口鞋柜上就行`; case preset/two-presets-one-in-part.)
                     .map(|c| {
-                        let polite = lists()
-                            .preset
-                            .polite
-                            .iter()
-                            .find(|w| text::starts_with_word(c, w));
+                        let polite = lists().preset.polite.find_start(c);
                         text::bigrams(polite.map_or(c, |w| &c[w.len()..]))
                     })
                     .collect()
@@ -2085,9 +2012,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // With several presets, the one set aside is the one named or referred to.
                     && (ctx.presets.len() == 1
                         || content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
-                        || lists().preset.referring_back
-                            .iter()
-                            .any(|w| text::contains_str(t.text, w)))
+                        || lists().preset.referring_back.in_text(t.text))
             })
             .map(|t| t.idx)
             .collect();
@@ -2226,14 +2151,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                             .map(|x| x.text(t.text));
                         if c.question
                             || RELAYS.is_match(cs)
-                            || lists().preset.choice_left.iter().any(|w| text::contains_str(cs, w))
+                            || CHOICE_LEFT.is_match(cs)
                         {
                             return false;
                         }
                         let still = cs.contains("还是")
                             && !sentence
                                 .clone()
-                                .any(|x| lists().preset.choice_left.iter().any(|w| text::contains_str(x, w)))
+                                .any(|x| CHOICE_LEFT.is_match(x))
                             && cs
                                 .chars()
                                 .filter(|&ch| {
@@ -2349,7 +2274,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 // the preset, no telling; case preset/a-guess-on-the-presets-days.)
                                 n.specific()
                                     && text::contains_str(cs, fig)
-                                    && !lists().preset.hedges.iter().any(|w| text::contains_str(cs, w))
+                                    && !lists().preset.hedges.in_text(cs)
                                     && !ctx.caller_turns_before(t.idx).any(|c| {
                                         text::numbers(c.text)
                                             .iter()
@@ -2422,7 +2347,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         || after_taking(t)
                         // Said again in so many words (`再说一次，借贷的业务他都不办`), two of its
                         // pairs in it (case preset/said-again-in-so-many-words).
-                        || lists().preset.said_again.iter().any(|w| text::contains_str(t.text, w))
+                        || SAID_AGAIN.is_match(t.text)
                             && {
                                 let mut said = content
                                     .iter()
@@ -2463,7 +2388,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                         // pairs, or one after a said-again word — no push left to hold it against
                         // (`quits`; case preset/said-again-after-the-caller-gave-up).
                         || ctx.turns.get(t.idx - 1).is_some_and(|c| {
-                            !c.assistant && lists().preset.quits.iter().any(|w| text::contains_str(c.text, w))
+                            !c.assistant && lists().preset.quits.in_text(c.text)
                         }) && crate::proxy::protective(p)
                             && {
                                 let shared = content
@@ -2482,11 +2407,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                             && clause_bigrams().iter().flatten().any(|b| {
                                                 contentful(*b) && t.bigrams.binary_search(b).is_ok()
                                             })
-                                            || lists()
-                                                .preset
-                                                .said_again
-                                                .iter()
-                                                .any(|w| text::contains_str(t.text, w)))
+                                            || SAID_AGAIN.is_match(t.text))
                             }
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
@@ -2683,11 +2604,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // (case preset/no-difference-is-a-hold).
                     if text::clauses(ctx.turns[t].text).first().is_some_and(|c| {
                         let first = c.text(ctx.turns[t].text);
-                        lists()
-                            .preset
-                            .no_difference
-                            .iter()
-                            .any(|w| text::contains_str(first, w))
+                        lists().preset.no_difference.in_text(first)
                     }) {
                         ctx.uncertain(&f);
                     }
@@ -3021,22 +2938,13 @@ static TOPIC_SHIFT: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.
 /// The caller takes what they were told gladly: an acknowledgement first, and no reluctance,
 /// objection or negation anywhere (好的…, 谢谢理解…; case preset/caller-goes-along).
 fn accepts(s: &str) -> bool {
-    opens_glad(s)
-        && !lists()
-            .preset
-            .reluctance
-            .iter()
-            .any(|w| text::contains_str(s, w))
+    opens_glad(s) && !lists().preset.reluctance.in_text(s)
 }
 
 /// Whether a caller's turn opens with a glad acknowledgement (`好的`, `好嘞`, `收到`).
 fn opens_glad(s: &str) -> bool {
     let t = s.trim_start();
-    lists()
-        .preset
-        .glad_acks
-        .iter()
-        .any(|w| text::starts_with_word(t, w))
+    lists().preset.glad_acks.starts(t)
 }
 
 /// Whether the caller says they will not do what preset `p` prohibits (`我不动` to "别挪地方"):
@@ -3044,10 +2952,8 @@ fn opens_glad(s: &str) -> bool {
 /// tells no inability (`不能`, `不让`: `我说了高架上不能停` holds to trouble).
 fn keeps_prohibition(p: &PresetCtx, text: &str) -> bool {
     let l = &lists().preset;
-    l.prohibitions
-        .iter()
-        .any(|w| text::contains_str(p.response, w))
-        && !l.but.iter().any(|w| text::contains_str(text, w))
+    l.prohibitions.in_text(p.response)
+        && !l.but.in_text(text)
         && OBJECTION.is_match(text)
         && OBJECTION.find_iter(text).all(|m| {
             let w = &text[m.start()..m.end()];
@@ -3061,23 +2967,14 @@ pub(crate) fn gives_up(s: &str) -> bool {
     let t = s
         .trim_start()
         .trim_start_matches(lists().preset.before_give_up.0);
-    lists()
-        .preset
-        .give_up
-        .iter()
-        .any(|w| text::starts_with_word(t, w))
-        && !lists()
-            .preset
-            .give_up_reluctantly
-            .iter()
-            .any(|w| text::contains_str(s, w))
+    lists().preset.give_up.starts(t) && !lists().preset.give_up_reluctantly.in_text(s)
 }
 
 /// The caller gives in grudgingly (`行吧`, `算了`) in a turn that asks nothing and raises no
 /// "but" (case preset/told-again-after-giving-in).
 fn gave_in(t: &TurnCtx) -> bool {
     let l = &lists().preset;
-    l.gave_in.iter().any(|w| text::contains_str(t.text, w))
+    l.gave_in.in_text(t.text)
         && !t.clauses.iter().any(|c| c.question)
         // (The reluctance words that are no giving in — 可是, 只能 — not 算了, which is both.)
         && !l
@@ -3117,7 +3014,7 @@ fn held_whole(ctx: &Ctx, p: &PresetCtx, t: usize, pc: usize) -> bool {
     // (`要不要` asks; it pushes nothing.)
     let pushes_back = || {
         let text = prev.text.replace("要不要", "");
-        lists().preset.pushback.iter().any(|w| text.contains(w))
+        lists().preset.pushback.in_text(&text)
     };
     crate::proxy::protective(p)
         && !prev.assistant
@@ -3144,10 +3041,7 @@ fn answers_callers_own_word(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
         return false;
     }
     let l = &lists().preset;
-    if l.owner_replied
-        .iter()
-        .any(|w| text::contains_str(prev.text, w))
-    {
+    if l.owner_replied.in_text(prev.text) {
         return true;
     }
     let said: Vec<&u64> = content
@@ -3158,13 +3052,13 @@ fn answers_callers_own_word(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     let in_prev = |b: &&u64| prev_bigrams.binary_search(b).is_ok();
     // (Seeking a yes to the caller's own proposal — 是吧, 对吧 — not an open question: `还放门口
     // 吗？` answered `对，放门口就行` holds to the preset against the spill.)
-    let proposes = l.proposes.iter().any(|w| text::contains_str(prev.text, w));
+    let proposes = l.proposes.in_text(prev.text);
     let asks = prev.text.contains(['？', '?', '吗']);
     let head = t.text.trim_start();
-    (proposes && said.iter().any(in_prev) && l.yes.iter().any(|w| text::starts_with_word(head, w)))
+    (proposes && said.iter().any(in_prev) && l.yes.starts(head))
         || (!asks
-            && !l.objection_strong.iter().any(|w| text::contains_str(prev.text, w))
-            && !l.but.iter().any(|w| text::contains_str(prev.text, w))
+            && !l.objection_strong.in_text(prev.text)
+            && !l.but.in_text(prev.text)
             // (Telling the owner by name, `我告诉王先生…`, relays as well.)
             && ((0..t.clauses.len()).any(|j| t.clause_has(j, lexicon::M_RELAY))
                 || t.text.contains("告诉") && ctx.mentions_owner(t.text))
@@ -3202,8 +3096,7 @@ fn only_as_a_relayed_matter(t: &TurnCtx, content: &[u64]) -> bool {
         // (Or the caller's act told as done: `我马上发消息告诉她外卖放在大门的外卖架上了`; case
         // preset/relayed-as-done.)
         let done = cs.trim_end_matches(['。', '！', '!', '，']).ends_with('了');
-        (l.matter_marks.iter().any(|w| text::contains_str(cs, w)) || done)
-            && t.clause_has(ci, lexicon::M_RELAY)
+        (l.matter_marks.in_text(cs) || done) && t.clause_has(ci, lexicon::M_RELAY)
     })
 }
 
@@ -3215,9 +3108,7 @@ fn only_thanked(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     let l = &lists().preset;
     each_preset_clause(t, content, |_, cs, bs| {
         let head = cs.trim_start_matches(l.before_thanks.0);
-        l.thanked_for
-            .iter()
-            .any(|w| text::starts_with_word(head, w))
+        l.thanked_for.starts(head)
             && bs.iter().any(|b| {
                 content.binary_search(b).is_ok()
                     && ctx
@@ -3241,14 +3132,8 @@ fn given_up_before(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         && !prev.clauses.iter().any(|c| c.question)
         && text::sentences(prev.text).len() <= 1
         && (gives_up(prev.text)
-            || (lists().preset.impatient_yes.iter())
-                .any(|w| text::starts_with_word(prev.text.trim_start(), w))
-            || lists()
-                .preset
-                .quits
-                .iter()
-                .any(|w| text::contains_str(prev.text, w))
-                && !crate::proxy::pushes(prev.text))
+            || lists().preset.impatient_yes.starts(prev.text.trim_start())
+            || lists().preset.quits.in_text(prev.text) && !crate::proxy::pushes(prev.text))
 }
 
 /// Whether assistant turn `t` holds protective preset `p` against the caller's turn before it:
@@ -3266,10 +3151,10 @@ fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         && !gives_up(prev.text)
         // (Quitting — `行行行，那算了，打扰了` — pitches nothing, unless it pushes on; case
         // preset/said-again-after-the-caller-quit.)
-        && (!l.quits.iter().any(|w| text::contains_str(prev.text, w)) || crate::proxy::pushes(prev.text))
+        && (!l.quits.in_text(prev.text) || crate::proxy::pushes(prev.text))
         && !complied(prev.text)
         && !lexicon::GOODBYE.is_match(prev.text)
-        && !l.asks_who.iter().any(|w| text::contains_str(prev.text, w))
+        && !l.asks_who.in_text(prev.text)
         && !crate::proxy::reports_new_fact(prev.text, true)
         && !asks_another_matter(prev, p.content())
         && !given_up_before(ctx, p, t)
@@ -3293,7 +3178,7 @@ fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
 /// is no other matter (case preset/held-against-a-wechat-ask).
 fn asks_another_matter(prev: &TurnCtx, content: &[u64]) -> bool {
     !crate::proxy::pushes(prev.text)
-        && !(lists().preset.pitch_kept_open.iter()).any(|w| text::contains_str(prev.text, w))
+        && !lists().preset.pitch_kept_open.in_text(prev.text)
         && prev.clauses.iter().any(|c| {
             let ct = c.text(prev.text);
             (c.question || ct.contains(['？', '?'])) && asks_new(ct) && !names_content(ct, content)
@@ -3339,15 +3224,9 @@ fn says_callers_words_back(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     {
         return true;
     }
-    if !l
-        .read_back
-        .iter()
-        .chain(l.asks_of_owner.iter())
-        .any(|w| text::contains_str(prev.text, w))
-        && !l
-            .callers_words
-            .iter()
-            .any(|w| text::contains_str(turn.text, w))
+    if !l.read_back.in_text(prev.text)
+        && !l.asks_of_owner.in_text(prev.text)
+        && !l.callers_words.in_text(turn.text)
     {
         return false;
     }
@@ -3360,20 +3239,12 @@ fn says_callers_words_back(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
 
 /// Whether a clause (trimmed of its end marks) ends like an instruction (`…就行`, `…吧`).
 fn ends_as_instruction(cs: &str) -> bool {
-    lists()
-        .preset
-        .instruction_endings
-        .iter()
-        .any(|e| text::ends_with_word(cs, e))
+    lists().preset.instruction_endings.ends(cs)
 }
 
 /// Whether a clause opens like an instruction (`麻烦…`, `千万…`).
 fn opens_as_instruction(cs: &str) -> bool {
-    lists()
-        .preset
-        .instruction_openers
-        .iter()
-        .any(|o| text::starts_with_word(cs.trim_start(), o))
+    lists().preset.instruction_openers.starts(cs.trim_start())
 }
 /// `麻烦师傅了`, `麻烦您了`: thanks, no instruction — a few characters between 麻烦 and 了 (case
 /// preset/thanks-by-mafan).
@@ -3448,16 +3319,8 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
         return false;
     }
     let turn = &ctx.turns[t];
-    let marker = lists()
-        .preset
-        .restating
-        .iter()
-        .any(|w| text::contains_str(turn.text, w));
-    let weak_marker = lists()
-        .preset
-        .restating_weak
-        .iter()
-        .any(|w| text::contains_str(turn.text, w));
+    let marker = lists().preset.restating.in_text(turn.text);
+    let weak_marker = lists().preset.restating_weak.in_text(turn.text);
     // (A short preset said whole in answer to a question about it — `就周五前是吧？` — is as
     // brief as it gets.)
     let asked_about = content.len() <= 6
@@ -3467,19 +3330,9 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
             .is_some_and(|c| lists().preset.yes.contains(&c.text(turn.text).trim()))
         && prev.clauses.iter().any(|c| {
             let ct = c.text(prev.text);
-            c.question
-                && lists()
-                    .lexicon
-                    .tag_questions
-                    .iter()
-                    .any(|w| text::contains_str(ct, w))
-                && names_content(ct, content)
+            c.question && lists().lexicon.tag_questions.in_text(ct) && names_content(ct, content)
         });
-    let not_understood = lists()
-        .preset
-        .not_understood
-        .iter()
-        .any(|w| text::contains_str(prev.text, w));
+    let not_understood = lists().preset.not_understood.in_text(prev.text);
     // (Asked how long of a wait and told first that it cannot be said — `具体几分钟我这边说不准，
     // 您在定位这儿等着就行…` —, the wait said again whole answers it; parroted with no word on
     // the question, it does not: case preset/wait-said-again-to-how-long.)
@@ -3488,11 +3341,7 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
             && asks_how_long(c.text(prev.text), p)
     }) && text::clauses(turn.text).first().is_some_and(|c| {
         let first = c.text(turn.text);
-        lists()
-            .preset
-            .declined_first
-            .iter()
-            .any(|w| text::contains_str(first, w))
+        lists().preset.declined_first.in_text(first)
     });
     let brief = lenient
         || marker
@@ -3515,32 +3364,20 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
         let ct = c.text(prev.text);
         (c.question || ct.contains(['？', '?']))
             && c.start < shift
-            && !lists().preset.anything_else.iter().any(|w| text::contains_str(ct, w))
+            && !lists().preset.anything_else.in_text(ct)
             && (names_content(ct, content) || !asks_new(ct) || asks_how_long(ct, p))
-    }) || lists()
-        .preset
-        .pushback
-        .iter()
-        .any(|w| text::contains_str(&prev.text[..shift], w))
+    }) || lists().preset.pushback.in_text(&prev.text[..shift])
         // (Or doubt about following the preset's own words — `备注写的是三期北门进，也不知道是
         // 不是北门`; case preset/back-reference-to-a-doubt.)
         || names_content(&prev.text[..shift], content)
-            && lists()
-                .preset
-                .doubt
-                .iter()
-                .any(|w| text::contains_str(&prev.text[..shift], w))
+            && lists().preset.doubt.in_text(&prev.text[..shift])
         // (Or the turn first declines what the caller asked instead of the preset:
         // `declined_first` — not another matter asked once the preset was taken, `好的，那我把时间
         // 发短信给他。顺便问一下，他现在是在职看机会吗？`; case
         // preset/taken-then-declined-then-the-preset.)
         || !taken_first && text::sentences(turn.text).first().is_some_and(|r| {
             let first = &turn.text[r.clone()];
-            lists()
-                .preset
-                .declined_first
-                .iter()
-                .any(|w| text::contains_str(first, w))
+            lists().preset.declined_first.in_text(first)
         });
     // `…我转告他。另外他说了，请您在北门外等`: the preset added on after the answer.
     let added_on = TOPIC_SHIFT.is_match(turn.text);
@@ -3563,11 +3400,7 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
     // (case preset/said-again-after-a-read-back). A caller who asks to check it (`我再跟您确认
     // 一下：…`) is answered (`says_callers_words_back`).
     let read_back = !prev.clauses.iter().any(|c| c.question)
-        && !lists()
-            .preset
-            .read_back
-            .iter()
-            .any(|w| text::contains_str(prev.text, w))
+        && !lists().preset.read_back.in_text(prev.text)
         && text::containment(content, prev.all_bigrams()) >= 0.6;
     if read_back {
         return false;
@@ -3662,9 +3495,7 @@ fn held_against_new_fact(
         };
         (!caller.assistant
             && answer.assistant
-            && l.contrasts
-                .iter()
-                .any(|w| text::contains_str(caller.text, w))
+            && CONTRASTS.is_match(caller.text)
             && !text::clauses(caller.text)
                 .first()
                 .is_some_and(|c| l.yes_to_a_taking.contains(&c.text(caller.text).trim()))
@@ -3718,16 +3549,7 @@ fn asks_new(q: &str) -> bool {
 fn asks_new_with(q: &str, min: usize) -> bool {
     (ASKS.is_match(q) || text::a_not_a(q).is_some() || {
         let bare = q.trim_end_matches(['？', '?', '。', '！', ' ', '呢', '啊']);
-        lists()
-            .preset
-            .yes_no_ends
-            .iter()
-            .any(|w| text::ends_with_word(bare, w))
-            && !lists()
-                .preset
-                .proposal_ends
-                .iter()
-                .any(|w| text::ends_with_word(bare, w))
+        lists().preset.yes_no_ends.ends(bare) && !lists().preset.proposal_ends.ends(bare)
     }) && q
         .chars()
         .filter(|&c| text::is_han(c) && !PRESET_FUNC.contains(c))
@@ -3818,7 +3640,7 @@ fn objection_at(
             let a_not_a = (word.starts_with('不') || word.starts_with('没'))
                 && prefix.chars().next_back() == word.chars().nth(1);
             // 也不是不行: denied twice.
-            let twice = (lists().preset.denials.iter()).any(|w| text::ends_with_word(prefix, w));
+            let twice = lists().preset.denials.ends(prefix);
             !a_not_a
                 && !twice
                 && !text::contains_str(p.trigger, word)
@@ -3866,13 +3688,7 @@ fn objection_at(
                 text::for_each_bigram(qt, |b| {
                     own_word |= own.binary_search(&b).is_ok();
                 });
-                q.question
-                    && !own_word
-                    && lists()
-                        .preset
-                        .topic_openers
-                        .iter()
-                        .any(|w| text::starts_with_word(qt, w))
+                q.question && !own_word && lists().preset.topic_openers.starts(qt)
             })
         };
         let mut challenged: Vec<u64> = Vec::new();
@@ -3893,16 +3709,8 @@ fn objection_at(
             // preset/a-prohibition-complied-with).
             let complies_with_prohibition = || {
                 opens_glad(t.text)
-                    && lists()
-                        .preset
-                        .prohibitions
-                        .iter()
-                        .any(|w| text::contains_str(p.response, w))
-                    && !lists()
-                        .preset
-                        .but
-                        .iter()
-                        .any(|w| text::contains_str(t.text, w))
+                    && lists().preset.prohibitions.in_text(p.response)
+                    && !lists().preset.but.in_text(t.text)
                     && OBJECTION.find_iter(clause).all(|m| {
                         let w = &clause[m.start()..m.end()];
                         w.starts_with('不') && w.chars().count() == 2
@@ -4073,12 +3881,7 @@ fn to_another_question(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
 /// Whether a question asks how long (`她大概几分钟能到？`) of a preset that makes the caller wait:
 /// the wait said again answers it (case preset/wait-said-again-to-how-long).
 fn asks_how_long(q: &str, p: &PresetCtx) -> bool {
-    preset_words(p).waits
-        && lists()
-            .preset
-            .asks_how_long
-            .iter()
-            .any(|w| text::contains_str(q, w))
+    preset_words(p).waits && lists().preset.asks_how_long.in_text(q)
 }
 
 fn contentful(b: u64) -> bool {
@@ -4100,11 +3903,7 @@ fn agrees(t: &TurnCtx) -> bool {
             .text(t.text)
             .trim_start_matches(lists().preset.before_agreement.0);
         let l = &lists().preset;
-        l.agreements.iter().any(|w| text::starts_with_word(x, w))
-            && !l
-                .agreement_asked
-                .iter()
-                .any(|w| text::starts_with_word(x, w))
+        l.agreements.starts(x) && !l.agreement_asked.starts(x)
     })
 }
 

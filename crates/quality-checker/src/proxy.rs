@@ -202,22 +202,10 @@ fn scam_requests(text: &str) -> impl Iterator<Item = std::ops::Range<usize>> + '
                 // The caller's own (`是不是卡号登记错了，我这边需要重新提交吗？`): theirs to give,
                 // nobody's asked for — when nothing around names another person (case
                 // proxy/the-callers-own-card).
-                if lists()
-                    .proxy
-                    .callers_own
-                    .iter()
-                    .any(|w| text::contains_str(around, w))
-                    && !lists()
-                        .proxy
-                        .hand_over_asks
-                        .iter()
-                        .any(|w| text::contains_str(around, w))
+                if lists().proxy.callers_own.in_text(around)
+                    && !lists().proxy.hand_over_asks.in_text(around)
                     && !around.contains(lists().lexicon.owner_pronouns.0)
-                    && !lists()
-                        .proxy
-                        .someone_else
-                        .iter()
-                        .any(|w| text::contains_str(around, w))
+                    && !lists().proxy.someone_else.in_text(around)
                 {
                     return None;
                 }
@@ -269,12 +257,7 @@ fn asks_for_scam_object(text: &str) -> Option<&str> {
         .find(|m| {
             let (clause_start, clause_end) = clause_bounds(text, m.start());
             let clause = &text[clause_start..next_clause_end(text, clause_end)];
-            !c.go_along_negation.is_match(clause)
-                && lists()
-                    .proxy
-                    .hand_over_asks
-                    .iter()
-                    .any(|w| text::contains_str(clause, w))
+            !c.go_along_negation.is_match(clause) && lists().proxy.hand_over_asks.in_text(clause)
         })
         .map(|m| &text[m.start()..m.end()])
 }
@@ -320,8 +303,7 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
     let holding = std::cell::OnceCell::new();
     c.go_along.find_iter(text).find_map(|m| {
         // (Said to the caller, `再跟您说一声`: nothing passed on.)
-        if (lists().proxy.told_the_caller.iter()).any(|w| text::ends_with_word(&text[..m.end()], w))
-        {
+        if lists().proxy.told_the_caller.ends(&text[..m.end()]) {
             return None;
         }
         let (clause_start, clause_end) = clause_bounds(text, m.start());
@@ -330,7 +312,7 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
         // nothing asked is passed on. A sentence may end in an ASCII mark: case
         // proxy/ascii-marks-before-a-relay.)
         let sentence = &text[text::sentence_start(text, m.start())..m.start()];
-        if (lists().proxy.open_offer.iter()).any(|w| text::contains_str(sentence, w)) {
+        if OPEN_OFFER.is_match(sentence) {
             return None;
         }
         // After a concession (`不过`, itself no negation) only what follows it counts (case
@@ -351,11 +333,7 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
         if scam
             && c.defer.is_match(word)
             && refusal_words(text, true).all(|w| lists().proxy.weak_refusals.contains(&w))
-            && !lists()
-                .proxy
-                .caller_sent_on
-                .iter()
-                .any(|w| text::contains_str(rest, w))
+            && !lists().proxy.caller_sent_on.in_text(rest)
         {
             return Some(word);
         }
@@ -369,11 +347,7 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
             .strip_suffix(['，', ','])
             .map(|head| &text[clause_bounds(text, head.len()).0..head.len()])
             .is_some_and(|prev| {
-                lists()
-                    .proxy
-                    .matter_ends
-                    .iter()
-                    .any(|w| text::ends_with_word(prev, w))
+                lists().proxy.matter_ends.ends(prev)
                     && !c.go_along_negation.is_match(prev)
                     && c.scam_object.is_match(prev)
             });
@@ -383,6 +357,9 @@ pub fn goes_along(text: &str, scam: bool) -> Option<&str> {
 
 /// A scam's step put off as a normal one (`晚点再弄`).
 static PUT_OFF: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.put_off));
+/// Lists asked of most turns, answered from the turn's index.
+static MONEY_WORDS: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.money_words));
+static OPEN_OFFER: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.open_offer));
 
 /// Whether a preset is written to turn a kind of caller away (a seller, a scammer, a collector, a
 /// rider who asks for more: case proxy/a-rider-asks-for-more; an unknown caller: case
@@ -468,14 +445,10 @@ fn reports_new_fact_beyond(text: &str, protective: bool, response: &str) -> bool
         }
         let before = &text[..m.start()];
         let l = &lists().proxy;
-        let own = before.chars().rev().take(3).any(|c| c == '我')
-            || l.own_resort.iter().any(|w| text::ends_with_word(before, w));
+        let own = before.chars().rev().take(3).any(|c| c == '我') || l.own_resort.ends(before);
         // An exclamation (`没人接多危险啊`) pleads; it reports nothing (case
         // proxy/rhetorical-danger).
-        let exclaims = l
-            .exclamations
-            .iter()
-            .any(|w| text::ends_with_word(before, w));
+        let exclaims = l.exclamations.ends(before);
         !(exclaims || own && c.threatened_act.is_match(&text[m.start()..m.end()]))
     })
 }
@@ -522,7 +495,7 @@ fn gives_in(text: &str) -> Option<&str> {
         .into_iter()
         .take_while(|r| {
             let s = &text[r.clone()];
-            empathy.iter().any(|w| text::contains_str(s, w)) && !refuses_text(s)
+            empathy.in_text(s) && !refuses_text(s)
         })
         .last()
         .map_or(0, |r| {
@@ -576,11 +549,7 @@ fn refusal_words(text: &str, scam: bool) -> impl Iterator<Item = &str> {
         // refusal of it (case proxy/scam-left-to-the-owner).
         let decides_for = scam && text[m.end()..].starts_with('替') && {
             let rest = text::head_chars(&text[m.end()..], 8);
-            lists()
-                .proxy
-                .decides_for
-                .iter()
-                .any(|v| text::contains_str(rest, v))
+            lists().proxy.decides_for.in_text(rest)
         };
         (!a_not_a && !decides_for && !text[m.end()..].starts_with('接')).then_some(w)
     })
@@ -674,12 +643,7 @@ fn refers(t: &TurnCtx, p: &PresetCtx) -> bool {
     }
     // Holding to it in brief (`held_to`: `还是按合同来` for "合同期内房租按合同来，不调整") names it
     // as well (case proxy/held-in-brief-then-dropped).
-    if lists()
-        .proxy
-        .held_to
-        .iter()
-        .any(|w| text::contains_str(t.text, w))
-    {
+    if lists().proxy.held_to.in_text(t.text) {
         return shared(&t.bigrams) >= 2;
     }
     // A refusal refers to the preset by what it refuses, not by its refusal words: `不方便`
@@ -797,14 +761,7 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
             // Refused, and let go at the head of the caller's next turn (那也行，平台上有定金
             // 选项): closed as well (case proxy/refused-then-let-go).
             let head = t.text.trim_start_matches(lists().proxy.interjections.0);
-            if refused
-                && word.is_none()
-                && lists()
-                    .proxy
-                    .lets_go
-                    .iter()
-                    .any(|w| text::starts_with_word(head, w))
-            {
+            if refused && word.is_none() && lists().proxy.lets_go.starts(head) {
                 asked = None;
             }
             refused = false;
@@ -984,11 +941,8 @@ fn threat_fee(text: &str) -> Option<&str> {
     THREAT_FEES.find_iter(text).find_map(|m| {
         let (clause_start, _) = clause_bounds(text, m.start());
         let before = &text[clause_start..m.start()];
-        (p.fee_pay_verbs
-            .iter()
-            .any(|v| text::contains_str(before, v))
-            && !CONCEPTS.warning.is_match(before))
-        .then(|| &text[m.start()..m.end()])
+        (p.fee_pay_verbs.in_text(before) && !CONCEPTS.warning.is_match(before))
+            .then(|| &text[m.start()..m.end()])
     })
 }
 
@@ -996,7 +950,7 @@ fn threat_fee(text: &str) -> Option<&str> {
 /// turn that names money (`money_words`).
 fn money_to_caller(text: &str) -> Option<&str> {
     let p = &lists().proxy;
-    if !p.money_words.iter().any(|w| text::contains_str(text, w)) {
+    if !MONEY_WORDS.is_match(text) {
         return None;
     }
     p.money_to_caller.iter().find_map(|w| {

@@ -4,7 +4,7 @@
 //! Everything works on `&str` with byte offsets, allocates little and never panics on odd input
 //! (mixed scripts, emoji, unbalanced quotes).
 
-use crate::lexicon::lists;
+use crate::lexicon::{Words, lists};
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -362,8 +362,8 @@ fn ends_as_question(text: &str) -> bool {
     // (A tag question, `lexicon.toml` `tag_questions`, asks too.)
     match t.chars().next_back() {
         Some('吗') => true,
-        Some('么') => !(lists().text.not_a_question_end.iter()).any(|w| ends_with_word(t, w)),
-        _ => (lists().lexicon.tag_questions.iter()).any(|w| ends_with_word(t, w)),
+        Some('么') => !lists().text.not_a_question_end.ends(t),
+        _ => lists().lexicon.tag_questions.ends(t),
     }
 }
 
@@ -527,7 +527,7 @@ pub fn starts_with_word(s: &str, word: &str) -> bool {
 
 /// Whether `s` ends with a word for the week (`周`, `星期`, `礼拜`: `lexicon.toml` `week_words`).
 pub fn ends_with_week_word(s: &str) -> bool {
-    (lists().lexicon.week_words.iter()).any(|w| ends_with_word(s, w))
+    lists().lexicon.week_words.ends(s)
 }
 
 /// Each occurrence of `needle` in `hay`, by byte offset, none overlapping: what
@@ -558,7 +558,7 @@ pub fn head_chars(s: &str, n: usize) -> &str {
 }
 
 /// Phrases that contain a negator but do not negate what follows.
-static NOT_NEGATION: LazyLock<&[&str]> = LazyLock::new(|| lists().text.not_negation.0);
+static NOT_NEGATION: LazyLock<Words> = LazyLock::new(|| lists().text.not_negation);
 
 /// Whether the words right before a keyword (`prefix`, the clause up to it) negate it, within
 /// `window` characters: `我没法替机主决定`, `不能替他答应`, `不会透露`.
@@ -1125,9 +1125,9 @@ fn parse_cn(run: &[char]) -> ([f64; 2], u8, Option<String>) {
 }
 
 /// Words that begin with a numeral but state nothing specific.
-static VAGUE_AFTER_ONE: LazyLock<&[&str]> = LazyLock::new(|| lists().text.vague_after_one.0);
+static VAGUE_AFTER_ONE: LazyLock<Words> = LazyLock::new(|| lists().text.vague_after_one);
 
-static TIME_OF_DAY: LazyLock<&[&str]> = LazyLock::new(|| lists().text.time_of_day.0);
+static TIME_OF_DAY: LazyLock<Words> = LazyLock::new(|| lists().text.time_of_day);
 
 /// Units after a numeral, longest first, with what they measure (`data/words/text.toml`,
 /// `units`).
@@ -1376,8 +1376,8 @@ fn classify(
     let single_one = !arabic && run.len() == 1 && matches!(first, '一' | '幺' | '壹');
     // Clock: X点, X点半, X点十分, X点一刻.
     if let Some(rest) = after.strip_prefix('点') {
-        let time_context = TIME_OF_DAY.iter().any(|w| before.ends_with(w))
-            || (lists().text.clock_after_dian.iter()).any(|w| rest.starts_with(w))
+        let time_context = TIME_OF_DAY.ends(before)
+            || lists().text.clock_after_dian.starts(rest)
             || rest.chars().next().is_some_and(is_numeral);
         // (`一点都不` is no time; `两点到五点都可以` is two — case
         // factuality/a-read-back-reordered.)
@@ -1460,8 +1460,8 @@ fn classify(
             let mut kind = *kind;
             if single_one
                 && !matches!(kind, NumKind::Money)
-                && VAGUE_AFTER_ONE.iter().any(|v| after.starts_with(v))
-                && !(lists().text.durations_after_one.iter()).any(|w| after.starts_with(w))
+                && VAGUE_AFTER_ONE.starts(after)
+                && !lists().text.durations_after_one.starts(after)
             {
                 kind = NumKind::Vague;
             }
@@ -1577,7 +1577,7 @@ fn classify(
     if run.iter().any(|&c| cn_mult(c).is_some()) && !ordinal && run.len() >= 2 {
         // 十二分的 (wholly), 十足: not a number — but 八十七分 is a score (case
         // factuality/a-score-and-a-rank-in-numerals).
-        if (lists().text.not_a_number_after.iter()).any(|w| after.starts_with(w)) {
+        if lists().text.not_a_number_after.starts(after) {
             return None;
         }
         num.kind = NumKind::Count;
