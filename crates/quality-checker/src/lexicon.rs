@@ -1208,8 +1208,6 @@ pub(crate) fn own_subjects(clause: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
-/// once they are all known).
 /// How an assistant refuses to decide for the owner (做不了主, 没法替她拍板): the concepts'
 /// `decision_refusal`, read by `natural.over_refusal` and by the preset rules (a preset's words
 /// only as the topic of such a refusal convey nothing).
@@ -1224,6 +1222,8 @@ pub(crate) static DECISION_REFUSAL: LazyLock<Ac> = LazyLock::new(|| {
 pub(crate) static SURNAMES: LazyLock<HanSet> =
     LazyLock::new(|| HanSet::new(lists().factuality.surnames.iter().copied()));
 
+/// Builds every word list of the module ([`crate::wordindex`]: the union of all lists is built
+/// once they are all known).
 pub(crate) fn build_lists() {
     LazyLock::force(&OFFER_WORDS);
     LazyLock::force(&DECISION_REFUSAL);

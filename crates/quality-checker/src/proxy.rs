@@ -551,7 +551,10 @@ fn refusal_words(text: &str, scam: bool) -> impl Iterator<Item = &str> {
             let rest = text::head_chars(&text[m.end()..], 8);
             lists().proxy.decides_for.in_text(rest)
         };
-        (!a_not_a && !decides_for && !text[m.end()..].starts_with('接')).then_some(w)
+        // (`这个我做不了主`: a refusal to decide, the concepts' `decision_refusal`, leaves it to
+        // the owner too; case proxy/cannot-decide-is-no-refusal-of-a-scam.)
+        let leaves_it = scam && crate::lexicon::DECISION_REFUSAL.is_match(w);
+        (!a_not_a && !decides_for && !leaves_it && !text[m.end()..].starts_with('接')).then_some(w)
     })
 }
 
