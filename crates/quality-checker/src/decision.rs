@@ -246,7 +246,31 @@ fn skip_clause(c: &Clause, clause: &str, conditional: bool, reported: bool) -> b
         || conditional
         || reported
         || alternative(clause)
-        || lists().decision.callers_words_said.in_text(clause)
+        || reports_callers_words(clause, &lists().decision.callers_words_said)
+}
+
+/// Whether a clause reports the caller's words by one of `words` (`您说合同放他桌上了`) — not
+/// where they are what it settles by (`按您说的算`; `settles_by_callers_words`).
+fn reports_callers_words(clause: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| said_not_settling(clause, w))
+}
+
+/// Whether `word` (`您说`) occurs in `clause` other than as a settling by it: right after 按 or
+/// 照 (`settles_by_callers_words`) and followed, past a 的, by the verb of settling (`算`, `办`:
+/// `settling_verbs`) — not `按您说的，25吨是2250块`, a reckoning by the caller's figures.
+fn said_not_settling(clause: &str, word: &str) -> bool {
+    let l = &lists().decision;
+    text::occurrences(clause, word).any(|i| {
+        let after = clause[i + word.len()..].trim_start_matches('的');
+        !(clause[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| l.settles_by_callers_words.contains(&c))
+            && after
+                .chars()
+                .next()
+                .is_some_and(|c| l.settling_verbs.contains(&c)))
+    })
 }
 
 fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> {
@@ -279,12 +303,15 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
         // A condition of fact, and the decision taken on it (case decision/a-condition-of-fact)
         // — not a condition on the owner's will (case decision/a-condition-on-the-owners-will).
         let conditional = t.conditional(ci) && !condition_of_fact(ctx, clause);
-        if skip_clause(c, clause, conditional, t.clause_has(ci, M_REPORTED)) {
+        let reported =
+            t.clause_has(ci, M_REPORTED) && reports_callers_words(clause, &lexicon::REPORTED_WORDS);
+        if skip_clause(c, clause, conditional, reported) {
             continue;
         }
         // The matter named as what the caller may tell (`退款的情况您跟我说就行`): an invitation
         // to speak decides nothing (case decision/the-matter-the-caller-may-tell).
-        if (concepts().invite_to_speak.iter()).any(|w| text::contains_str(clause, w.as_str())) {
+        // (Not `按您说的算`: settled by the caller's words; case decision/as-you-say-settles.)
+        if (concepts().invite_to_speak.iter()).any(|w| said_not_settling(clause, w)) {
             continue;
         }
         // A sentence that opens as a wish (祝您…, 愿您…, 希望您…; case decision/a-wish) promises

@@ -316,6 +316,8 @@ word_files! {
         ends: Words,
         whenever_marks: Chars,
         callers_words_said: Words,
+        settles_by_callers_words: Chars,
+        settling_verbs: Chars,
         not_paying_after_chu: Chars,
         settled_by_form: Words,
         adverbs_before_verb: Words,
