@@ -557,7 +557,15 @@ fn talk_after_goodbye<'s>(s: &'s str, cs: &[text::Clause]) -> Option<&'s str> {
     if !GOODBYE.is_match(s) {
         return None;
     }
-    let at = cs.iter().position(|c| is_goodbye_text(c.text(s), false))?;
+    // (A hang-up as the consequence of a condition — `如果继续辱骂，我就先挂断了` — is a warning,
+    // no goodbye; case naturalness/a-hang-up-warned-of.)
+    let at = cs.iter().enumerate().position(|(i, c)| {
+        is_goodbye_text(c.text(s), false)
+            && !crate::lexicon::conditional(c.text(s))
+            && !(i > 0
+                && cs[i - 1].sentence == c.sentence
+                && crate::lexicon::conditional(cs[i - 1].text(s)))
+    })?;
     // Hanging up announced, a parting word, then the goodbye proper (`我这边先挂了，如有公务请走
     // 正式渠道，再见。`): one closing (case naturalness/hang-up-announced-then-goodbye).
     let hang_up = lists().naturalness.hang_up_chars.0;
