@@ -3106,15 +3106,19 @@ fn only_as_a_relayed_matter(t: &TurnCtx, content: &[u64]) -> bool {
 /// preset/thanks-for-a-wait-asks-it).
 fn only_thanked(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     let l = &lists().preset;
+    // (Thanks said at the goodbye thank the caller for the call's outcome, in whatever words:
+    // `好的，谢谢您帮忙留着，再见`; case preset/thanks-at-the-goodbye.)
+    let farewell = OnceCell::new();
     each_preset_clause(t, content, |_, cs, bs| {
         let head = cs.trim_start_matches(l.before_thanks.0);
         l.thanked_for.starts(head)
-            && bs.iter().any(|b| {
-                content.binary_search(b).is_ok()
-                    && ctx
-                        .caller_turns_before(t.idx)
-                        .any(|c| c.all_bigrams().binary_search(b).is_ok())
-            })
+            && (*farewell.get_or_init(|| t.says_goodbye(false))
+                || bs.iter().any(|b| {
+                    content.binary_search(b).is_ok()
+                        && ctx
+                            .caller_turns_before(t.idx)
+                            .any(|c| c.all_bigrams().binary_search(b).is_ok())
+                }))
     })
 }
 
