@@ -777,11 +777,9 @@ fn premise_corrected(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
                 let said = &r.text[m.start()..end];
                 // (Nor trouble said again, which holds to a conflict — as a question's A-not-A
                 // form does not; case preset/trouble-said-again-is-no-correction.)
-                let trouble = OBJECTION.find_iter(said).any(|o| {
-                    let word = &said[o.start()..o.end()];
-                    !(word.starts_with(['不', '没'])
-                        && said[..o.start()].chars().next_back() == word.chars().nth(1))
-                });
+                let trouble = OBJECTION
+                    .find_iter(said)
+                    .any(|o| !text::a_not_a_word(said, o.start(), o.end()));
                 !names_content(said, content) && !trouble
             })
         })
@@ -1227,8 +1225,8 @@ fn arrived(text: &str, clauses: &[Clause]) -> bool {
             if lists().preset.arrival_spots.in_text(head)
                 && !text::negated(&clause[..i], 2)
                 && !clause[..i].ends_with(lists().preset.will_be.0)
-                // (No 在 of 实在, 现在…: privacy's `not_zai_before`; case preset/shizai-is-no-at.)
-                && !clause[..i].ends_with(lists().privacy.not_zai_before.0)
+                // (No 在 of 实在, 现在…: `not_zai_before`; case preset/shizai-is-no-at.)
+                && !clause[..i].ends_with(lists().lexicon.not_zai_before.0)
                 // Someone else there (`他在小区门口等还是我进去？`), or asked about, reports no
                 // arrival of the caller's (case preset/where-the-passenger-waits).
                 && !clause[..i].ends_with(lists().lexicon.owner_pronouns.0)
@@ -1798,8 +1796,7 @@ fn conflict_at(
                 };
                 let prefix = &clause[..m.start()];
                 // 能不能放: an A-not-A question, not "cannot put".
-                let a_not_a = (word.starts_with('不') || word.starts_with('没'))
-                    && prefix.chars().next_back() == word.chars().nth(1);
+                let a_not_a = text::a_not_a_word(clause, m.start(), m.end());
                 // 没洒, 没坏: denied; a cue that is itself negative is not denied by its 不.
                 let denied =
                     !word.contains('不') && !word.contains('没') && text::negated(prefix, 2);
@@ -2884,10 +2881,7 @@ fn corroborated_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger, suspended: &[usize]
                 }
                 TROUBLE.find_iter(c).any(|m| {
                     let prefix = &c[..m.start()];
-                    let word = &c[m.start()..m.end()];
-                    let a_not_a = (word.starts_with('不') || word.starts_with('没'))
-                        && prefix.chars().next_back() == word.chars().nth(1);
-                    !a_not_a && !text::negated(prefix, 2)
+                    !text::a_not_a_word(c, m.start(), m.end()) && !text::negated(prefix, 2)
                 }) && !NOT_CONFLICT.is_match(c)
                     && !lexicon::conditional(c)
                     && text::bigrams(c)
@@ -3108,11 +3102,10 @@ fn only_thanked(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     let l = &lists().preset;
     // (Thanks said at the goodbye thank the caller for the call's outcome, in whatever words:
     // `好的，谢谢您帮忙留着，再见`; case preset/thanks-at-the-goodbye.)
-    let farewell = OnceCell::new();
     each_preset_clause(t, content, |_, cs, bs| {
         let head = cs.trim_start_matches(l.before_thanks.0);
         l.thanked_for.starts(head)
-            && (*farewell.get_or_init(|| t.says_goodbye(false))
+            && (t.says_goodbye(false)
                 || bs.iter().any(|b| {
                     content.binary_search(b).is_ok()
                         && ctx
@@ -3641,8 +3634,7 @@ fn objection_at(
         aut.find_iter(clause).any(|m| {
             let word = &clause[m.start()..m.end()];
             let prefix = &clause[..m.start()];
-            let a_not_a = (word.starts_with('不') || word.starts_with('没'))
-                && prefix.chars().next_back() == word.chars().nth(1);
+            let a_not_a = text::a_not_a_word(clause, m.start(), m.end());
             // 也不是不行: denied twice.
             let twice = lists().preset.denials.ends(prefix);
             !a_not_a

@@ -1350,7 +1350,7 @@ fn preposition_zai(before: &str) -> Option<usize> {
         !before[..i]
             .chars()
             .next_back()
-            .is_some_and(|c| lists().privacy.not_zai_before.contains(&c))
+            .is_some_and(|c| lists().lexicon.not_zai_before.contains(&c))
     })
 }
 

@@ -385,14 +385,15 @@ pub fn protective_in_words(p: &PresetCtx) -> bool {
 /// caller gives are its occasion (case proxy/the-triggers-request-refused). Neither side's 不
 /// may be a question's A-not-A form (`回不回来`, `能不能加`): that asks, it refuses nothing.
 fn refuses_the_triggers_request(trigger: &str, response: &str) -> bool {
-    let a_not_a = |s: &str, i: usize| {
-        let before = s[..i].chars().next_back();
-        before.is_some() && before == s[i + '不'.len_utf8()..].chars().next()
-    };
     response.match_indices('不').any(|(i, _)| {
-        let mut next = response[i + '不'.len_utf8()..].chars();
+        let after = i + '不'.len_utf8();
+        let mut next = response[after..].chars();
         match (next.next(), next.next()) {
-            (Some(a), Some(b)) if text::is_han(a) && text::is_han(b) && !a_not_a(response, i) => {
+            (Some(a), Some(b))
+                if text::is_han(a)
+                    && text::is_han(b)
+                    && !text::a_not_a_word(response, i, after + a.len_utf8()) =>
+            {
                 let pair = String::from_iter([a, b]);
                 trigger
                     .match_indices(pair.as_str())

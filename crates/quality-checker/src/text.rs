@@ -386,6 +386,14 @@ pub fn a_not_a(s: &str) -> Option<usize> {
     None
 }
 
+/// Whether the word at `start..end` of `s` is the negative half of an A-not-A form (the 不能 of
+/// `能不能`, the 没有 of `有没有`): it opens with 不 or 没, and the character before it is the word's
+/// second. Such a word asks; it denies nothing.
+pub fn a_not_a_word(s: &str, start: usize, end: usize) -> bool {
+    let word = &s[start..end];
+    word.starts_with(['不', '没']) && s[..start].chars().next_back() == word.chars().nth(1)
+}
+
 /// How a number of up to four Arabic digits is said in Chinese numerals: digit by digit
 /// (`二一`, `七零一`) and, below 1,000, by value (`二十一`, `七百零一`).
 pub fn spoken_numbers(ds: &str) -> Vec<String> {
