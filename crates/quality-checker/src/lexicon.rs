@@ -626,6 +626,7 @@ word_files! {
         own_resort: Words,
         exclamations: Words,
         held_to: Words,
+        refusal_adverbs: Words,
         interjections: Chars,
     }
     /// `data/words/preset.toml`: the preset rules (`preset.*`).

@@ -792,6 +792,26 @@ fn emergency_in(ctx: &Ctx, i: usize) -> bool {
         .is_some_and(|t| !t.assistant && emergency_cue(t.text))
 }
 
+/// The spans of `text` that tell trouble the preset rules know (`emergency_words`, and against a
+/// preset that does not turn the caller away `strong_words` too), read as [`CUES`] reads them
+/// (`not_cues` shadow a shorter cue inside them): the new facts of proxy's reading are these
+/// and `concepts.toml`'s `new_fact`, one vocabulary of trouble for both detectors (case
+/// proxy/trouble-the-preset-rules-know).
+pub(crate) fn trouble_spans(
+    text: &str,
+    protective: bool,
+) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let (aut, masks) = &*CUES;
+    let want = if protective {
+        C_EMERGENCY
+    } else {
+        C_EMERGENCY | C_STRONG
+    };
+    aut.find_iter(text)
+        .filter(move |m| masks[m.pattern().as_usize()] & want != 0)
+        .map(|m| (m.start(), m.end()))
+}
+
 /// Whether `text` holds an emergency cue (`emergency_words`).
 fn emergency_cue(text: &str) -> bool {
     let (aut, masks) = &*CUES;
@@ -1788,6 +1808,11 @@ fn conflict_at(
                         || mask & C_STRONG != 0
                             && (crate::proxy::about_preset(word, p.response)
                                 || crate::proxy::reports_new_fact(t.text, true))
+                } else if crate::proxy::protective(p) && crate::proxy::hardship(word) {
+                    // The caller's own trouble (`下雨天路太堵了`) pleads for the demand the
+                    // response refuses (`不额外加价` to "司机要求加价"), as proxy reads it: no
+                    // conflict (case proxy/a-surcharge-refused-with-an-adverb).
+                    false
                 } else {
                     mask & C_STRONG != 0
                         || leaves_goods && mask & C_HANDOFF != 0

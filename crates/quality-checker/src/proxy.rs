@@ -386,7 +386,11 @@ pub fn protective_in_words(p: &PresetCtx) -> bool {
 /// may be a question's A-not-A form (`回不回来`, `能不能加`): that asks, it refuses nothing.
 fn refuses_the_triggers_request(trigger: &str, response: &str) -> bool {
     response.match_indices('不').any(|(i, _)| {
-        let after = i + '不'.len_utf8();
+        let mut after = i + '不'.len_utf8();
+        // (`不额外加价`: the demand after the adverb.)
+        if let Some(adverb) = lists().proxy.refusal_adverbs.find_start(&response[after..]) {
+            after += adverb.len();
+        }
         let mut next = response[after..].chars();
         match (next.next(), next.next()) {
             (Some(a), Some(b))
@@ -437,21 +441,37 @@ pub(crate) fn reports_new_fact(text: &str, protective: bool) -> bool {
 /// proxy/preset-word-echoed-is-no-fact).
 fn reports_new_fact_beyond(text: &str, protective: bool, response: &str) -> bool {
     let c = &*CONCEPTS;
-    c.new_fact.find_iter(text).any(|m| {
-        if !response.is_empty() && response.contains(&text[m.start()..m.end()]) {
+    let spans = c
+        .new_fact
+        .find_iter(text)
+        .map(|m| (m.start(), m.end()))
+        .chain(
+            // (A penalty the preset rules count as trouble, `扣分`, is pressure here.)
+            crate::preset::trouble_spans(text, protective)
+                .filter(|&(a, b)| !c.pressure.is_match(&text[a..b])),
+        );
+    spans.into_iter().any(|(a, b)| {
+        let word = &text[a..b];
+        if !response.is_empty() && response.contains(word) {
             return false;
         }
-        if protective && c.hardship.is_match(&text[m.start()..m.end()]) {
+        if protective && c.hardship.is_match(word) {
             return false;
         }
-        let before = &text[..m.start()];
+        let before = &text[..a];
         let l = &lists().proxy;
         let own = before.chars().rev().take(3).any(|c| c == '我') || l.own_resort.ends(before);
         // An exclamation (`没人接多危险啊`) pleads; it reports nothing (case
         // proxy/rhetorical-danger).
         let exclaims = l.exclamations.ends(before);
-        !(exclaims || own && c.threatened_act.is_match(&text[m.start()..m.end()]))
+        !(exclaims || own && c.threatened_act.is_match(word))
     })
+}
+
+/// Whether `word` is a caller's own trouble in getting the job done (`concepts.toml`'s
+/// `hardship`): a plea against a preset that refuses the caller's demand.
+pub(crate) fn hardship(word: &str) -> bool {
+    CONCEPTS.hardship.is_match(word)
 }
 
 /// Whether a caller's turn only presses — a penalty or a threat, or against a protective preset
