@@ -694,6 +694,7 @@ word_files! {
         waits: Words,
         wait_asked: Words,
         leave_goods: Words,
+        drop_points: Words,
         emergency_words: Words,
         inability: Words,
         weak_conflict: Words,

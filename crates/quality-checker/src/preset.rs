@@ -1771,7 +1771,11 @@ fn conflict_at(
                                         .map_or(0, |i| {
                                             i + before[i..].chars().next().map_or(0, char::len_utf8)
                                         });
-                                    text::tail_chars(&before[from..], 4)
+                                    // (With the cue itself: `柜子满了` names its place; case
+                                    // preset/the-place-in-the-cue. Six characters back: case
+                                    // preset/a-drop-point-said-further-back.)
+                                    let tail = text::tail_chars(&before[from..], 6);
+                                    &t.text[m.start() - tail.len()..m.end()]
                                 })
                                 .collect::<Vec<_>>(),
                             p,
@@ -1815,7 +1819,9 @@ fn conflict_at(
                     false
                 } else {
                     mask & C_STRONG != 0
-                        || leaves_goods && mask & C_HANDOFF != 0
+                        || leaves_goods
+                            && mask & C_HANDOFF != 0
+                            && !names_another_drop_point(clause, m.start(), m.end(), p.response)
                         || waits && mask & C_PRESSURE != 0
                         || waits && lists().preset.perishable.contains(&word)
                 };
@@ -1904,6 +1910,18 @@ static BLOCKED: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().preset.bloc
 /// The characters of no content (`not_content`: 的, 了, 都…).
 static NOT_CONTENT: LazyLock<lexicon::HanSet> =
     LazyLock::new(|| lexicon::HanSet::new(lists().preset.not_content.iter().copied()));
+
+/// Whether the handover cue at `start..end` of `clause` (with the few characters before it)
+/// names drop points and none of them is the preset `response`'s (`驿站今天爆仓` against
+/// "快递直接放小区快递柜就行"): another drop point is blocked, the preset's is left (case
+/// preset/another-drop-point-blocked).
+fn names_another_drop_point(clause: &str, start: usize, end: usize, response: &str) -> bool {
+    let tail = text::tail_chars(&clause[..start], 4);
+    let near = &clause[start - tail.len()..end];
+    let points = &lists().preset.drop_points;
+    let mut named = points.iter().filter(|w| near.contains(**w)).peekable();
+    named.peek().is_some() && named.all(|w| !response.contains(w))
+}
 
 /// Whether the troubles of a turn (`before_cues`: the few characters before each cue of it) bear
 /// on one alternative of the preset only (`柜子都满了` against "放快递柜或驿站都行"): the other is
