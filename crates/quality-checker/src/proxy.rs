@@ -257,6 +257,13 @@ fn asks_for_scam_object(text: &str) -> Option<&str> {
         .find(|m| {
             let (clause_start, clause_end) = clause_bounds(text, m.start());
             let clause = &text[clause_start..next_clause_end(text, clause_end)];
+            // (Read after a concession: the 不 of `不过您把收款账户发过来` negates nothing;
+            // case proxy/refused-then-the-account-asked.)
+            let clause = c
+                .concession
+                .find_iter(clause)
+                .last()
+                .map_or(clause, |k| &clause[k.end()..]);
             !c.go_along_negation.is_match(clause) && lists().proxy.hand_over_asks.in_text(clause)
         })
         .map(|m| &text[m.start()..m.end()])
