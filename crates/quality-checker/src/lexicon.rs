@@ -696,6 +696,7 @@ word_files! {
         leave_goods: Words,
         drop_points: Words,
         emergency_words: Words,
+        emergency_presets: Words,
         inability: Words,
         weak_conflict: Words,
         not_conflict: Words,

@@ -722,13 +722,14 @@ fn other_role_in(ctx: &Ctx, trig: &Trigger, own: bool) -> bool {
 }
 
 /// What a caller's reactions look like (`data/caller_reactions.toml`, compiled in).
-static REACTIONS: LazyLock<(aho_corasick::AhoCorasick, Ac, Ac)> = LazyLock::new(|| {
+static REACTIONS: LazyLock<(aho_corasick::AhoCorasick, Ac, Ac, Ac)> = LazyLock::new(|| {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct File {
         confused_openings: String,
         confused_words: String,
         premise_corrections: String,
+        purpose_denials: String,
     }
     let file: File = toml::from_str(include_str!("../data/caller_reactions.toml"))
         .unwrap_or_else(|e| panic!("quality-checker data/caller_reactions.toml: {e}"));
@@ -739,6 +740,7 @@ static REACTIONS: LazyLock<(aho_corasick::AhoCorasick, Ac, Ac)> = LazyLock::new(
             .expect("caller_reactions.toml: confused_openings"),
         lexicon::words(&file.confused_words),
         lexicon::words(&file.premise_corrections),
+        lexicon::words(&file.purpose_denials),
     )
 });
 
@@ -749,7 +751,7 @@ fn confused_after(ctx: &Ctx, t: usize) -> bool {
         return false;
     };
     let text = r.text.trim_start();
-    let (openings, words, _) = &*REACTIONS;
+    let (openings, words, _, _) = &*REACTIONS;
     openings
         .find(aho_corasick::Input::new(text).anchored(aho_corasick::Anchored::Yes))
         .is_some()
@@ -760,7 +762,7 @@ fn confused_after(ctx: &Ctx, t: usize) -> bool {
 /// (`premise_corrections`: `我是说续保报价`, `我不是问这个`) — not only a puzzled reply (`啊？`,
 /// `什么意思`), which may be at anything else the turn said (case
 /// preset/the-premise-corrected-after-a-first-telling).
-fn premise_corrected(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
+fn premise_corrected(ctx: &Ctx, t: usize, content: &[u64], trigger: &str) -> bool {
     ctx.turns
         .get(t + 1)
         .filter(|r| !r.assistant)
@@ -781,6 +783,29 @@ fn premise_corrected(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
                     .find_iter(said)
                     .any(|o| !text::a_not_a_word(said, o.start(), o.end()));
                 !names_content(said, content) && !trouble
+            })
+        })
+        || purpose_denied(ctx, t, content, trigger)
+}
+
+/// Whether the caller's answer to assistant turn `t` denies calling for the trigger's or the
+/// preset's matter (`purpose_denials`: `我不是来催的` to "…不用电话催", `我不是嫌吵` for
+/// "邻居反映练琴声音吵"; case preset/the-purpose-denied) — not for another (`我不是来纠缠的`
+/// from a caller the trigger names by who they are): puzzled, and the premise corrected.
+fn purpose_denied(ctx: &Ctx, t: usize, content: &[u64], trigger: &str) -> bool {
+    ctx.turns
+        .get(t + 1)
+        .filter(|r| !r.assistant)
+        .is_some_and(|r| {
+            REACTIONS.3.find_iter(r.text).any(|m| {
+                let end = r
+                    .clause_at(m.start())
+                    .map_or(r.text.len(), |(_, c)| c.end.max(m.end()));
+                let denied = &r.text[m.end()..end];
+                names_content(denied, content)
+                    || denied.chars().any(|ch| {
+                        text::is_han(ch) && !PRESET_FUNC.contains(ch) && trigger.contains(ch)
+                    })
             })
         })
 }
@@ -1755,6 +1780,14 @@ fn conflict_at(
                     return false;
                 }
                 let mask = cue_masks[m.pattern().as_usize()];
+                // An emergency against a preset for emergencies (`请立刻打急救电话`) is its
+                // occasion (case preset/an-emergency-preset-meets-an-emergency).
+                if mask & C_EMERGENCY != 0
+                    && mask & C_STRONG == 0
+                    && lists().preset.emergency_presets.in_text(p.response)
+                {
+                    return false;
+                }
                 // One alternative of the preset blocked, the other left (no emergency).
                 // (Read over the turn's clauses with a cue: `柜子满了，驿站也满了` blocks both.)
                 if mask & C_EMERGENCY == 0
@@ -2510,12 +2543,16 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             // (Confusion after a telling once taken — `行。` then `……我问的是他在不在公司` —
             // is at the preset said again to another question: a repeat, not a sign the trigger
             // never held; case preset/said-again-to-another-question.)
-            let confused = || confused_after(ctx, t) && !puzzled_by_emergency && legit.is_none();
+            let confused = || {
+                (confused_after(ctx, t) || purpose_denied(ctx, t, content, p.trigger))
+                    && !puzzled_by_emergency
+                    && legit.is_none()
+            };
             // (The caller's answer to a first telling correcting its premise — `不是定损，车没出险，
             // 我是说续保报价`, `我就是通知入库的` — outweighs a reading of the trigger from who they
             // are: case preset/the-premise-corrected-after-a-first-telling.)
             let not_yet = (before(&held)
-                || first && premise_corrected(ctx, t, content) && confused())
+                || first && premise_corrected(ctx, t, content, p.trigger) && confused())
                 && (before(&lenient) || confused())
                 && !shown_by_conflict
                 && objection.as_ref().is_none_or(|o| o.0 >= t);
@@ -2663,7 +2700,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             && !out
                 .iter()
                 .any(|f| f.turn == t && f.kind == ViolationKind::PresetPremature.as_str())
-            && (confused_after(ctx, t) || premise_corrected(ctx, t, content))
+            && (confused_after(ctx, t) || premise_corrected(ctx, t, content, p.trigger))
             // (Puzzled at the preset's own words — `啊？出差了？`, `啥子？敲门？` — is news taken
             // in or misheard, not a trigger that never held: cases preset/family-by-dinner,
             // preset/said-again-to-a-caller-who-did-not-understand.)
