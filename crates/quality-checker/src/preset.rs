@@ -773,10 +773,7 @@ fn premise_corrected(ctx: &Ctx, t: usize, content: &[u64], trigger: &str) -> boo
             // own clause: the preset's words denied before it are no question about them;
             // case preset/the-presets-words-denied-then-the-premise-corrected.)
             REACTIONS.2.find_iter(r.text).any(|m| {
-                let end = r
-                    .clause_at(m.start())
-                    .map_or(r.text.len(), |(_, c)| c.end.max(m.end()));
-                let said = &r.text[m.start()..end];
+                let said = &r.text[m.start()..clause_end_after(r, m.start(), m.end())];
                 // (Nor trouble said again, which holds to a conflict — as a question's A-not-A
                 // form does not; case preset/trouble-said-again-is-no-correction.)
                 let trouble = OBJECTION
@@ -786,6 +783,13 @@ fn premise_corrected(ctx: &Ctx, t: usize, content: &[u64], trigger: &str) -> boo
             })
         })
         || purpose_denied(ctx, t, content, trigger)
+}
+
+/// The end of the clause of turn `r` that holds the word at `start..end` (the turn's end when no
+/// clause holds it), never before the word's end.
+fn clause_end_after(r: &TurnCtx, start: usize, end: usize) -> usize {
+    r.clause_at(start)
+        .map_or(r.text.len(), |(_, c)| c.end.max(end))
 }
 
 /// Whether the caller's answer to assistant turn `t` denies calling for the trigger's or the
@@ -798,10 +802,7 @@ fn purpose_denied(ctx: &Ctx, t: usize, content: &[u64], trigger: &str) -> bool {
         .filter(|r| !r.assistant)
         .is_some_and(|r| {
             REACTIONS.3.find_iter(r.text).any(|m| {
-                let end = r
-                    .clause_at(m.start())
-                    .map_or(r.text.len(), |(_, c)| c.end.max(m.end()));
-                let denied = &r.text[m.end()..end];
+                let denied = &r.text[m.end()..clause_end_after(r, m.start(), m.end())];
                 names_content(denied, content)
                     || denied.chars().any(|ch| {
                         text::is_han(ch) && !PRESET_FUNC.contains(ch) && trigger.contains(ch)

@@ -448,7 +448,7 @@ pub(crate) fn reports_new_fact(text: &str, protective: bool) -> bool {
 /// proxy/preset-word-echoed-is-no-fact).
 fn reports_new_fact_beyond(text: &str, protective: bool, response: &str) -> bool {
     let c = &*CONCEPTS;
-    let spans = c
+    let mut spans = c
         .new_fact
         .find_iter(text)
         .map(|m| (m.start(), m.end()))
@@ -457,7 +457,7 @@ fn reports_new_fact_beyond(text: &str, protective: bool, response: &str) -> bool
             crate::preset::trouble_spans(text, protective)
                 .filter(|&(a, b)| !c.pressure.is_match(&text[a..b])),
         );
-    spans.into_iter().any(|(a, b)| {
+    spans.any(|(a, b)| {
         let word = &text[a..b];
         if !response.is_empty() && response.contains(word) {
             return false;
