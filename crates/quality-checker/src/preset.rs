@@ -747,7 +747,7 @@ static REACTIONS: LazyLock<(aho_corasick::AhoCorasick, Ac, Ac, Ac)> = LazyLock::
 /// Whether the caller's answer to assistant turn `t` shows they did not ask for what it said.
 /// (case preset/premise-corrected: a correction of the premise, `就是通知…`, shows it too)
 fn confused_after(ctx: &Ctx, t: usize) -> bool {
-    let Some(r) = ctx.turns.get(t + 1).filter(|r| !r.assistant) else {
+    let Some(r) = caller_answer(ctx, t) else {
         return false;
     };
     let text = r.text.trim_start();
@@ -763,26 +763,27 @@ fn confused_after(ctx: &Ctx, t: usize) -> bool {
 /// `什么意思`), which may be at anything else the turn said (case
 /// preset/the-premise-corrected-after-a-first-telling).
 fn premise_corrected(ctx: &Ctx, t: usize, content: &[u64], trigger: &str) -> bool {
-    ctx.turns
-        .get(t + 1)
-        .filter(|r| !r.assistant)
-        .is_some_and(|r| {
-            // (Asking about the preset's own words — `啥子？敲门？我是问敲不敲门哦` — is a
-            // caller who misheard it, not one it was never meant for: case
-            // preset/said-again-to-a-caller-who-did-not-understand. Read in the correction's
-            // own clause: the preset's words denied before it are no question about them;
-            // case preset/the-presets-words-denied-then-the-premise-corrected.)
-            REACTIONS.2.find_iter(r.text).any(|m| {
-                let said = &r.text[m.start()..clause_end_after(r, m.start(), m.end())];
-                // (Nor trouble said again, which holds to a conflict — as a question's A-not-A
-                // form does not; case preset/trouble-said-again-is-no-correction.)
-                let trouble = OBJECTION
-                    .find_iter(said)
-                    .any(|o| !text::a_not_a_word(said, o.start(), o.end()));
-                !names_content(said, content) && !trouble
-            })
+    caller_answer(ctx, t).is_some_and(|r| {
+        // (Asking about the preset's own words — `啥子？敲门？我是问敲不敲门哦` — is a
+        // caller who misheard it, not one it was never meant for: case
+        // preset/said-again-to-a-caller-who-did-not-understand. Read in the correction's
+        // own clause: the preset's words denied before it are no question about them;
+        // case preset/the-presets-words-denied-then-the-premise-corrected.)
+        REACTIONS.2.find_iter(r.text).any(|m| {
+            let said = &r.text[m.start()..clause_end_after(r, m.start(), m.end())];
+            // (Nor trouble said again, which holds to a conflict — as a question's A-not-A
+            // form does not; case preset/trouble-said-again-is-no-correction.)
+            let trouble = OBJECTION
+                .find_iter(said)
+                .any(|o| !text::a_not_a_word(said, o.start(), o.end()));
+            !names_content(said, content) && !trouble
         })
-        || purpose_denied(ctx, t, content, trigger)
+    }) || purpose_denied(ctx, t, content, trigger)
+}
+
+/// The caller's answer to assistant turn `t`: the next turn, when it is the caller's.
+fn caller_answer<'c, 'a>(ctx: &'c Ctx<'a>, t: usize) -> Option<&'c TurnCtx<'a>> {
+    ctx.turns.get(t + 1).filter(|r| !r.assistant)
 }
 
 /// The end of the clause of turn `r` that holds the word at `start..end` (the turn's end when no
@@ -797,18 +798,15 @@ fn clause_end_after(r: &TurnCtx, start: usize, end: usize) -> usize {
 /// "邻居反映练琴声音吵"; case preset/the-purpose-denied) — not for another (`我不是来纠缠的`
 /// from a caller the trigger names by who they are): puzzled, and the premise corrected.
 fn purpose_denied(ctx: &Ctx, t: usize, content: &[u64], trigger: &str) -> bool {
-    ctx.turns
-        .get(t + 1)
-        .filter(|r| !r.assistant)
-        .is_some_and(|r| {
-            REACTIONS.3.find_iter(r.text).any(|m| {
-                let denied = &r.text[m.end()..clause_end_after(r, m.start(), m.end())];
-                names_content(denied, content)
-                    || denied.chars().any(|ch| {
-                        text::is_han(ch) && !PRESET_FUNC.contains(ch) && trigger.contains(ch)
-                    })
-            })
+    caller_answer(ctx, t).is_some_and(|r| {
+        REACTIONS.3.find_iter(r.text).any(|m| {
+            let denied = &r.text[m.end()..clause_end_after(r, m.start(), m.end())];
+            names_content(denied, content)
+                || denied
+                    .chars()
+                    .any(|ch| text::is_han(ch) && !PRESET_FUNC.contains(ch) && trigger.contains(ch))
         })
+    })
 }
 
 /// Whether turn `i` (a caller's) tells of an emergency (`冒烟`, `着火`).
