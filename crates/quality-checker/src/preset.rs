@@ -3923,13 +3923,30 @@ fn retold_in_other_words(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
 /// and seven in ten of the turn's own content characters the preset's (`您就在定位那儿停着别动，她
 /// 会照着车牌找您` for "按订单上的定位停车等着，别挪地方，她会按车牌号找过去") — the preset said again
 /// in short, with nothing of the turn's own (case preset/retold-in-short-to-another-question).
+/// Whether a clause only closes the call (`再见`, `谢谢师傅再见`): a goodbye of four characters
+/// of Chinese at most.
+fn closing_only(clause: &str) -> bool {
+    clause.chars().filter(|&ch| text::is_han(ch)).count() <= 4
+        && crate::naturalness::is_goodbye_text(clause, true)
+}
+
 fn made_of_the_preset(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
     if !two_content_pairs(t, content) {
         return false;
     }
     let own = |c: &char| text::is_han(*c) && !PRESET_FUNC.contains(*c);
     let preset: Vec<char> = p.response.chars().filter(own).map(canon).collect();
-    let said: Vec<char> = t.text.chars().filter(own).map(canon).collect();
+    // (A goodbye closing the turn, `…别转给老师，再见`, is no word of its own: case
+    // preset/retold-in-short-before-the-goodbye.)
+    let said: Vec<char> = t
+        .clauses
+        .iter()
+        .map(|c| c.text(t.text))
+        .filter(|c| !closing_only(c))
+        .flat_map(str::chars)
+        .filter(own)
+        .map(canon)
+        .collect();
     let hit = said.iter().filter(|c| preset.contains(c)).count();
     said.len() >= 4 && hit * 10 >= said.len() * 7
 }
