@@ -2481,6 +2481,10 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                             })
                                             || SAID_AGAIN.is_match(t.text))
                             }
+                        // Said again on the goodbye, the caller asking nothing (`好的，放门口就行，
+                        // 不用签收，辛苦了，再见` after `放好了，走了啊`): it answers nothing (case
+                        // preset/said-again-on-the-goodbye).
+                        || conflict.is_none() && said_again_on_the_goodbye(ctx, t, content)
                         // Most of one instruction of a longer preset (`包裹放鞋柜上就行` of
                         // `包裹放门口鞋柜上就行，以后也不用专门打电话`).
                         || clause_bigrams().len() > 1
@@ -3928,6 +3932,67 @@ fn retold_in_other_words(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
 fn closing_only(clause: &str) -> bool {
     clause.chars().filter(|&ch| text::is_han(ch)).count() <= 4
         && crate::naturalness::is_goodbye_text(clause, true)
+}
+
+/// Whether assistant turn `t` says goodbye and, outside its goodbye, says the preset again — two
+/// word pairs of its `content` the caller did not just say — to a caller who closes and asks
+/// nothing (cases preset/said-again-on-the-goodbye, preset/held-on-the-goodbye-against-a-threat,
+/// preset/callers-plan-relayed-on-the-goodbye).
+fn said_again_on_the_goodbye(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
+    let Some(prev) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
+        return false;
+    };
+    if prev.assistant
+        || prev.clauses.iter().any(|c| c.question)
+        || prev.text.contains(['？', '?'])
+        || !t.says_goodbye(true)
+        // (What the turn relays, `周日下午两点，我转告她`, it tells the owner, not the caller.)
+        || RELAYS.is_match(t.text)
+    {
+        return false;
+    }
+    // The caller closes: took the preset, did it, or says goodbye — no push, no threat (held
+    // against, the preset said again is a hold: `地址我不方便提供，材料请走正规渠道，再见`).
+    let closes = complied(prev.text)
+        || accepts(prev.text)
+        || reports_done(prev, content)
+        || prev.says_goodbye(false)
+        || lists().preset.quits.in_text(prev.text);
+    if !closes || crate::proxy::pushes(prev.text) || lexicon::SCAM_OR_THREAT.is_match(prev.text) {
+        return false;
+    }
+    // (A turn that declines what the caller asked, `地址我不方便提供`, answers them.)
+    if t.clauses
+        .first()
+        .is_some_and(|c| lists().preset.declined_first.in_text(c.text(t.text)))
+    {
+        return false;
+    }
+    // Outside the goodbye; a question there (`对了，验收要准备什么资料吗？`) is no restatement.
+    let rest: Vec<&str> = t
+        .clauses
+        .iter()
+        .filter(|c| !closing_only(c.text(t.text)))
+        .map(|c| c.text(t.text))
+        .collect();
+    if t.clauses.iter().any(|c| c.question) || rest.is_empty() {
+        return false;
+    }
+    let said = prev.all_bigrams();
+    let mut pairs: Vec<u64> = Vec::new();
+    for c in &rest {
+        text::for_each_bigram(c, |b| {
+            if contentful(b) && content.binary_search(&b).is_ok() && said.binary_search(&b).is_err()
+            {
+                pairs.push(b);
+            }
+        });
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    // Two of its pairs: one alone is often a word any goodbye may hold (`这事我这边不会处理，
+    // 我挂了，再见` beside "…打官方客服电话处理").
+    pairs.len() >= 2
 }
 
 fn made_of_the_preset(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
