@@ -636,6 +636,8 @@ word_files! {
         self_words: Words,
         then_words: Words,
         not_content_in_bigrams: Chars,
+        plan_openers: Words,
+        done_anyway: Words,
         loan_glosses: Words,
         instruction_openers: Words,
         closed: Words,

@@ -3379,7 +3379,24 @@ fn confirms_callers_words(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         .count();
     // (A yes to the caller's own plan — `那我放青松路口那个快递柜里` — may say it as an
     // instruction: `好的，放快递柜就行`; case preset/yes-to-the-callers-plan.)
-    let proposes = prev.text.contains("那我") && !reports_done(prev, content);
+    // (`那我上去放门口了` announces the plan, whatever its 了: case
+    // preset/yes-to-the-callers-plan-in-brief.)
+    let plans = || {
+        prev.clauses.iter().any(|c| {
+            let ct = c.text(prev.text).trim();
+            l.plan_openers.starts(ct) && !l.done_anyway.in_text(ct)
+        })
+    };
+    // (Read as done too, the yes adds no word of the preset the caller did not say: `嗯，门口就行，
+    // 别敲门啊` to it tells the rest again.)
+    let proposes = prev.text.contains("那我")
+        && (!reports_done(prev, content)
+            || plans()
+                && !content.iter().any(|b| {
+                    contentful(*b)
+                        && turn.bigrams.binary_search(b).is_ok()
+                        && said.binary_search(b).is_err()
+                }));
     // (Not asked again — `麻烦就放门口，千万别敲门啊` to `那我给您放门口了` — which is a request.)
     opens_yes
         && (own == 0 && !instructs
