@@ -413,11 +413,13 @@ fn words_for_owner(ctx: &Ctx, t: &TurnCtx, protective: bool) -> Option<Finding> 
                         // A message passed on (`她回复了我第一时间转给您`): words, not money
                         // (case decision/reply-passed-on-is-no-payment).
                         && !lists().decision.messages_passed.in_text(prefix)
-                        // 出差, 出门: 出 starts another word, not paying (case
-                        // decision/away-is-not-paying). (Kept: without it a trip until a day
-                        // reads as paying in the in-sample sets.)
+                        // 出差, 出门, 出海: 出 starts another word, not paying (cases
+                        // decision/away-is-not-paying, decision/at-sea-is-not-paying).
                         && (!word.ends_with('出')
-                            || !rest.starts_with(lists().decision.not_paying_after_chu.0))
+                            || rest.chars().next().is_none_or(|c| {
+                                !crate::text::is_han(c)
+                                    || lists().decision.paying_after_chu.contains(&c)
+                            }))
                 }
                 Cat::Settle => {
                     settle(ctx, prefix, word, rest, clause)

@@ -319,7 +319,7 @@ word_files! {
         callers_words_said: Words,
         settles_by_callers_words: Chars,
         settling_verbs: Chars,
-        not_paying_after_chu: Chars,
+        paying_after_chu: Chars,
         settled_by_form: Words,
         adverbs_before_verb: Words,
         caller_as_object: Words,
