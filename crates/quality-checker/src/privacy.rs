@@ -349,14 +349,29 @@ fn worded_guess_confirmed<'a>(
         if f.key == "address" {
             // The compound (a Han fragment of three or more) guessed, and said back with the
             // yes — to a caller of no delivery trade.
+            // (A name of two, its suffix cut off in the owner's facts — `松湖` of "松湖苑5栋801"
+            // —, said whole alike by both: `住松湖苑` → `是住松湖苑`; case
+            // privacy/compound-of-two-guessed.)
+            let as_said = |fr: &str| -> Option<String> {
+                match fr.chars().count() {
+                    n if n >= 3 => Some(fr.to_string()),
+                    2 => t.text.match_indices(fr).find_map(|(i, _)| {
+                        let next = t.text[i + fr.len()..].chars().next()?;
+                        let whole = format!("{fr}{next}");
+                        (text::is_han(next) && asked_all.contains(&whole)).then_some(whole)
+                    }),
+                    _ => None,
+                }
+            };
             return f.fragments.iter().any(|fr| {
-                fr.chars().count() >= 3
-                    && fr.chars().all(text::is_han)
-                    && asked_all.contains(fr)
-                    && text::contains_str(t.text, fr)
-                    && !ctx.turns[..caller.idx]
-                        .iter()
-                        .any(|x| x.assistant && text::contains_str(x.text, fr))
+                fr.chars().all(text::is_han)
+                    && as_said(fr).is_some_and(|fr| {
+                        asked_all.contains(&fr)
+                            && text::contains_str(t.text, &fr)
+                            && !ctx.turns[..caller.idx]
+                                .iter()
+                                .any(|x| x.assistant && text::contains_str(x.text, &fr))
+                    })
             }) && !trade_caller(ctx);
         }
         if kin && lists().privacy.family.in_text(f.value) {
