@@ -2080,7 +2080,11 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             .iter()
             .filter(|t| {
                 t.assistant
-                    && SUSPENDS_ANY.is_match(t.text)
+                    // (Not in the preset's own words: "…中午忙顾不上" sets nothing aside; case
+                    // preset/suspending-word-in-the-preset.)
+                    && SUSPENDS_ANY
+                        .find_iter(t.text)
+                        .any(|m| !p.response.contains(&t.text[m.start()..m.end()]))
                     // With several presets, the one set aside is the one named or referred to.
                     && (ctx.presets.len() == 1
                         || content.iter().any(|b| t.bigrams.binary_search(b).is_ok())
