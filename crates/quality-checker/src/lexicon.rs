@@ -637,6 +637,8 @@ word_files! {
         then_words: Words,
         not_content_in_bigrams: Chars,
         plan_openers: Words,
+        caller_closes: Words,
+        courtesy_words: Words,
         done_anyway: Words,
         loan_glosses: Words,
         instruction_openers: Words,

@@ -3898,9 +3898,20 @@ fn objection_at(
 fn names_content(s: &str, content: &[u64]) -> bool {
     let mut named = false;
     text::for_each_bigram(s, |b| {
-        named |= contentful(b) && content.binary_search(&b).is_ok();
+        named |= contentful(b) && content.binary_search(&b).is_ok() && !courtesy_pair(b);
     });
     named
+}
+
+/// Whether a word pair is made of the courtesies a preset may hold (`麻烦师傅…`, `烦师` across
+/// them; `courtesy_words`): it names none of its matter (case preset/courtesy-on-the-goodbye).
+fn courtesy_pair(b: u64) -> bool {
+    static CHARS: LazyLock<lexicon::HanSet> = LazyLock::new(|| {
+        lexicon::HanSet::new(lists().preset.courtesy_words.iter().flat_map(|w| w.chars()))
+    });
+    let a = char::from_u32((b >> 32) as u32).unwrap_or(' ');
+    let c = char::from_u32((b & 0xffff_ffff) as u32).unwrap_or(' ');
+    CHARS.contains(a) && CHARS.contains(c)
 }
 
 /// Whether turn `t` says two of the preset's content pairs (`content`).
@@ -3979,6 +3990,7 @@ fn said_again_on_the_goodbye(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
         || reports_done(prev, content)
         || prev.says_goodbye(false)
         || lists().preset.quits.in_text(prev.text);
+    let closes = closes || lists().preset.caller_closes.in_text(prev.text);
     if !closes || crate::proxy::pushes(prev.text) || lexicon::SCAM_OR_THREAT.is_match(prev.text) {
         return false;
     }
@@ -4000,10 +4012,14 @@ fn said_again_on_the_goodbye(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
         return false;
     }
     let said = prev.all_bigrams();
+    // (Not a courtesy the preset holds, `麻烦师傅…`: `麻烦师傅路上开稳一点，再见` tells nothing.)
     let mut pairs: Vec<u64> = Vec::new();
     for c in &rest {
         text::for_each_bigram(c, |b| {
-            if contentful(b) && content.binary_search(&b).is_ok() && said.binary_search(&b).is_err()
+            if contentful(b)
+                && content.binary_search(&b).is_ok()
+                && said.binary_search(&b).is_err()
+                && !courtesy_pair(b)
             {
                 pairs.push(b);
             }
