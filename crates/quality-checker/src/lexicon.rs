@@ -559,6 +559,7 @@ word_files! {
     /// `data/words/text.toml`: text handling (`src/text.rs`).
     text: TextWords = "text.toml" {
         units: Pairs,
+        year_spans: Words,
         unit_start_more: Chars,
         half_hour: Words,
         time_chars: Chars,

@@ -998,6 +998,38 @@ pub fn is_cn_digit(c: char) -> bool {
     cn_digit(c).is_some() || c == '十'
 }
 
+/// The year a numeral before 年 names by its digits: four (`2019`, `二〇一九`) from 1900 to
+/// 2099, or two (`一九`, `19`: 2019; `九八`: 1998) said digit by digit — not a count read with
+/// 十 (`十三年`), nor one digit.
+fn year_by_digits(run: &[char], arabic: bool) -> Option<f64> {
+    let digits: Vec<u32> = if arabic {
+        run.iter()
+            .map(|&c| half_width(c).to_digit(10))
+            .collect::<Option<_>>()?
+    } else {
+        // (Only the digit names: 两 and 俩 count things, they name no digit of a year.)
+        run.iter()
+            .map(|&c| (!matches!(c, '两' | '俩')).then(|| cn_digit(c)).flatten())
+            .collect::<Option<_>>()?
+    };
+    let v = digits.iter().fold(0u32, |a, &d| a * 10 + d);
+    match digits.len() {
+        4 if (1900..=2099).contains(&v) => Some(f64::from(v)),
+        // (Said in two digits only aloud: `19年` in figures is as often nineteen years. Not two
+        // in a row nor a span of `year_spans`: `三四年`, `三五年`.)
+        2 if !arabic
+            && digits[1] != digits[0] + 1
+            && !lists()
+                .text
+                .year_spans
+                .contains(&run.iter().collect::<String>().as_str()) =>
+        {
+            Some(f64::from(if v < 50 { 2000 + v } else { 1900 + v }))
+        }
+        _ => None,
+    }
+}
+
 fn cn_digit(c: char) -> Option<u32> {
     Some(match c {
         '零' | '〇' => 0,
@@ -1500,6 +1532,18 @@ fn classify(
             }
             num.kind = kind;
             num.end = run_end + skipped + u.len();
+            // A year said by its digits (`2019年`, `一九年`, `二〇一三年`): a date, the year in
+            // full, however it is said — not so many years (`十三年`) (case
+            // factuality/a-year-in-two-digits).
+            if *u == "年"
+                && skipped == 0
+                && let Some(year) = year_by_digits(run, arabic)
+            {
+                num.kind = NumKind::Date;
+                num.values = [year, 0.0];
+                num.n_values = 1;
+                return Some(num);
+            }
             // 五毛, 三角: tenths of a yuan (not the 五 of 五分钟 said before; case
             // factuality/tenths-of-a-yuan).
             if kind == NumKind::Money && lists().text.tenths_of_yuan.contains(u) {
@@ -1788,6 +1832,15 @@ mod tests {
         assert_eq!(vals("下午三点以后"), vec![(vec![3.0], NumKind::Clock)]);
         assert_eq!(vals("中午十二点半"), vec![(vec![12.5], NumKind::Clock)]);
         assert_eq!(vals("一个小时"), vec![(vec![1.0], NumKind::Duration)]);
+        // A year by its digits, however said; a span or a count of years is none.
+        assert_eq!(vals("一九年"), vec![(vec![2019.0], NumKind::Date)]);
+        assert_eq!(vals("九八年"), vec![(vec![1998.0], NumKind::Date)]);
+        assert_eq!(vals("2019年"), vec![(vec![2019.0], NumKind::Date)]);
+        assert_eq!(vals("二〇一三年"), vec![(vec![2013.0], NumKind::Date)]);
+        assert_eq!(vals("十三年")[0].1, NumKind::Duration);
+        assert_eq!(vals("三四年")[0].1, NumKind::Duration);
+        assert_eq!(vals("三五年")[0].1, NumKind::Duration);
+        assert_eq!(vals("19年")[0].1, NumKind::Duration);
         assert_eq!(vals("2702室"), vec![(vec![2702.0], NumKind::Count)]);
         assert_eq!(vals("周六上午"), vec![(vec![106.0], NumKind::Date)]);
         assert!(
