@@ -1190,7 +1190,9 @@ fn callers_plan_said_back(ctx: &Ctx, t: &TurnCtx, clause: &str) -> bool {
         .collect();
     let said = prev.all_bigrams();
     let hit = bs.iter().filter(|b| said.binary_search(b).is_ok()).count();
-    bs.len() >= 3 && hit * 4 >= bs.len() * 3
+    // (Or a short plan said back whole: `您放驿站` to `那我先放驿站`; case
+    // decision/short-plan-said-back.)
+    bs.len() >= 3 && hit * 4 >= bs.len() * 3 || bs.len() == 2 && hit == 2
 }
 
 /// Whether the caller's turn before `t` reports the act of `word` done (`刚把一个小姑娘送到…门口
