@@ -1749,10 +1749,13 @@ fn conflict_at(
                 .collect();
             // ... unless an emergency is reported beside it (`我在门口闻到挺重的煤气味`: the
             // arrival is the occasion, the gas smell a conflict; case preset/emergency-beside-the-arrival).
+            // (Or, against a preset about where goods are left, goods it cannot take told with
+            // the arrival, `冷链件到楼下了`; case preset/cannot-be-left-at-the-door.)
             let emergency_beside = !trigger_event.is_empty()
                 && cue_aut.find_iter(clause).any(|m| {
                     let (a, b) = (c.start + m.start(), c.start + m.end());
-                    cue_masks[m.pattern().as_usize()] & C_EMERGENCY != 0
+                    let mask = cue_masks[m.pattern().as_usize()];
+                    (mask & C_EMERGENCY != 0 || leaves_goods && mask & C_HANDOFF != 0)
                         && trigger_event.iter().all(|&(x, y)| b <= x || y <= a)
                         && !text::negated(&clause[..m.start()], 2)
                 });
