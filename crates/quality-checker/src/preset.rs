@@ -800,6 +800,18 @@ fn clause_end_after(r: &TurnCtx, start: usize, end: usize) -> usize {
 fn purpose_denied(ctx: &Ctx, t: usize, content: &[u64], trigger: &str) -> bool {
     caller_answer(ctx, t).is_some_and(|r| {
         REACTIONS.3.find_iter(r.text).any(|m| {
+            // (A denial after a puzzled question opens the answer, `啊？不是面试啊`: case
+            // preset/the-purpose-denied-after-a-puzzled-ah — not one said to someone else later
+            // on, `你是不是叫了车？不是啊？`: case preset/a-denial-to-someone-else.)
+            if r.text[m.start()..].starts_with(['？', '?'])
+                && r.text[..m.start()]
+                    .chars()
+                    .filter(|&c| text::is_han(c))
+                    .count()
+                    > 2
+            {
+                return false;
+            }
             let denied = &r.text[m.end()..clause_end_after(r, m.start(), m.end())];
             names_content(denied, content)
                 || denied
