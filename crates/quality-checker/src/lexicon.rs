@@ -541,6 +541,7 @@ word_files! {
         last_digit: Words,
         building_marks: Chars,
         street_ends: Chars,
+        sends_the_caller: Words,
         room_marks: Chars,
         pet_name_prefixes: Chars,
         waits_for_owner: Words,

@@ -667,6 +667,29 @@ fn number_said_before(ctx: &Ctx, frag: &str, before: usize) -> bool {
 /// out: it tells nothing of a fact that happens to hold its words — `…手机不方便接` (case
 /// privacy/the-openers-decline).
 fn sentence_bigrams(sent: &str) -> Vec<u64> {
+    // (A clause that sends the caller somewhere, `赶紧送乡卫生院`, names where the caller goes, not
+    // where the owner is — unless it names the owner too, `他赶紧去…`; case
+    // privacy/the-caller-sent-to-a-clinic.)
+    let sends = &lists().privacy.sends_the_caller;
+    let sent_to: String;
+    let sent = if sends.in_text(sent) {
+        let clauses = text::clauses(sent);
+        sent_to = clauses
+            .iter()
+            .map(|c| c.text(sent))
+            .map(|c| {
+                if sends.in_text(c) && !c.contains(lists().lexicon.owner_pronouns.0) {
+                    "，"
+                } else {
+                    c
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("，");
+        sent_to.as_str()
+    } else {
+        sent
+    };
     let declines = &lists().decision.opener_declines;
     if !declines.in_text(sent) {
         return text::bigrams(sent);
