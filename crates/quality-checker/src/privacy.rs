@@ -1075,7 +1075,13 @@ fn find_owner_claims<'a>(ctx: &Ctx, t: &TurnCtx<'a>) -> Vec<OwnerClaim<'a>> {
                     .find(|r| r.start <= c.start && c.start < r.end.max(r.start + 1))
                     .is_some_and(|r| {
                         let sent = &t.text[r];
-                        sent.contains("助理") || lists().decision.opener_declines.in_text(sent)
+                        sent.contains("助理")
+                            || lists().decision.opener_declines.in_text(sent)
+                            // (Or a short sentence of its own before the introduction, `阿姨您好，
+                            // 韩先生在开会。`: the busy reason and the greeting alone; case
+                            // privacy/busy-in-a-sentence-of-its-own.)
+                            || sent.chars().filter(|&c| text::is_han(c)).count() <= 10
+                                && !t.text[..c.start].contains("助理")
                     })
             {
                 continue;
