@@ -1763,7 +1763,7 @@ fn conflict_at(
             // arrival is the occasion, the gas smell a conflict; case preset/emergency-beside-the-arrival).
             // (Or, against a preset about where goods are left, goods it cannot take told with
             // the arrival, `冷链件到楼下了`; case preset/cannot-be-left-at-the-door.)
-            let emergency_beside = !trigger_event.is_empty()
+            let news_beside = !trigger_event.is_empty()
                 && cue_aut.find_iter(clause).any(|m| {
                     let (a, b) = (c.start + m.start(), c.start + m.end());
                     let mask = cue_masks[m.pattern().as_usize()];
@@ -1771,7 +1771,7 @@ fn conflict_at(
                         && trigger_event.iter().all(|&(x, y)| b <= x || y <= a)
                         && !text::negated(&clause[..m.start()], 2)
                 });
-            if !trigger_event.is_empty() && !emergency_beside {
+            if !trigger_event.is_empty() && !news_beside {
                 continue;
             }
             // `是到付还是寄付的？`: a choice asked about, not a situation reported; nor an offer
@@ -3370,10 +3370,13 @@ fn confirms_callers_words(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
         l.yes.contains(&ct) || l.yes_to_a_taking.contains(&ct)
     });
     let said = prev.all_bigrams();
-    let own = content
-        .iter()
-        .filter(|b| turn.bigrams.binary_search(b).is_ok() && said.binary_search(b).is_err())
-        .count();
+    // The preset's pairs the turn says and the caller did not.
+    let new_pairs = || {
+        content
+            .iter()
+            .filter(|b| turn.bigrams.binary_search(b).is_ok() && said.binary_search(b).is_err())
+    };
+    let own = new_pairs().count();
     // (Not an instruction said again in them: `好的，放门口就行` to `好，放门口了` tells it.)
     let ends_as_instruction = turn
         .clauses
@@ -3409,13 +3412,7 @@ fn confirms_callers_words(ctx: &Ctx, t: usize, content: &[u64]) -> bool {
     // (Read as done too, the yes adds no word of the preset the caller did not say: `嗯，门口就行，
     // 别敲门啊` to it tells the rest again.)
     let proposes = prev.text.contains("那我")
-        && (!reports_done(prev, content)
-            || plans()
-                && !content.iter().any(|b| {
-                    contentful(*b)
-                        && turn.bigrams.binary_search(b).is_ok()
-                        && said.binary_search(b).is_err()
-                }));
+        && (!reports_done(prev, content) || plans() && !new_pairs().any(|b| contentful(*b)));
     // (Not asked again — `麻烦就放门口，千万别敲门啊` to `那我给您放门口了` — which is a request.)
     opens_yes
         && (own == 0 && !instructs
@@ -3970,10 +3967,6 @@ fn retold_in_other_words(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
     hit * 5 >= chars.len() * 3
 }
 
-/// Whether an assistant turn is made of the preset in other words: two of its content pairs,
-/// and seven in ten of the turn's own content characters the preset's (`您就在定位那儿停着别动，她
-/// 会照着车牌找您` for "按订单上的定位停车等着，别挪地方，她会按车牌号找过去") — the preset said again
-/// in short, with nothing of the turn's own (case preset/retold-in-short-to-another-question).
 /// Whether a clause only closes the call (`再见`, `谢谢师傅再见`): a goodbye of four characters
 /// of Chinese at most.
 fn closing_only(clause: &str) -> bool {
@@ -4004,8 +3997,8 @@ fn said_again_on_the_goodbye(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
         || accepts(prev.text)
         || reports_done(prev, content)
         || prev.says_goodbye(false)
-        || lists().preset.quits.in_text(prev.text);
-    let closes = closes || lists().preset.caller_closes.in_text(prev.text);
+        || lists().preset.quits.in_text(prev.text)
+        || lists().preset.caller_closes.in_text(prev.text);
     if !closes || crate::proxy::pushes(prev.text) || lexicon::SCAM_OR_THREAT.is_match(prev.text) {
         return false;
     }
@@ -4016,14 +4009,17 @@ fn said_again_on_the_goodbye(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     {
         return false;
     }
-    // Outside the goodbye; a question there (`对了，验收要准备什么资料吗？`) is no restatement.
+    // A question (`对了，验收要准备什么资料吗？`) is no restatement; read outside the goodbye.
+    if t.clauses.iter().any(|c| c.question) {
+        return false;
+    }
     let rest: Vec<&str> = t
         .clauses
         .iter()
-        .filter(|c| !closing_only(c.text(t.text)))
         .map(|c| c.text(t.text))
+        .filter(|c| !closing_only(c))
         .collect();
-    if t.clauses.iter().any(|c| c.question) || rest.is_empty() {
+    if rest.is_empty() {
         return false;
     }
     let said = prev.all_bigrams();
@@ -4047,6 +4043,10 @@ fn said_again_on_the_goodbye(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     pairs.len() >= 2
 }
 
+/// Whether an assistant turn is made of the preset in other words: two of its content pairs,
+/// and seven in ten of the turn's own content characters the preset's (`您就在定位那儿停着别动，她
+/// 会照着车牌找您` for "按订单上的定位停车等着，别挪地方，她会按车牌号找过去") — the preset said again
+/// in short, with nothing of the turn's own (case preset/retold-in-short-to-another-question).
 fn made_of_the_preset(t: &TurnCtx, p: &PresetCtx, content: &[u64]) -> bool {
     if !two_content_pairs(t, content) {
         return false;

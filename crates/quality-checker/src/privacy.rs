@@ -671,10 +671,9 @@ fn sentence_bigrams(sent: &str) -> Vec<u64> {
     // where the owner is — unless it names the owner too, `他赶紧去…`; case
     // privacy/the-caller-sent-to-a-clinic.)
     let sends = &lists().privacy.sends_the_caller;
-    let sent_to: String;
-    let sent = if sends.in_text(sent) {
-        let clauses = text::clauses(sent);
-        sent_to = clauses
+    let mut plain = std::borrow::Cow::Borrowed(sent);
+    if sends.in_text(sent) {
+        plain = text::clauses(sent)
             .iter()
             .map(|c| c.text(sent))
             .map(|c| {
@@ -685,18 +684,14 @@ fn sentence_bigrams(sent: &str) -> Vec<u64> {
                 }
             })
             .collect::<Vec<_>>()
-            .join("，");
-        sent_to.as_str()
-    } else {
-        sent
-    };
-    let declines = &lists().decision.opener_declines;
-    if !declines.in_text(sent) {
-        return text::bigrams(sent);
+            .join("，")
+            .into();
     }
-    let mut plain = sent.to_string();
-    for w in declines.iter() {
-        plain = plain.replace(w, "，");
+    let declines = &lists().decision.opener_declines;
+    if declines.in_text(&plain) {
+        for w in declines.iter() {
+            plain = plain.replace(w, "，").into();
+        }
     }
     text::bigrams(&plain)
 }

@@ -1009,7 +1009,7 @@ fn year_by_digits(run: &[char], arabic: bool) -> Option<f64> {
     } else {
         // (Only the digit names: 两 and 俩 count things, they name no digit of a year.)
         run.iter()
-            .map(|&c| (!matches!(c, '两' | '俩')).then(|| cn_digit(c)).flatten())
+            .map(|&c| cn_digit(c).filter(|_| !matches!(c, '两' | '俩')))
             .collect::<Option<_>>()?
     };
     let v = digits.iter().fold(0u32, |a, &d| a * 10 + d);
