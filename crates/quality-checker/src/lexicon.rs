@@ -615,6 +615,8 @@ word_files! {
         open_offer: Words,
         owner_bid: Words,
         owner_pays: Words,
+        owner_sends: Words,
+        owner_checks: Words,
         someone_else: Words,
         lets_go: Words,
         farewells: Words,
