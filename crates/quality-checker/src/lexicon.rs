@@ -261,6 +261,7 @@ word_files! {
         plan_filler: Chars,
         fact_verbs: Words,
         sent_over: Words,
+        in_writing: Words,
         left_to_caller: Words,
         owners_record: Words,
         rule_nouns: Words,
