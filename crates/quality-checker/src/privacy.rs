@@ -263,14 +263,16 @@ fn confirms(ctx: &Ctx, t: &TurnCtx) -> Option<(usize, usize)> {
         .checked_sub(1)
         .map(|i| &ctx.turns[i])
         .is_some_and(|c| !c.assistant && c.text.contains("是不是"));
+    // (The clause's yes before where the introduction ends: most clauses are no yes, and the
+    // introduction's end splits the turn into sentences.)
     let opens_yes = t.clauses.iter().enumerate().any(|(ci, c)| {
         let h = c.text(t.text).trim();
-        c.end > intro_end()
-            && (lists().privacy.yes.contains(&h)
-                || a_not_a_asked
-                    && h.starts_with('是')
-                    && !h.starts_with("是不")
-                    && (ci == 0 || t.clauses[ci - 1].sentence != c.sentence))
+        (lists().privacy.yes.contains(&h)
+            || a_not_a_asked
+                && h.starts_with('是')
+                && !h.starts_with("是不")
+                && (ci == 0 || t.clauses[ci - 1].sentence != c.sentence))
+            && c.end > intro_end()
     });
     confirm.or(opens_yes.then_some((0, 0)))
 }
