@@ -1174,10 +1174,11 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         // A surname the owner, the presets, the public facts or the caller gave (most names
         // said: the owner's) — asked before the name is put together.
         // (As a surname: not inside a word it starts or ends, `下周三` of the schedule; case
-        // factuality/a-surname-in-a-weekday-is-none.)
-        if has_surname(&ctx.private_text, c)
-            || ctx.surname == Some(c)
+        // factuality/a-surname-in-a-weekday-is-none.) The owner's surname first: most names
+        // said are the owner's, and the private facts are read character by character.
+        if ctx.surname == Some(c)
             || ctx.d.owner.name.contains(c)
+            || has_surname(&ctx.private_text, c)
             || has_surname(&ctx.allowed_text, c)
             || ctx
                 .caller_turns_before(t.idx)

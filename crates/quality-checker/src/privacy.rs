@@ -39,13 +39,15 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         if out.last().is_none_or(|f| f.turn != t.idx) {
             floor(ctx, t, &mut out);
         }
-        // The caller's question clauses before the turn, read once for both guesses.
+        // The caller's question clauses before the turn, and whether the turn confirms, read
+        // once for both guesses.
         let questions = OnceCell::new();
+        let confirmed = OnceCell::new();
         if out.last().is_none_or(|f| f.turn != t.idx) {
-            guess_confirmed(ctx, t, &questions, &mut out);
+            guess_confirmed(ctx, t, &questions, &confirmed, &mut out);
         }
         if out.last().is_none_or(|f| f.turn != t.idx) {
-            worded_guess_confirmed(ctx, t, &questions, &mut out);
+            worded_guess_confirmed(ctx, t, &questions, &confirmed, &mut out);
         }
         if out.last().is_none_or(|f| f.turn != t.idx) {
             relatives_surname(ctx, t, &mut out);
@@ -290,16 +292,13 @@ fn worded_guess_confirmed<'a>(
     ctx: &Ctx<'a>,
     t: &TurnCtx,
     questions: &OnceCell<Vec<&'a str>>,
+    confirmed: &OnceCell<Option<(usize, usize)>>,
     out: &mut Vec<Finding>,
 ) {
     let Some(caller) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
         return;
     };
     if caller.assistant || ctx.private_text.is_empty() {
-        return;
-    }
-    let questions = questions.get_or_init(|| guess_questions(caller));
-    if questions.is_empty() {
         return;
     }
     // Or said firmly in a clause that says the guess back (`他确实在恒舟科技上班`; not `确实不在`,
@@ -311,11 +310,17 @@ fn worded_guess_confirmed<'a>(
             (!after.contains(lists().privacy.denied_after.0)).then_some((i, w.len()))
         })
     };
-    let confirmed = confirms(ctx, t);
+    // (The reply's confirmation before the caller's questions: most replies confirm nothing,
+    // and the questions are cut clause by clause.)
+    let confirmed = *confirmed.get_or_init(|| confirms(ctx, t));
     let said_back_needed = confirmed.is_none();
     let Some((i, n)) = confirmed.or_else(firmly) else {
         return;
     };
+    let questions = questions.get_or_init(|| guess_questions(caller));
+    if questions.is_empty() {
+        return;
+    }
     let said_before = |b: u64| {
         ctx.turns[..caller.idx]
             .iter()
@@ -455,6 +460,7 @@ fn guess_confirmed<'a>(
     ctx: &Ctx<'a>,
     t: &TurnCtx,
     questions: &OnceCell<Vec<&'a str>>,
+    confirmed: &OnceCell<Option<(usize, usize)>>,
     out: &mut Vec<Finding>,
 ) {
     let Some(caller) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
@@ -466,6 +472,11 @@ fn guess_confirmed<'a>(
     // The guess is in a question clause of the caller's (`卡号尾号是3906对吧？`), not beside one
     // (`我在12栋送件，看到门口有个纸箱，是不是您的？`); and it is a number (a room, a card tail, a phone), not
     // the compound a driver or courier already has from the order (case privacy/pickup-confirmed).
+    // A guess left open discloses nothing: the reply's confirmation is read first (most replies
+    // confirm nothing; the questions are cut clause by clause, the owner's facts per dialogue).
+    let Some((i, n)) = *confirmed.get_or_init(|| confirms(ctx, t)) else {
+        return;
+    };
     let questions = questions.get_or_init(|| guess_questions(caller));
     // (No question, no guess: the owner's facts are not cut for it. Nor without a digit or a
     // numeral in a question: a fragment that can match holds an ASCII digit, a spoken part
@@ -483,11 +494,6 @@ fn guess_confirmed<'a>(
         ctx.turns[..caller.idx]
             .iter()
             .any(|x| x.assistant && text::digit_string(x.text).contains(piece))
-    };
-    // A guess left open discloses nothing: the reply's confirmation is read before the owner's
-    // facts are cut for the guess (most replies confirm nothing; the cut is per dialogue).
-    let Some((i, n)) = confirms(ctx, t) else {
-        return;
     };
     // (Each question's digit runs once, not once per private fact.)
     let runs: Vec<Vec<(std::ops::Range<usize>, String)>> =

@@ -775,7 +775,11 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
             {
                 word = Some(secret);
             }
-            if let Some(w) = said_unguarded(t.text, &lists().proxy.codes, &c.warning) {
+            // (Most caller turns name no code: one question of the turn's index says so, where
+            // the list's words were each searched for in the turn.)
+            if CODES.is_match(t.text)
+                && let Some(w) = said_unguarded(t.text, &lists().proxy.codes, &c.warning)
+            {
                 named_secret = Some(w);
             }
             // Refused, then asked only to call back or pass a word on ("您让她半小时内务必回拨这个
@@ -991,6 +995,9 @@ fn money_to_caller(text: &str) -> Option<&str> {
     })
 }
 
+/// The codes a scam asks for (`codes`), as one list: asked of every caller turn, answered from
+/// the turn's index.
+static CODES: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.codes));
 static THREAT_FEES: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.threat_fees));
 
 /// Whether an assistant turn reads out one of the owner's private numbers (6 digits or more),
