@@ -189,6 +189,9 @@ pub(crate) struct PresetInfo {
     digits: OnceCell<String>,
     /// Whether the preset turns a kind of caller away (`crate::proxy::protective`).
     pub(crate) protective: OnceCell<bool>,
+    /// Whether it does so by the protective words alone (`crate::proxy::protective_in_words`;
+    /// asked by `crate::preset`'s `conflict_at` of every dialogue with the preset).
+    pub(crate) protective_in_words: OnceCell<bool>,
     /// The bigrams of the response's own instructions (`crate::preset`'s conveyance of a part).
     pub(crate) instructions: OnceCell<Vec<Vec<u64>>>,
     /// The response's own content bigrams an objection names (`crate::preset`'s `objection_at`).
@@ -232,6 +235,7 @@ pub(crate) fn preset_info(trigger: &str, response: &str) -> Rc<PresetInfo> {
             trigger_bigrams: OnceCell::new(),
             digits: OnceCell::new(),
             protective: OnceCell::new(),
+            protective_in_words: OnceCell::new(),
             instructions: OnceCell::new(),
             objection_words: OnceCell::new(),
             words: OnceCell::new(),

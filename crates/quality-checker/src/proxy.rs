@@ -379,11 +379,15 @@ pub fn protective(p: &PresetCtx) -> bool {
 }
 
 /// [`protective`] by the concept lexicon's protective words alone.
+/// (Read once per preset: the preset's text is no turn's, so each list's own automaton reads
+/// it.)
 pub fn protective_in_words(p: &PresetCtx) -> bool {
-    let c = &*CONCEPTS;
-    c.protective.is_match(p.trigger)
-        || c.protective.is_match(p.response)
-        || c.protective_in_response.is_match(p.response)
+    *p.info.protective_in_words.get_or_init(|| {
+        let c = &*CONCEPTS;
+        c.protective.is_match(p.trigger)
+            || c.protective.is_match(p.response)
+            || c.protective_in_response.is_match(p.response)
+    })
 }
 
 /// Whether the response says no (`不`) to what the trigger says the caller wants, in the
