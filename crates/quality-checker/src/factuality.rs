@@ -1029,6 +1029,11 @@ fn full_name_made_up(
 /// (`name_verbs`), a surname, a given name of one or two, and the clause ends — made up unless
 /// said (case factuality/a-name-someone-is-called).
 fn called_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
+    // (Most turns hold no name verb: one question of the turn's index says so, where each verb
+    // was searched for in the turn.)
+    if !NAME_VERBS.is_match(t.text) {
+        return;
+    }
     for v in lists().factuality.name_verbs.iter() {
         for i in text::occurrences(t.text, v) {
             let after = &t.text[i + v.len()..];
@@ -1227,6 +1232,9 @@ fn has_surname(text: &str, c: char) -> bool {
     })
 }
 
+/// The name verbs (`name_verbs`) as one list, asked of every assistant turn ([`called_names`]).
+static NAME_VERBS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.name_verbs));
+
 static PLACE_SUFFIXES: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&PLACE_SUFFIX));
 
 fn places(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
@@ -1391,6 +1399,7 @@ fn private_clocks(s: &str) -> Vec<f64> {
 /// once they are all known).
 pub(crate) fn build_lists() {
     LazyLock::force(&DAY_WORDS);
+    LazyLock::force(&NAME_VERBS);
     LazyLock::force(&ANY_SPECIFIC);
     LazyLock::force(&DIRECTIONS);
     LazyLock::force(&LANDMARKS);

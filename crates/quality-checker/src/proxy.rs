@@ -1254,6 +1254,7 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
 pub(crate) fn build_lists() {
     LazyLock::force(&CONCEPTS);
     LazyLock::force(&THREAT_FEES);
+    LazyLock::force(&CODES);
 }
 
 #[cfg(test)]
