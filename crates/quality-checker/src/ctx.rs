@@ -59,6 +59,9 @@ pub struct TurnCtx<'a> {
     /// What the proxy checks read of a caller turn, per preset and turn after it (see
     /// `crate::proxy::TurnMemo`), once asked for.
     pub(crate) proxy: crate::proxy::TurnMemo,
+    /// Whether the turn only acknowledges or complies (`crate::preset`'s `complied`), once
+    /// asked for.
+    pub(crate) complied: OnceCell<bool>,
 }
 
 impl TurnCtx<'_> {
@@ -522,6 +525,7 @@ impl<'a> Ctx<'a> {
                     goodbye: Default::default(),
                     preset_facts: OnceCell::new(),
                     proxy: Default::default(),
+                    complied: OnceCell::new(),
                     clauses,
                     pairs,
                     digitish,
