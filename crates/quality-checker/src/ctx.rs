@@ -429,18 +429,18 @@ impl<'a> Ctx<'a> {
         if d.owner.name.chars().count() >= 2 {
             owner_refs.push(&d.owner.name);
         }
-        let mut ref_last: Vec<char> = owner_refs
+        // The last characters of the owner's references: the lists' sorted once
+        // (`REF_LAST_OF_LISTS`), the title's, the name's and the surname put in their places.
+        let mut ref_last: Vec<char> = REF_LAST_OF_LISTS.clone();
+        for c in owner_refs[lists().ctx.owner_roles.len()..]
             .iter()
             .filter_map(|r| r.chars().next_back())
-            .chain(
-                SURNAME_SUFFIXES
-                    .iter()
-                    .filter_map(|s| s.chars().next_back()),
-            )
             .chain(surname)
-            .collect();
-        ref_last.sort_unstable();
-        ref_last.dedup();
+        {
+            if let Err(i) = ref_last.binary_search(&c) {
+                ref_last.insert(i, c);
+            }
+        }
         let preset_filter = text::BigramFilter::new(&preset_bigrams);
         let turns: Vec<TurnCtx<'a>> = d
             .turns
@@ -963,6 +963,19 @@ impl<'a> Ctx<'a> {
 
 /// Titles after the owner's surname that name the owner (王先生, 王总).
 static SURNAME_SUFFIXES: LazyLock<Words> = LazyLock::new(|| lists().ctx.surname_suffixes);
+
+/// The last characters of the owner roles (`owner_roles`) and of the surname suffixes, sorted,
+/// each once: every dialogue's `ref_last` starts from them (it collected and sorted them per
+/// dialogue).
+static REF_LAST_OF_LISTS: LazyLock<Vec<char>> = LazyLock::new(|| {
+    let mut v: Vec<char> = (lists().ctx.owner_roles.iter())
+        .chain(SURNAME_SUFFIXES.iter())
+        .filter_map(|r| r.chars().next_back())
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+});
 
 /// Whether a clause is (nearly) the owner's preset words, so the assistant may say it
 /// (`preset_bigrams`: the bigrams of every preset response, see [`Ctx::preset_bigrams`];
