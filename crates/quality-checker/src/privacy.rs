@@ -269,7 +269,7 @@ fn confirms(ctx: &Ctx, t: &TurnCtx) -> Option<(usize, usize)> {
     // introduction's end splits the turn into sentences.)
     let opens_yes = t.clauses.iter().enumerate().any(|(ci, c)| {
         let h = c.text(t.text).trim();
-        (lists().privacy.yes.contains(&h)
+        (h.len() <= *YES_LEN && lists().privacy.yes.contains(&h)
             || a_not_a_asked
                 && h.starts_with('是')
                 && !h.starts_with("是不")
@@ -553,6 +553,10 @@ fn intro_end(t: &TurnCtx) -> usize {
     }
     end
 }
+
+/// The longest yes (`yes`), in bytes: a longer clause is none, without comparing it with each.
+static YES_LEN: LazyLock<usize> =
+    LazyLock::new(|| lists().privacy.yes.iter().map(|w| w.len()).max().unwrap_or(0));
 
 /// The words that say the caller's guess is right, as one list (see [`confirms`]).
 static CONFIRM: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.confirm));
