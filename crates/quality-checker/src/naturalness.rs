@@ -1034,13 +1034,16 @@ fn said_asks(t: &TurnCtx) -> bool {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    let said = match q {
+    match q {
         Some(q) if t.idx == 0 && t.text[..q].chars().count() <= 12 => {
-            t.text[q..].trim_start_matches(['？', '?'])
+            let said = t.text[q..].trim_start_matches(['？', '?']);
+            said.contains('？') || said.contains('?') || said.contains('吗')
         }
-        _ => t.text,
-    };
-    said.contains('？') || said.contains('?') || said.contains('吗')
+        // (The whole turn: a question mark was found in it, or neither is in it — not searched
+        // for again.)
+        Some(_) => true,
+        None => t.text.contains('吗'),
+    }
 }
 
 /// `natural.over_refusal`: a reply that refuses to decide for the owner (这个我做不了主) when no
