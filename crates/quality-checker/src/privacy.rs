@@ -555,8 +555,15 @@ fn intro_end(t: &TurnCtx) -> usize {
 }
 
 /// The longest yes (`yes`), in bytes: a longer clause is none, without comparing it with each.
-static YES_LEN: LazyLock<usize> =
-    LazyLock::new(|| lists().privacy.yes.iter().map(|w| w.len()).max().unwrap_or(0));
+static YES_LEN: LazyLock<usize> = LazyLock::new(|| {
+    lists()
+        .privacy
+        .yes
+        .iter()
+        .map(|w| w.len())
+        .max()
+        .unwrap_or(0)
+});
 
 /// The words that say the caller's guess is right, as one list (see [`confirms`]).
 static CONFIRM: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.confirm));
