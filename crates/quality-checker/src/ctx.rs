@@ -764,11 +764,46 @@ impl<'a> Ctx<'a> {
             .filter(|&b| !lexicon::is_function_bigram(b))
             .collect();
         bs.len() >= 2
-            && bs.iter().all(|&b| {
+            && (bs.iter().all(|&b| {
                 self.caller_turns_before(before).any(|c| {
                     c.all_bigrams().binary_search(&b).is_ok() && !only_in_a_not_a(c.text, b)
                 })
+            }) || self.shortened_from_caller(before, clause))
+    }
+
+    /// Whether `clause` is one clause of the caller's before turn `before` said back shorter:
+    /// its characters in the caller's order, with at most two left out at a time and no more
+    /// left out in all than half the clause (`不需要他提供任何信息` said back without 他 and
+    /// 任何; case decision/callers-words-said-back-shorter). Five characters at least: a short
+    /// clause is found in order in too many clauses by chance. Not of a question, nor across an
+    /// A-not-A form: left out, the question's characters make an answer of it (`王先生不需要` of
+    /// `王先生需不需要`; case decision/a-not-a-answered).
+    fn shortened_from_caller(&self, before: usize, clause: &str) -> bool {
+        let said: Vec<char> = clause.chars().filter(|&c| text::is_han(c)).collect();
+        if said.len() < 5 {
+            return false;
+        }
+        self.caller_turns_before(before).any(|t| {
+            t.clauses.iter().filter(|c| !c.question).any(|c| {
+                let theirs: Vec<char> = c
+                    .text(t.text)
+                    .chars()
+                    .filter(|&c| text::is_han(c))
+                    .collect();
+                theirs.len() >= said.len()
+                    && (0..theirs.len())
+                        .filter(|&i| theirs[i] == said[0])
+                        .any(|i| {
+                            in_order_with_gaps(&said, &theirs[i..], said.len() / 2).is_some_and(
+                                |end| {
+                                    !theirs[i..i + end]
+                                        .windows(3)
+                                        .any(|w| w[0] == w[2] && matches!(w[1], '不' | '没'))
+                                },
+                            )
+                        })
             })
+        })
     }
 
     /// The caller turns before turn `before`.
@@ -1247,6 +1282,27 @@ fn private_fact<'a>(key: &'a str, value: &'a str) -> PrivateFact<'a> {
 
 /// Whether the character pair `b` is a negation and the verb it negates (`不需`), which `text`
 /// holds only inside A-not-A questions (`需不需要`).
+/// Whether `said` (whose first character is `theirs`'s) is `theirs` with characters left out:
+/// in order, at most two left out at a time, at most `budget` in all. The length of `theirs`
+/// that it spans.
+fn in_order_with_gaps(said: &[char], theirs: &[char], budget: usize) -> Option<usize> {
+    let mut left_out = 0;
+    let mut j = 0;
+    for &c in said {
+        let mut gap = 0;
+        while j < theirs.len() && theirs[j] != c {
+            j += 1;
+            gap += 1;
+        }
+        if j == theirs.len() || gap > 2 {
+            return None;
+        }
+        left_out += gap;
+        j += 1;
+    }
+    (left_out <= budget).then_some(j)
+}
+
 fn only_in_a_not_a(text: &str, b: u64) -> bool {
     let (Some(neg), Some(verb)) = (char::from_u32((b >> 32) as u32), char::from_u32(b as u32))
     else {

@@ -1009,6 +1009,9 @@ fn answers_request<'a>(
                 && !alternative(s)
                 && !lists().decision.looked_to_caller.in_text(s)
                 && !lists().decision.left_to_caller.in_text(s)
+                // Sent to the owner in writing: the owner decides (case
+                // decision/put-in-the-written-message).
+                && !lists().decision.in_writing.in_text(s)
                 // What the caller reports done, told to finish (`您放好就行` after `我放门口了`):
                 // nothing granted (case decision/the-callers-done-act-finished).
                 && !s

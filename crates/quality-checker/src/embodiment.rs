@@ -139,7 +139,18 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 }
                 continue;
             }
-            if c.question {
+            // A clause asked back with a bare tag question after it (`外卖已经到门口了，对吧？`)
+            // asks the caller to confirm what they told, as a question does (case
+            // embodiment/confirmed-with-a-tag-question).
+            let tagged = t.clauses.get(ci + 1).is_some_and(|n| {
+                n.question
+                    && n.sentence == c.sentence
+                    && lists()
+                        .lexicon
+                        .tag_questions
+                        .contains(&n.text(t.text).trim_end_matches(['呢', '啊', '呀']))
+            });
+            if c.question || tagged {
                 // An offer put as a question (`要不我过去一趟陪您验？`) offers the act all the
                 // same; any other question asks, claims nothing.
                 if has_i

@@ -893,7 +893,15 @@ fn pii_shapes(
     // Phone and ID numbers.
     for (range, ds) in runs.iter().filter(|r| r.1.len() >= 7) {
         let n = ds.len();
+        // Digits glued to Latin letters are a code's (`HZ-2025-0416`, a contract's number): no
+        // phone or ID number starts with a letter (case privacy/a-code-with-letters).
+        let code = t.text[..range.start]
+            .trim_end_matches(['-', '_', '/'])
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphabetic());
         if n >= 7
+            && !code
             && !digits_grounded(ctx, ds, t.idx)
             && !ctx.covered_at(t.idx, range.start)
             // (The caller's own number read back wrong is factuality's business.)
