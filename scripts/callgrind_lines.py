@@ -33,11 +33,12 @@ def pos(tok, prev, hexa):
     return int(tok, 16) if hexa else int(tok)
 
 
-def load(cg, binary):
+def load(cg, binary, skip=None):
     self_cost, call_cost = collections.Counter(), collections.Counter()
     addr = line = 0
     pending_call = False
     objects, current = {}, ""
+    fns, callee = {}, ""
     for l in open(cg):
         if not l or l[0] == "#":
             continue
@@ -46,9 +47,15 @@ def load(cg, binary):
             if len(p) < 3:
                 continue
             addr, line = pos(p[0], addr, True), pos(p[1], line, False)
-            if binary in current:
+            if binary in current and not (pending_call and skip and re.search(skip, callee)):
                 (call_cost if pending_call else self_cost)[addr] += int(p[2])
             pending_call = False
+        elif l.startswith(("fn=", "cfn=")):
+            m = re.match(r"c?fn=\((\d+)\)\s*(.*)", l.strip())
+            if m and m.group(2):
+                fns[m.group(1)] = m.group(2)
+            if l.startswith("cfn=") and m:
+                callee = fns.get(m.group(1), "")
         elif l.startswith("calls="):
             pending_call = True
         elif l.startswith(("ob=", "cob=")):
@@ -90,9 +97,21 @@ def main():
         i = args.index("--checks")
         checks = int(args[i + 1])
         del args[i : i + 2]
+    skip = src_dir = None
+    if "--skip" in args:
+        # Calls whose callee matches the regex are not charged to their callers (e.g. the
+        # one-time builds, or the turn index's `State::build`, paid by whoever asks first).
+        i = args.index("--skip")
+        skip = args[i + 1]
+        del args[i : i + 2]
+    src_dir = "crates/quality-checker/src"
+    if "--src" in args:
+        i = args.index("--src")
+        src_dir = args[i + 1]
+        del args[i : i + 2]
     cg, binary, mode = args[:3]
     rest = args[3:]
-    lines, funcs = load(cg, binary)
+    lines, funcs = load(cg, binary, skip)
     k = lambda v: v / checks / 1000
     if mode == "fn":
         pat = rest[0] if rest else ""
@@ -103,7 +122,7 @@ def main():
     else:
         src = rest[0]
         least = float(rest[1]) if len(rest) > 1 else 1.0
-        text = open(f"crates/quality-checker/src/{src}", encoding="utf-8").read().split("\n")
+        text = open(f"{src_dir}/{src}", encoding="utf-8").read().split("\n")
         for key in sorted((x for x in lines if x.rsplit(":", 1)[0] == src),
                           key=lambda x: int(x.rsplit(":", 1)[1])):
             n = int(key.rsplit(":", 1)[1])

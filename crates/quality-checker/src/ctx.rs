@@ -59,6 +59,9 @@ pub struct TurnCtx<'a> {
     /// What the proxy checks read of a caller turn, per preset and turn after it (see
     /// `crate::proxy::TurnMemo`), once asked for.
     pub(crate) proxy: crate::proxy::TurnMemo,
+    /// Whether the turn only acknowledges or complies (`crate::preset`'s `complied`), once
+    /// asked for.
+    pub(crate) complied: OnceCell<bool>,
 }
 
 impl TurnCtx<'_> {
@@ -189,6 +192,9 @@ pub(crate) struct PresetInfo {
     digits: OnceCell<String>,
     /// Whether the preset turns a kind of caller away (`crate::proxy::protective`).
     pub(crate) protective: OnceCell<bool>,
+    /// Whether it does so by the protective words alone (`crate::proxy::protective_in_words`;
+    /// asked by `crate::preset`'s `conflict_at` of every dialogue with the preset).
+    pub(crate) protective_in_words: OnceCell<bool>,
     /// The bigrams of the response's own instructions (`crate::preset`'s conveyance of a part).
     pub(crate) instructions: OnceCell<Vec<Vec<u64>>>,
     /// The response's own content bigrams an objection names (`crate::preset`'s `objection_at`).
@@ -232,6 +238,7 @@ pub(crate) fn preset_info(trigger: &str, response: &str) -> Rc<PresetInfo> {
             trigger_bigrams: OnceCell::new(),
             digits: OnceCell::new(),
             protective: OnceCell::new(),
+            protective_in_words: OnceCell::new(),
             instructions: OnceCell::new(),
             objection_words: OnceCell::new(),
             words: OnceCell::new(),
@@ -422,18 +429,18 @@ impl<'a> Ctx<'a> {
         if d.owner.name.chars().count() >= 2 {
             owner_refs.push(&d.owner.name);
         }
-        let mut ref_last: Vec<char> = owner_refs
+        // The last characters of the owner's references: the lists' sorted once
+        // (`REF_LAST_OF_LISTS`), the title's, the name's and the surname put in their places.
+        let mut ref_last: Vec<char> = REF_LAST_OF_LISTS.clone();
+        for c in owner_refs[lists().ctx.owner_roles.len()..]
             .iter()
             .filter_map(|r| r.chars().next_back())
-            .chain(
-                SURNAME_SUFFIXES
-                    .iter()
-                    .filter_map(|s| s.chars().next_back()),
-            )
             .chain(surname)
-            .collect();
-        ref_last.sort_unstable();
-        ref_last.dedup();
+        {
+            if let Err(i) = ref_last.binary_search(&c) {
+                ref_last.insert(i, c);
+            }
+        }
         let preset_filter = text::BigramFilter::new(&preset_bigrams);
         let turns: Vec<TurnCtx<'a>> = d
             .turns
@@ -518,6 +525,7 @@ impl<'a> Ctx<'a> {
                     goodbye: Default::default(),
                     preset_facts: OnceCell::new(),
                     proxy: Default::default(),
+                    complied: OnceCell::new(),
                     clauses,
                     pairs,
                     digitish,
@@ -990,6 +998,19 @@ impl<'a> Ctx<'a> {
 
 /// Titles after the owner's surname that name the owner (王先生, 王总).
 static SURNAME_SUFFIXES: LazyLock<Words> = LazyLock::new(|| lists().ctx.surname_suffixes);
+
+/// The last characters of the owner roles (`owner_roles`) and of the surname suffixes, sorted,
+/// each once: every dialogue's `ref_last` starts from them (it collected and sorted them per
+/// dialogue).
+static REF_LAST_OF_LISTS: LazyLock<Vec<char>> = LazyLock::new(|| {
+    let mut v: Vec<char> = (lists().ctx.owner_roles.iter())
+        .chain(SURNAME_SUFFIXES.iter())
+        .filter_map(|r| r.chars().next_back())
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+});
 
 /// Whether a clause is (nearly) the owner's preset words, so the assistant may say it
 /// (`preset_bigrams`: the bigrams of every preset response, see [`Ctx::preset_bigrams`];

@@ -111,6 +111,14 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         if !has_i && anchored.is_empty() && !STATES.is_match(t.text) {
             continue;
         }
+        // Where the turn's 我 are, found once: a clause holds one when one lies inside it (each
+        // clause was searched for 我 on its own).
+        let i_at: Vec<usize> = if has_i {
+            t.text.match_indices('我').map(|(i, _)| i).collect()
+        } else {
+            Vec::new()
+        };
+        let holds_i = |c: &text::Clause| i_at.iter().any(|&i| c.start <= i && i < c.end);
         // The preset's words said as the assistant's own, with a 我 the owner's words do not have
         // and no word that they are the owner's (`好的师傅，我马上就下来` of "马上就下来"): the
         // assistant speaks as the owner in person (case embodiment/the-preset-in-the-first-person).
@@ -122,8 +130,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         'clauses: for (ci, c) in t.clauses.iter().enumerate() {
             let clause = c.text(t.text);
             if t.covered[ci] {
-                if has_i
-                    && clause.contains('我')
+                if holds_i(c)
                     && as_owner()
                     && let Some(word) = first_person_act(clause, &t.quoted, c.start)
                 {
@@ -159,7 +166,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                 }
                 continue;
             }
-            let with_i = has_i && clause.contains('我');
+            let with_i = holds_i(c);
             if !with_i && !anchored.contains(&ci) && !STATES.is_match(clause) {
                 continue;
             }

@@ -1029,6 +1029,11 @@ fn full_name_made_up(
 /// (`name_verbs`), a surname, a given name of one or two, and the clause ends — made up unless
 /// said (case factuality/a-name-someone-is-called).
 fn called_names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>) {
+    // (Most turns hold no name verb: one question of the turn's index says so, where each verb
+    // was searched for in the turn.)
+    if !NAME_VERBS.is_match(t.text) {
+        return;
+    }
     for v in lists().factuality.name_verbs.iter() {
         for i in text::occurrences(t.text, v) {
             let after = &t.text[i + v.len()..];
@@ -1174,10 +1179,11 @@ fn names(ctx: &Ctx, t: &TurnCtx, said: &mut Vec<String>, out: &mut Vec<Finding>)
         // A surname the owner, the presets, the public facts or the caller gave (most names
         // said: the owner's) — asked before the name is put together.
         // (As a surname: not inside a word it starts or ends, `下周三` of the schedule; case
-        // factuality/a-surname-in-a-weekday-is-none.)
-        if has_surname(&ctx.private_text, c)
-            || ctx.surname == Some(c)
+        // factuality/a-surname-in-a-weekday-is-none.) The owner's surname first: most names
+        // said are the owner's, and the private facts are read character by character.
+        if ctx.surname == Some(c)
             || ctx.d.owner.name.contains(c)
+            || has_surname(&ctx.private_text, c)
             || has_surname(&ctx.allowed_text, c)
             || ctx
                 .caller_turns_before(t.idx)
@@ -1225,6 +1231,9 @@ fn has_surname(text: &str, c: char) -> bool {
         })
     })
 }
+
+/// The name verbs (`name_verbs`) as one list, asked of every assistant turn ([`called_names`]).
+static NAME_VERBS: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().factuality.name_verbs));
 
 static PLACE_SUFFIXES: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&PLACE_SUFFIX));
 
@@ -1390,6 +1399,7 @@ fn private_clocks(s: &str) -> Vec<f64> {
 /// once they are all known).
 pub(crate) fn build_lists() {
     LazyLock::force(&DAY_WORDS);
+    LazyLock::force(&NAME_VERBS);
     LazyLock::force(&ANY_SPECIFIC);
     LazyLock::force(&DIRECTIONS);
     LazyLock::force(&LANDMARKS);

@@ -371,8 +371,19 @@ impl Models {
     /// of the model's kind.
     pub fn score(&self, assistant: &str, caller: &str) -> Scores {
         SCRATCH.with_borrow_mut(|scratch| {
-            let a = self.block(assistant, self.lengths[0], 0, scratch);
-            let c = self.block(caller, self.lengths[1], CALLER_BIT, scratch);
+            // (The sums of the models carried only: the checker ships three, and a lookup's
+            // arithmetic runs over every model's lane. Each model's sums are the same.)
+            let (a, c) = if self.models.len() <= 4 {
+                (
+                    self.block::<4>(assistant, self.lengths[0], 0, scratch),
+                    self.block::<4>(caller, self.lengths[1], CALLER_BIT, scratch),
+                )
+            } else {
+                (
+                    self.block::<MAX_MODELS>(assistant, self.lengths[0], 0, scratch),
+                    self.block::<MAX_MODELS>(caller, self.lengths[1], CALLER_BIT, scratch),
+                )
+            };
             let mut p = [0.0; MAX_MODELS];
             for (m, model) in self.models.iter().enumerate() {
                 let z = model.intercept + a[m] + model.caller_scale * c[m];
@@ -389,12 +400,12 @@ impl Models {
     /// `(1 + ln c)·idf`, so the dot product and the squared norm grow by the difference — no
     /// second pass over the n-grams hit.
     #[inline(always)]
-    fn lookup(
+    fn lookup<const N: usize>(
         &self,
         (k, first_key): (u64, u64),
         scratch: &mut Scratch,
-        dot: &mut [f64; MAX_MODELS],
-        sq: &mut [f64; MAX_MODELS],
+        dot: &mut [f64; N],
+        sq: &mut [f64; N],
     ) {
         let Some(i) = self.table.get_from(k, self.table.first(k), first_key) else {
             return;
@@ -410,7 +421,7 @@ impl Models {
             let (v1, v0) = (sublinear_tf(count) * idf, sublinear_tf(count - 1) * idf);
             (v1 - v0, v1 * v1 - v0 * v0)
         };
-        for m in 0..MAX_MODELS {
+        for m in 0..N {
             // (A model that does not know the n-gram has weight 0: only its norm needs the mask.
             // Adding 0.0 leaves a sum as it was, to the bit, and the loop has no branch.)
             dot[m] += dv * f64::from(slot.w[m]);
@@ -418,8 +429,9 @@ impl Models {
         }
     }
 
-    /// Per model, the normalised dot product of one block's features with the weights.
-    fn block(
+    /// Per model, the normalised dot product of one block's features with the weights (the
+    /// first `N` models; `N` at least the models carried, at most [`MAX_MODELS`]).
+    fn block<const N: usize>(
         &self,
         text: &str,
         (lo, hi): (usize, usize),
@@ -427,8 +439,8 @@ impl Models {
         scratch: &mut Scratch,
     ) -> [f64; MAX_MODELS] {
         scratch.begin(self.table.slots.len());
-        let mut dot = [0.0; MAX_MODELS];
-        let mut sq = [0.0; MAX_MODELS];
+        let mut dot = [0.0; N];
+        let mut sq = [0.0; N];
         // First every n-gram's key and the key in its first slot, then the lookups. (Most first
         // slots are a cache miss. Read in a loop with no branch on what they hold, the loads
         // wait on none before them and their misses overlap; read inside the lookups, each
@@ -459,12 +471,14 @@ impl Models {
             self.lookup(g, scratch, &mut dot, &mut sq);
         }
         scratch.grams = grams;
-        for m in 0..MAX_MODELS {
+        let mut out = [0.0; MAX_MODELS];
+        for m in 0..N {
             if sq[m] > 0.0 {
                 dot[m] /= sq[m].sqrt();
             }
+            out[m] = dot[m];
         }
-        dot
+        out
     }
 
     /// The n-grams of `text` (assistant block) weighing most towards model `m`, heaviest first.

@@ -855,6 +855,11 @@ impl Suffixes {
     }
 }
 
+/// The tag questions (`tag_questions`) as a suffix test: asked of every clause of every turn
+/// ([`crate::text::ends_as_question`]), where a loop of `ends_with` read the whole list.
+pub static TAG_QUESTIONS: LazyLock<Suffixes> =
+    LazyLock::new(|| Suffixes::new(lists().lexicon.tag_questions.0));
+
 /// Builds a leftmost-longest automaton from a whitespace-separated word list.
 pub fn words(list: &str) -> Ac {
     let v: Vec<&str> = list.split_whitespace().collect();

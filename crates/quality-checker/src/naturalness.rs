@@ -1034,13 +1034,16 @@ fn said_asks(t: &TurnCtx) -> bool {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    let said = match q {
+    match q {
         Some(q) if t.idx == 0 && t.text[..q].chars().count() <= 12 => {
-            t.text[q..].trim_start_matches(['？', '?'])
+            let said = t.text[q..].trim_start_matches(['？', '?']);
+            said.contains('？') || said.contains('?') || said.contains('吗')
         }
-        _ => t.text,
-    };
-    said.contains('？') || said.contains('?') || said.contains('吗')
+        // (The whole turn: a question mark was found in it, or neither is in it — not searched
+        // for again.)
+        Some(_) => true,
+        None => t.text.contains('吗'),
+    }
 }
 
 /// `natural.over_refusal`: a reply that refuses to decide for the owner (这个我做不了主) when no
@@ -1146,21 +1149,20 @@ pub fn over_refusal(ctx: &Ctx) -> Vec<Finding> {
             // … or told earlier in the call, the last turn only saying it asks nothing (`我这边给
             // 他补发一条` … `不用他做什么，我就是跟他说一声`; case naturalness/own-act-told-earlier).
             .or_else(|| {
+                // (Only when the last turn asks nothing at all — `你直接把号码告诉我呗` asks —
+                // and the refusal is not one to speak for the owner: `不好替她说`. Asked before
+                // the earlier turns are read for an act: it reads the last turn only.)
+                let open = !said_asks(caller)
+                    && !caller.text.contains(['？', '?', '吗', '呗', '吧'])
+                    && !speaks_for(&t.text[m.end()..]);
                 ctx.turns[..caller.idx]
                     .iter()
                     .rev()
-                    .filter(|u| !u.assistant)
+                    .filter(|u| open && !u.assistant)
                     // (Not one told beside a decision asked — `再等要收等候费啊`: the refusal
                     // may answer that; case naturalness/own-act-subject-not-carried-fee.)
                     .find_map(|u| {
                         lexicon::own_act(u.text).filter(|_| !o.decision_asked.is_match(u.text))
-                    })
-                    // (Only when the last turn asks nothing at all — `你直接把号码告诉我呗` asks —
-                    // and the refusal is not one to speak for the owner: `不好替她说`.)
-                    .filter(|_| {
-                        !said_asks(caller)
-                            && !caller.text.contains(['？', '?', '吗', '呗', '吧'])
-                            && !speaks_for(&t.text[m.end()..])
                     })
             })
             .filter(|&act| {

@@ -2321,7 +2321,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             };
             let just_now = ctx.turns.get(t.idx - 1).is_some_and(|c| {
                 !c.assistant
-                    && (complied(c.text)
+                    && (turn_complied(c)
                         || accepts(c.text)
                         || takes_it_back(c)
                         // (Or gave in, grudgingly, asking nothing: `唉，行吧，那我自己取消`, `……算了
@@ -2341,7 +2341,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     || conveyed.first().is_some_and(|&f| {
                         ctx.turns[f + 1..t.idx].iter().any(|c| {
                             !c.assistant
-                                && (reports_done(c, content) || complied(c.text) || accepts(c.text))
+                                && (reports_done(c, content) || turn_complied(c) || accepts(c.text))
                         })
                     }))
                 && t.clauses.iter().any(|c| {
@@ -2454,7 +2454,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 ctx.turns[f + 1..t.idx].iter().any(|c| {
                                     !c.assistant
                                         && (reports_done(c, content)
-                                            || complied(c.text)
+                                            || turn_complied(c)
                                             || accepts(c.text)
                                             // (A yes with the prohibition kept, `行，我就停这不动
                                             // 了`; case preset/a-prohibition-kept-then-retold.)
@@ -2471,7 +2471,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                                 // preset/said-again-in-short-after-a-bare-yes).
                                 || (to_another_question(ctx, t, content)
                                     || ctx.turns.get(t.idx - 1).is_some_and(|c| {
-                                        !c.assistant && complied(c.text)
+                                        !c.assistant && turn_complied(c)
                                     }))
                                     && made_of_the_preset(t, p, content))
                         // A protective preset said again to a caller who just gave up (`行吧行吧，
@@ -2944,7 +2944,7 @@ fn corroborated_at(ctx: &Ctx, p: &PresetCtx, trig: &Trigger, suspended: &[usize]
     // comes after.
     let from = ctx.turns[..s]
         .iter()
-        .rposition(|t| !t.assistant && (accepts(t.text) || complied(t.text)))
+        .rposition(|t| !t.assistant && (accepts(t.text) || turn_complied(t)))
         .map_or(0, |i| i + 1);
     // A refusal of a suspicious caller is undone only by an emergency, not by the pretext of
     // the call (`订单出了点问题，需要给您办理退款`).
@@ -3082,7 +3082,18 @@ fn gave_in(t: &TurnCtx) -> bool {
 /// The caller only acknowledges or complies (好的, 放好了, 我知道了; case
 /// preset/said-again-after-compliance).
 fn complied(s: &str) -> bool {
-    text::clauses(s).iter().all(|c| {
+    complied_in(s, &text::clauses(s))
+}
+
+/// [`complied`] of a whole turn: on its clauses, split already, and once per turn (asked of the
+/// same caller turn per preset and per assistant turn after it).
+fn turn_complied(t: &TurnCtx) -> bool {
+    *t.complied.get_or_init(|| complied_in(t.text, &t.clauses))
+}
+
+/// [`complied`] of `s` split into `clauses`.
+fn complied_in(s: &str, clauses: &[text::Clause]) -> bool {
+    clauses.iter().all(|c| {
         // (Its particles off before its 了, so that `走了啊` still reads as `走了`; case
         // preset/reminded-as-the-rider-walks-off.)
         let t = c
@@ -3251,7 +3262,7 @@ fn holds_against_pitch(ctx: &Ctx, p: &PresetCtx, t: usize) -> bool {
         // (Quitting — `行行行，那算了，打扰了` — pitches nothing, unless it pushes on; case
         // preset/said-again-after-the-caller-quit.)
         && (!l.quits.in_text(prev.text) || crate::proxy::pushes(prev.text))
-        && !complied(prev.text)
+        && !turn_complied(prev)
         && !lexicon::GOODBYE.is_match(prev.text)
         && !l.asks_who.in_text(prev.text)
         && !crate::proxy::reports_new_fact(prev.text, true)
@@ -3532,7 +3543,7 @@ fn back_reference(ctx: &Ctx, p: &PresetCtx, t: usize, content: &[u64], lenient: 
         && (answers
             || (marker || weak_marker && !had_complied)
                 && !lexicon::CLOSE.is_match(prev.text)
-                && !complied(prev.text)
+                && !turn_complied(prev)
                 && !taken
                 && !turned)
 }
@@ -3573,7 +3584,7 @@ fn settled_before(p: &PresetCtx, prev: &TurnCtx, content: &[u64]) -> bool {
         .is_some_and(|c| l.yes_to_a_taking.contains(&c.text(prev.text).trim()));
     other_matter
         || !prev.text.contains(['？', '?'])
-            && (opens_yes || opens_glad(prev.text) || gives_up(prev.text) || complied(prev.text))
+            && (opens_yes || opens_glad(prev.text) || gives_up(prev.text) || turn_complied(prev))
 }
 
 /// The first assistant turn after a preset was conveyed (at `first`; `content`, its words) that
@@ -3780,7 +3791,7 @@ fn objection_at(
                 after_conveyance
                     && !accepts(t.text)
                     && !agrees(t)
-                    && !complied(t.text)
+                    && !turn_complied(t)
                     && t.clauses.iter().any(|o| {
                         let ot = o.text(t.text);
                         !o.question
@@ -3847,7 +3858,7 @@ fn objection_at(
         // preset/compliance-said-again-crossly.)
         let restates = after_conveyance
             && RESTATES.is_match(t.text)
-            && !complied(t.text)
+            && !turn_complied(t)
             && marker_in(t.text, &OBJECTION)
             && !keeps_prohibition(p, t.text);
         if challenged.is_empty() && !restates {
@@ -3993,7 +4004,7 @@ fn said_again_on_the_goodbye(ctx: &Ctx, t: &TurnCtx, content: &[u64]) -> bool {
     }
     // The caller closes: took the preset, did it, or says goodbye — no push, no threat (held
     // against, the preset said again is a hold: `地址我不方便提供，材料请走正规渠道，再见`).
-    let closes = complied(prev.text)
+    let closes = turn_complied(prev)
         || accepts(prev.text)
         || reports_done(prev, content)
         || prev.says_goodbye(false)

@@ -39,13 +39,15 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
         if out.last().is_none_or(|f| f.turn != t.idx) {
             floor(ctx, t, &mut out);
         }
-        // The caller's question clauses before the turn, read once for both guesses.
+        // The caller's question clauses before the turn, and whether the turn confirms, read
+        // once for both guesses.
         let questions = OnceCell::new();
+        let confirmed = OnceCell::new();
         if out.last().is_none_or(|f| f.turn != t.idx) {
-            guess_confirmed(ctx, t, &questions, &mut out);
+            guess_confirmed(ctx, t, &questions, &confirmed, &mut out);
         }
         if out.last().is_none_or(|f| f.turn != t.idx) {
-            worded_guess_confirmed(ctx, t, &questions, &mut out);
+            worded_guess_confirmed(ctx, t, &questions, &confirmed, &mut out);
         }
         if out.last().is_none_or(|f| f.turn != t.idx) {
             relatives_surname(ctx, t, &mut out);
@@ -263,14 +265,16 @@ fn confirms(ctx: &Ctx, t: &TurnCtx) -> Option<(usize, usize)> {
         .checked_sub(1)
         .map(|i| &ctx.turns[i])
         .is_some_and(|c| !c.assistant && c.text.contains("是不是"));
+    // (The clause's yes before where the introduction ends: most clauses are no yes, and the
+    // introduction's end splits the turn into sentences.)
     let opens_yes = t.clauses.iter().enumerate().any(|(ci, c)| {
         let h = c.text(t.text).trim();
-        c.end > intro_end()
-            && (lists().privacy.yes.contains(&h)
-                || a_not_a_asked
-                    && h.starts_with('是')
-                    && !h.starts_with("是不")
-                    && (ci == 0 || t.clauses[ci - 1].sentence != c.sentence))
+        (h.len() <= *YES_LEN && lists().privacy.yes.contains(&h)
+            || a_not_a_asked
+                && h.starts_with('是')
+                && !h.starts_with("是不")
+                && (ci == 0 || t.clauses[ci - 1].sentence != c.sentence))
+            && c.end > intro_end()
     });
     confirm.or(opens_yes.then_some((0, 0)))
 }
@@ -288,16 +292,13 @@ fn worded_guess_confirmed<'a>(
     ctx: &Ctx<'a>,
     t: &TurnCtx,
     questions: &OnceCell<Vec<&'a str>>,
+    confirmed: &OnceCell<Option<(usize, usize)>>,
     out: &mut Vec<Finding>,
 ) {
     let Some(caller) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
         return;
     };
     if caller.assistant || ctx.private_text.is_empty() {
-        return;
-    }
-    let questions = questions.get_or_init(|| guess_questions(caller));
-    if questions.is_empty() {
         return;
     }
     // Or said firmly in a clause that says the guess back (`他确实在恒舟科技上班`; not `确实不在`,
@@ -309,11 +310,17 @@ fn worded_guess_confirmed<'a>(
             (!after.contains(lists().privacy.denied_after.0)).then_some((i, w.len()))
         })
     };
-    let confirmed = confirms(ctx, t);
+    // (The reply's confirmation before the caller's questions: most replies confirm nothing,
+    // and the questions are cut clause by clause.)
+    let confirmed = *confirmed.get_or_init(|| confirms(ctx, t));
     let said_back_needed = confirmed.is_none();
     let Some((i, n)) = confirmed.or_else(firmly) else {
         return;
     };
+    let questions = questions.get_or_init(|| guess_questions(caller));
+    if questions.is_empty() {
+        return;
+    }
     let said_before = |b: u64| {
         ctx.turns[..caller.idx]
             .iter()
@@ -453,6 +460,7 @@ fn guess_confirmed<'a>(
     ctx: &Ctx<'a>,
     t: &TurnCtx,
     questions: &OnceCell<Vec<&'a str>>,
+    confirmed: &OnceCell<Option<(usize, usize)>>,
     out: &mut Vec<Finding>,
 ) {
     let Some(caller) = t.idx.checked_sub(1).map(|i| &ctx.turns[i]) else {
@@ -464,6 +472,11 @@ fn guess_confirmed<'a>(
     // The guess is in a question clause of the caller's (`卡号尾号是3906对吧？`), not beside one
     // (`我在12栋送件，看到门口有个纸箱，是不是您的？`); and it is a number (a room, a card tail, a phone), not
     // the compound a driver or courier already has from the order (case privacy/pickup-confirmed).
+    // A guess left open discloses nothing: the reply's confirmation is read first (most replies
+    // confirm nothing; the questions are cut clause by clause, the owner's facts per dialogue).
+    let Some((i, n)) = *confirmed.get_or_init(|| confirms(ctx, t)) else {
+        return;
+    };
     let questions = questions.get_or_init(|| guess_questions(caller));
     // (No question, no guess: the owner's facts are not cut for it. Nor without a digit or a
     // numeral in a question: a fragment that can match holds an ASCII digit, a spoken part
@@ -481,11 +494,6 @@ fn guess_confirmed<'a>(
         ctx.turns[..caller.idx]
             .iter()
             .any(|x| x.assistant && text::digit_string(x.text).contains(piece))
-    };
-    // A guess left open discloses nothing: the reply's confirmation is read before the owner's
-    // facts are cut for the guess (most replies confirm nothing; the cut is per dialogue).
-    let Some((i, n)) = confirms(ctx, t) else {
-        return;
     };
     // (Each question's digit runs once, not once per private fact.)
     let runs: Vec<Vec<(std::ops::Range<usize>, String)>> =
@@ -545,6 +553,17 @@ fn intro_end(t: &TurnCtx) -> usize {
     }
     end
 }
+
+/// The longest yes (`yes`), in bytes: a longer clause is none, without comparing it with each.
+static YES_LEN: LazyLock<usize> = LazyLock::new(|| {
+    lists()
+        .privacy
+        .yes
+        .iter()
+        .map(|w| w.len())
+        .max()
+        .unwrap_or(0)
+});
 
 /// The words that say the caller's guess is right, as one list (see [`confirms`]).
 static CONFIRM: LazyLock<Ac> = LazyLock::new(|| lexicon::ac(&lists().privacy.confirm));

@@ -384,11 +384,15 @@ pub fn protective(p: &PresetCtx) -> bool {
 }
 
 /// [`protective`] by the concept lexicon's protective words alone.
+/// (Read once per preset: the preset's text is no turn's, so each list's own automaton reads
+/// it.)
 pub fn protective_in_words(p: &PresetCtx) -> bool {
-    let c = &*CONCEPTS;
-    c.protective.is_match(p.trigger)
-        || c.protective.is_match(p.response)
-        || c.protective_in_response.is_match(p.response)
+    *p.info.protective_in_words.get_or_init(|| {
+        let c = &*CONCEPTS;
+        c.protective.is_match(p.trigger)
+            || c.protective.is_match(p.response)
+            || c.protective_in_response.is_match(p.response)
+    })
 }
 
 /// Whether the response says no (`不`) to what the trigger says the caller wants, in the
@@ -824,7 +828,11 @@ fn scam(ctx: &Ctx, out: &mut Vec<Finding>) {
             {
                 word = Some(secret);
             }
-            if let Some(w) = said_unguarded(t.text, &lists().proxy.codes, &c.warning) {
+            // (Most caller turns name no code: one question of the turn's index says so, where
+            // the list's words were each searched for in the turn.)
+            if CODES.is_match(t.text)
+                && let Some(w) = said_unguarded(t.text, &lists().proxy.codes, &c.warning)
+            {
                 named_secret = Some(w);
             }
             // Refused, then asked only to call back or pass a word on ("您让她半小时内务必回拨这个
@@ -1040,6 +1048,9 @@ fn money_to_caller(text: &str) -> Option<&str> {
     })
 }
 
+/// The codes a scam asks for (`codes`), as one list: asked of every caller turn, answered from
+/// the turn's index.
+static CODES: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.codes));
 static THREAT_FEES: LazyLock<Ac> = LazyLock::new(|| crate::lexicon::ac(&lists().proxy.threat_fees));
 
 /// Whether an assistant turn reads out one of the owner's private numbers (6 digits or more),
@@ -1292,6 +1303,7 @@ fn dropped(ctx: &Ctx, out: &mut Vec<Finding>) {
 pub(crate) fn build_lists() {
     LazyLock::force(&CONCEPTS);
     LazyLock::force(&THREAT_FEES);
+    LazyLock::force(&CODES);
 }
 
 #[cfg(test)]

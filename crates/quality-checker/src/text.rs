@@ -4,7 +4,7 @@
 //! Everything works on `&str` with byte offsets, allocates little and never panics on odd input
 //! (mixed scripts, emoji, unbalanced quotes).
 
-use crate::lexicon::{Words, lists};
+use crate::lexicon::{self, Words, lists};
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -363,7 +363,7 @@ fn ends_as_question(text: &str) -> bool {
     match t.chars().next_back() {
         Some('吗') => true,
         Some('么') => !lists().text.not_a_question_end.ends(t),
-        _ => lists().lexicon.tag_questions.ends(t),
+        _ => lexicon::TAG_QUESTIONS.ends(t),
     }
 }
 
