@@ -514,12 +514,35 @@ fn self_intro<'a>(
 /// The first caller turn by which the trigger holds; `Err(())` when the trigger cannot be read.
 /// Read leniently (the role prior) only with one preset: with several, a caller of substance
 /// would hold them all.
-fn held_at(ctx: &Ctx, trig: &Trigger, lenient: bool) -> Result<Option<usize>, ()> {
-    held_reading(ctx, trig, lenient && ctx.presets.len() == 1)
+fn held_at(
+    ctx: &Ctx,
+    trig: &Trigger,
+    lenient: bool,
+    shared: &HeldShared,
+) -> Result<Option<usize>, ()> {
+    held_reading(ctx, trig, lenient && ctx.presets.len() == 1, shared)
 }
 
-/// [`held_at`], with the role prior (`role_prior`) or without.
-fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<usize>, ()> {
+/// What [`held_reading`] reads of a dialogue and a trigger whatever the role prior: read once
+/// for both readings of a preset (one preset is read with the prior and without).
+#[derive(Default)]
+struct HeldShared {
+    /// Another relative introduced, or a part of the trigger denied.
+    refuted: OnceCell<bool>,
+    /// The first caller turn that says the topic.
+    said: OnceCell<Option<usize>>,
+    /// The trigger's clock time met (see [`time_met`]).
+    time: OnceCell<Option<Option<usize>>>,
+}
+
+/// [`held_at`], with the role prior (`role_prior`) or without (`shared`: of this dialogue and
+/// trigger).
+fn held_reading(
+    ctx: &Ctx,
+    trig: &Trigger,
+    role_prior: bool,
+    shared: &HeldShared,
+) -> Result<Option<usize>, ()> {
     let reg = ctx.concepts;
     if trig.groups.is_empty() && trig.topic.is_empty() {
         // A trigger that names only a relative in the owner's words (`如果是我妈打来的`): it
@@ -531,7 +554,10 @@ fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<us
         }
         return Err(());
     }
-    if other_kin(ctx, trig) || denied(ctx, trig) {
+    if *shared
+        .refuted
+        .get_or_init(|| other_kin(ctx, trig) || denied(ctx, trig))
+    {
         return Ok(None);
     }
     // An event (送到, 卖完, 找不到) is specific enough: what is left beside it only says more
@@ -547,19 +573,20 @@ fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<us
     let topic_at = if trig.topic.is_empty() || has_event {
         None
     } else {
-        // (Title and name only: 机主, 本人 are no one's name.)
-        let owner: String = ctx
-            .owner_refs
-            .iter()
-            .filter(|r| !lists().ctx.owner_roles.contains(r))
-            .copied()
-            .collect();
-        let said = ctx
-            .turns
-            .iter()
-            .filter(|t| !t.assistant)
-            .find(|t| topic_said(trig, &glossed(t.text), &owner))
-            .map(|t| t.idx);
+        let said = *shared.said.get_or_init(|| {
+            // (Title and name only: 机主, 本人 are no one's name.)
+            let owner: String = ctx
+                .owner_refs
+                .iter()
+                .filter(|r| !lists().ctx.owner_roles.contains(r))
+                .copied()
+                .collect();
+            ctx.turns
+                .iter()
+                .filter(|t| !t.assistant)
+                .find(|t| topic_said(trig, &glossed(t.text), &owner))
+                .map(|t| t.idx)
+        });
         let first_substantive = || {
             ctx.turns
                 .iter()
@@ -599,7 +626,9 @@ fn held_reading(ctx: &Ctx, trig: &Trigger, role_prior: bool) -> Result<Option<us
     // A trigger bounded by a clock time holds only once the caller's time meets it, and not when
     // it falls on the other side; the time met is its event said (`估计得四点半才能过去` against
     // `下午三点以后才送到的话`), the rest (the courier) still to be shown.
-    let time = trig.time_bound.and_then(|b| time_met(ctx, b));
+    let time = *shared
+        .time
+        .get_or_init(|| trig.time_bound.and_then(|b| time_met(ctx, b)));
     let held = if trig.groups.is_empty() {
         topic_at
     } else if let Some(Some(m)) = time {
@@ -2127,10 +2156,11 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
             })
             .map(|t| t.idx)
             .collect();
-        let held = held_at(ctx, trig, false);
+        let held_shared = HeldShared::default();
+        let held = held_at(ctx, trig, false, &held_shared);
         // (Read leniently only where the prior applies, one preset: otherwise the same reading.)
         let lenient = if ctx.presets.len() == 1 {
-            held_at(ctx, trig, true)
+            held_at(ctx, trig, true, &held_shared)
         } else {
             held
         };
@@ -2597,7 +2627,7 @@ pub fn detect(ctx: &Ctx) -> Vec<Finding> {
                     // preset/unknown-role-among-presets; certain: preset/bare-hello-among-presets).
                     if ctx.presets.len() > 1
                         && !confused_after(ctx, t)
-                        && !before(&held_reading(ctx, trig, true))
+                        && !before(&held_reading(ctx, trig, true, &held_shared))
                     {
                         ctx.uncertain(&f);
                     }
